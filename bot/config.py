@@ -1,0 +1,116 @@
+"""App settings (Probot's variable names) and the per-repository `.github/flaky.yml` model."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_DATABASE_URL = "sqlite:///flakybot.sqlite3"
+REPO_CONFIG_PATH = ".github/flaky.yml"
+
+
+class Settings(BaseSettings):
+    """Read from the environment (and a `.env` file) at start, never at import time."""
+
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore", case_sensitive=False)
+
+    app_id: int | None = None
+    private_key: SecretStr | None = None
+    private_key_path: Path | None = None
+    webhook_secret: SecretStr | None = None
+    webhook_path: str = "/api/github/webhooks"
+    github_api_url: str = "https://api.github.com"
+    database_url: str = DEFAULT_DATABASE_URL
+    host: str = "0.0.0.0"
+    port: int = 3000
+    log_level: str = "INFO"
+    # Worker tuning; the defaults suit one small instance.
+    worker_concurrency: int = Field(default=4, ge=1, le=64)
+    max_attempts: int = Field(default=6, ge=1, le=50)
+    claim_lease_seconds: float = Field(default=300.0, gt=0)
+    log_cap_bytes: int = Field(default=64 * 1024 * 1024, gt=0)
+
+    @model_validator(mode="after")
+    def _webhook_path_is_absolute(self) -> Settings:
+        if not self.webhook_path.startswith("/"):
+            self.webhook_path = "/" + self.webhook_path
+        return self
+
+    def missing_for_serve(self) -> list[str]:
+        """Names of the variables `flakybot serve` cannot start without."""
+        missing = []
+        if self.app_id is None:
+            missing.append("APP_ID")
+        if self.private_key is None and self.private_key_path is None:
+            missing.append("PRIVATE_KEY or PRIVATE_KEY_PATH")
+        if self.webhook_secret is None or not self.webhook_secret.get_secret_value():
+            missing.append("WEBHOOK_SECRET")
+        return missing
+
+    def private_key_pem(self) -> str:
+        if self.private_key is not None:
+            # Probot users often paste the key with literal "\n" into one env line.
+            return self.private_key.get_secret_value().replace("\\n", "\n")
+        if self.private_key_path is not None:
+            return self.private_key_path.read_text()
+        raise ValueError("no private key configured (PRIVATE_KEY or PRIVATE_KEY_PATH)")
+
+    def secret(self) -> str:
+        if self.webhook_secret is None:
+            raise ValueError("no webhook secret configured (WEBHOOK_SECRET)")
+        return self.webhook_secret.get_secret_value()
+
+
+class CommentMode(StrEnum):
+    ALWAYS = "always"  # also post when every check passes
+    FAILURES = "failures"  # only when a check failed (the default)
+    NEVER = "never"  # triage and record, never comment
+
+
+class RepoConfig(BaseModel):
+    """`.github/flaky.yml` on the default branch. Unknown keys are kept and reported, not fatal."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    comment: CommentMode = CommentMode.FAILURES
+    rerun: bool = True
+    max_reruns: int = Field(default=1, ge=0, le=5)
+
+
+class LoadedRepoConfig(BaseModel):
+    config: RepoConfig = Field(default_factory=RepoConfig)
+    unknown_keys: list[str] = Field(default_factory=list)
+    errors: list[str] = Field(default_factory=list)
+
+
+def parse_repo_config(text: str | None) -> LoadedRepoConfig:
+    """Parse flaky.yml leniently: unknown keys and invalid values fall back to defaults, named."""
+    if text is None or not text.strip():
+        return LoadedRepoConfig()
+    try:
+        raw: Any = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        return LoadedRepoConfig(errors=[f"{REPO_CONFIG_PATH} is not valid YAML: {exc}"])
+    if raw is None:
+        return LoadedRepoConfig()
+    if not isinstance(raw, dict):
+        return LoadedRepoConfig(errors=[f"{REPO_CONFIG_PATH} must be a mapping of settings"])
+    known = set(RepoConfig.model_fields)
+    unknown = sorted(str(k) for k in raw if k not in known)
+    values = {k: v for k, v in raw.items() if k in known}
+    errors: list[str] = []
+    try:
+        config = RepoConfig.model_validate(values)
+    except ValidationError as exc:
+        bad = {str(err["loc"][0]) for err in exc.errors() if err["loc"]}
+        errors = [
+            f"{REPO_CONFIG_PATH}: {'.'.join(str(p) for p in err['loc'])}: {err['msg']}"
+            for err in exc.errors()
+        ]
+        config = RepoConfig.model_validate({k: v for k, v in values.items() if k not in bad})
+    return LoadedRepoConfig(config=config, unknown_keys=unknown, errors=errors)

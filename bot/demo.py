@@ -1,0 +1,140 @@
+"""`flakybot demo`: the real bot against the GitHub simulator, end to end over HTTP."""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from bot.config import Settings
+from bot.runtime import Bot
+from bot.sim.expect import check_expectations
+from bot.sim.scenario import Scenario, ScenarioError, builtin_scenario, load_scenario
+from bot.sim.server import Simulator
+from bot.store import Store
+
+
+class DemoResult:
+    def __init__(self, sim: Simulator, verdicts: dict[str, str], problems: list[str]) -> None:
+        self.sim = sim
+        self.verdicts = verdicts
+        self.problems = problems
+
+
+async def final_verdicts(store: Store, repo: str, pr_numbers: list[int]) -> dict[str, str]:
+    """The verdict of each failed test in the latest attempt of each check."""
+    verdicts: dict[str, str] = {}
+    for number in pr_numbers:
+        latest: dict[tuple[str, str], Any] = {}
+        for attempt in await store.check_attempts_for_pr(repo, number):
+            latest[(attempt.head_sha, attempt.check_name)] = attempt
+        for attempt in latest.values():
+            for decision in attempt.decisions:
+                key = decision.failure.test_id if decision.failure else attempt.check_name
+                verdicts[key] = str(decision.verdict)
+    return verdicts
+
+
+@asynccontextmanager
+async def running(
+    scenario: Scenario, workdir: Path, **overrides: Any
+) -> AsyncIterator[tuple[Simulator, Bot]]:
+    """The simulator and the real bot, wired to each other over HTTP on 127.0.0.1."""
+    secret = secrets.token_hex(20)
+    async with Simulator(scenario, webhook_secret=secret) as sim:
+        values: dict[str, Any] = {
+            "app_id": sim.app_id,
+            "private_key": sim.private_key_pem,
+            "webhook_secret": secret,
+            "github_api_url": sim.url,
+            "database_url": f"sqlite:///{workdir / 'demo.sqlite3'}",
+            **overrides,
+        }
+        bot = await Bot.create(Settings(_env_file=None, **values), poll_seconds=0.05)
+        try:
+            url = await bot.start("127.0.0.1", 0)
+            sim.set_webhook_target(url + bot.settings.webhook_path)
+            yield sim, bot
+        finally:
+            await bot.close()
+
+
+async def settle(sim: Simulator, bot: Bot) -> None:
+    """Wait until both sides rest: reruns make new webhooks, which make new work."""
+    while True:
+        await bot.wait_idle()
+        if sim.pending == 0:
+            return
+        await sim.drain()
+
+
+async def run_scenario(scenario: Scenario, workdir: Path) -> DemoResult:
+    """Play the scenario to its end against the real bot and check its `expect` block."""
+    async with running(scenario, workdir) as (sim, bot):
+        await sim.play()
+        await settle(sim, bot)
+        verdicts = await final_verdicts(
+            bot.store, scenario.repo.full_name, [pr.number for pr in scenario.pull_requests]
+        )
+    return DemoResult(sim, verdicts, check_expectations(scenario, sim, verdicts))
+
+
+def _record(result: DemoResult) -> dict[str, Any]:
+    return {
+        "verdicts": result.verdicts,
+        "writes": [
+            {"method": w.method, "path": w.path, "body": w.body, "status": w.status}
+            for w in result.sim.writes
+        ],
+        "expectations_failed": result.problems,
+        "github_calls": dict(result.sim.calls),
+    }
+
+
+def _print_timeline(scenario: Scenario, result: DemoResult) -> None:
+    sim = result.sim
+    start = sim.timeline[0].at if sim.timeline else time.monotonic()
+    print(f"scenario: {scenario.name}")
+    if scenario.description:
+        print(f"  {scenario.description.strip()}")
+    print()
+    for entry in sim.timeline:
+        print(f"  {entry.at - start:7.3f}s  {entry.describe()}")
+    print()
+    for number in sorted({pr.number for pr in scenario.pull_requests}):
+        for comment in sim.bot_comments(number):
+            print(f"--- comment by {comment.user} on #{number} (id {comment.id}) ---")
+            print(comment.body)
+            print("---")
+    print()
+    for test_id, verdict in sorted(result.verdicts.items()):
+        print(f"verdict: {test_id}: {verdict}")
+    if result.problems:
+        print("\nexpectations not met:")
+        for problem in result.problems:
+            print(f"  - {problem}")
+    else:
+        print("\nall expectations met")
+
+
+async def run_demo(scenario_path: Path | None, *, as_json: bool = False) -> int:
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        scenario = builtin_scenario() if scenario_path is None else load_scenario(scenario_path)
+    except (ScenarioError, OSError) as exc:
+        print(f"flakybot demo: {exc}", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="flakybot-demo-") as tmp:
+        result = await run_scenario(scenario, Path(tmp))
+    if as_json:
+        print(json.dumps(_record(result), indent=2, sort_keys=True))
+    else:
+        _print_timeline(scenario, result)
+    return 1 if result.problems else 0

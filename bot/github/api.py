@@ -1,0 +1,131 @@
+"""Typed helpers for the endpoints the bot calls."""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+from gidgethub import BadRequest
+from gidgethub.abc import GitHubAPI
+from pydantic import BaseModel
+
+# GitHub lists at most this many files of a pull request.
+PR_FILES_LIMIT = 3000
+
+
+class PullRequest(BaseModel):
+    number: int
+    state: str
+    author: str
+    head_sha: str
+    base_sha: str
+    base_ref: str
+    changed_files: int
+
+
+class ChangedFiles(BaseModel):
+    paths: list[str]  # every path touched; a rename contributes both names
+    entries: int  # how many file entries GitHub listed
+
+    def complete(self, changed_files: int) -> bool:
+        """False when GitHub's 3,000-file limit hid some of the PR's `changed_files`."""
+        return self.entries < PR_FILES_LIMIT and self.entries >= changed_files
+
+
+class Job(BaseModel):
+    id: int
+    run_id: int
+    run_attempt: int
+    name: str
+    head_sha: str
+    html_url: str | None
+
+
+async def get_pull(gh: GitHubAPI, repo: str, number: int) -> PullRequest:
+    data = await gh.getitem(f"/repos/{repo}/pulls/{number}")
+    return PullRequest(
+        number=data["number"],
+        state=data["state"],
+        author=data["user"]["login"],
+        head_sha=data["head"]["sha"],
+        base_sha=data["base"]["sha"],
+        base_ref=data["base"]["ref"],
+        changed_files=data.get("changed_files", 0),
+    )
+
+
+async def pulls_for_commit(gh: GitHubAPI, repo: str, sha: str) -> list[int]:
+    """Open PRs whose head is `sha`: the fallback when a payload lists none (fork PRs)."""
+    data = await gh.getitem(f"/repos/{repo}/commits/{sha}/pulls")
+    return [
+        int(pr["number"])
+        for pr in data
+        if pr.get("state") == "open" and pr.get("head", {}).get("sha") == sha
+    ]
+
+
+async def changed_files(gh: GitHubAPI, repo: str, number: int) -> ChangedFiles:
+    """All paths a PR changes, as far as GitHub lists them."""
+    paths: list[str] = []
+    seen = 0
+    async for entry in gh.getiter(f"/repos/{repo}/pulls/{number}/files?per_page=100"):
+        seen += 1
+        paths.append(entry["filename"])
+        if entry.get("previous_filename"):
+            paths.append(entry["previous_filename"])
+    return ChangedFiles(paths=sorted(set(paths)), entries=seen)
+
+
+async def get_job(gh: GitHubAPI, repo: str, job_id: int) -> Job:
+    data = await gh.getitem(f"/repos/{repo}/actions/jobs/{job_id}")
+    return Job(
+        id=data["id"],
+        run_id=data["run_id"],
+        run_attempt=data.get("run_attempt") or 1,
+        name=data["name"],
+        head_sha=data["head_sha"],
+        html_url=data.get("html_url"),
+    )
+
+
+async def rerun_job(gh: GitHubAPI, repo: str, job_id: int) -> tuple[int, str]:
+    """Ask Actions to rerun a job: (HTTP status, GitHub's message when refused)."""
+    try:
+        await gh.post(f"/repos/{repo}/actions/jobs/{job_id}/rerun", data={})
+    except BadRequest as exc:
+        if exc.status_code in (403, 404, 422):
+            return int(exc.status_code), str(exc) or exc.status_code.phrase
+        raise
+    return 201, ""
+
+
+async def get_file(gh: GitHubAPI, repo: str, path: str) -> str | None:
+    """A file's text on the default branch, or None when it does not exist."""
+    try:
+        data = await gh.getitem(f"/repos/{repo}/contents/{path}")
+    except BadRequest as exc:
+        if exc.status_code == 404:
+            return None
+        raise
+    if not isinstance(data, dict) or data.get("type") != "file":
+        return None
+    return base64.b64decode(data.get("content", "")).decode("utf-8", errors="replace")
+
+
+async def find_comment(
+    gh: GitHubAPI, repo: str, number: int, marker: str, author: str
+) -> dict[str, Any] | None:
+    """The first comment on an issue or PR written by `author` that carries `marker`."""
+    async for comment in gh.getiter(f"/repos/{repo}/issues/{number}/comments?per_page=100"):
+        if comment["user"]["login"] == author and marker in (comment.get("body") or ""):
+            return dict(comment)
+    return None
+
+
+async def create_comment(gh: GitHubAPI, repo: str, number: int, body: str) -> int:
+    data = await gh.post(f"/repos/{repo}/issues/{number}/comments", data={"body": body})
+    return int(data["id"])
+
+
+async def edit_comment(gh: GitHubAPI, repo: str, comment_id: int, body: str) -> None:
+    await gh.patch(f"/repos/{repo}/issues/comments/{comment_id}", data={"body": body})

@@ -1,0 +1,173 @@
+"""The GitHub API client: gidgethub with retries, rate-limit hooks and per-installation tokens."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+import aiohttp
+import cachetools
+from gidgethub import BadRequest, GitHubBroken, HTTPException
+from gidgethub import aiohttp as gh_aiohttp
+from gidgethub.apps import get_installation_access_token
+
+from bot.github.errors import is_rate_limited, retry_after_from
+from bot.metrics import Metrics
+
+log = logging.getLogger(__name__)
+
+USER_AGENT = "flaky-triage"
+# Refresh an installation token this long before GitHub says it expires.
+TOKEN_REFRESH_MARGIN = 300.0
+ETAG_CACHE_ENTRIES = 500
+
+
+def backoff(attempt: int, base: float = 0.5, cap: float = 30.0) -> float:
+    """Exponential backoff with full jitter, for the attempt that just failed (1-based)."""
+    return random.uniform(0, min(cap, base * 2 ** (attempt - 1)))
+
+
+class GitHubClient(gh_aiohttp.GitHubAPI):
+    """A gidgethub client that retries what is safe to retry and waits when GitHub asks.
+
+    GETs are retried on 5xx and dropped connections; writes are not (a write that reached
+    GitHub must not be repeated: the inbox retries the whole handler, which is idempotent).
+    Rate-limit answers wait inline when the wait is short, else surface to the inbox, which
+    retries the delivery after the wait.
+    """
+
+    def __init__(
+        self,
+        session: aiohttp.ClientSession,
+        *,
+        base_url: str,
+        metrics: Metrics,
+        installation_id: int | None = None,
+        max_retries: int = 3,
+        max_inline_wait: float = 10.0,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(session, USER_AGENT, base_url=base_url, **kwargs)
+        self.metrics = metrics
+        self.installation_id = installation_id
+        self.max_retries = max_retries
+        self.max_inline_wait = max_inline_wait
+
+    async def _request(
+        self, method: str, url: str, headers: Mapping[str, str], body: bytes = b""
+    ) -> tuple[int, Mapping[str, str], bytes]:
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                status, response_headers, data = await super()._request(method, url, headers, body)
+            except (TimeoutError, aiohttp.ClientConnectionError):
+                if method != "GET" or attempt > self.max_retries:
+                    raise
+                await self.sleep(backoff(attempt))
+                continue
+            self.metrics.github_requests.labels(method, str(status)).inc()
+            remaining = response_headers.get("x-ratelimit-remaining")
+            if remaining is not None and self.installation_id is not None:
+                self.metrics.rate_limit_remaining.labels(str(self.installation_id)).set(
+                    float(remaining)
+                )
+            return status, response_headers, data
+
+    async def handle_rate_limit_error(
+        self, *, method: str, url: str, exception: HTTPException, attempt: int
+    ) -> bool:
+        if attempt > self.max_retries:
+            return False
+        if isinstance(exception, GitHubBroken):
+            if method != "GET":
+                return False
+            await self.sleep(backoff(attempt))
+            return True
+        if isinstance(exception, BadRequest) and is_rate_limited(exception):
+            wait = retry_after_from(exception.headers)
+            if wait is None:
+                wait = backoff(attempt, base=1.0)
+            if wait > self.max_inline_wait:
+                return False
+            log.info("rate limited on %s %s, waiting %.1fs", method, url, wait)
+            await self.sleep(wait + random.uniform(0, 0.25))
+            return True
+        return False
+
+
+class GitHubApp:
+    """One per process: the App's identity, its installation tokens and its ETag caches."""
+
+    def __init__(
+        self,
+        session: aiohttp.ClientSession,
+        *,
+        api_url: str,
+        app_id: int,
+        private_key: str,
+        metrics: Metrics,
+    ) -> None:
+        self.session = session
+        self.api_url = api_url.rstrip("/")
+        self.app_id = app_id
+        self._private_key = private_key
+        self.metrics = metrics
+        self._tokens: dict[int, tuple[str, float]] = {}
+        self._token_locks: dict[int, asyncio.Lock] = {}
+        # ETags are tied to the token that fetched them: one cache per installation.
+        self._caches: dict[int, cachetools.LRUCache[Any, Any]] = {}
+        self._bot_login: str | None = None
+
+    def app_client(self) -> GitHubClient:
+        """A client that authenticates as the App itself (a JWT), for /app endpoints."""
+        return GitHubClient(
+            self.session,
+            base_url=self.api_url,
+            metrics=self.metrics,
+            app_id=str(self.app_id),
+            private_key=self._private_key,
+        )
+
+    async def token(self, installation_id: int, now: float | None = None) -> str:
+        """A valid installation token; many tasks asking at once cause one refresh."""
+        lock = self._token_locks.setdefault(installation_id, asyncio.Lock())
+        async with lock:
+            current = time.time() if now is None else now
+            cached = self._tokens.get(installation_id)
+            if cached is not None and current < cached[1] - TOKEN_REFRESH_MARGIN:
+                return cached[0]
+            response = await get_installation_access_token(
+                self.app_client(),
+                installation_id=str(installation_id),
+                app_id=str(self.app_id),
+                private_key=self._private_key,
+            )
+            expires_at = datetime.fromisoformat(
+                str(response["expires_at"]).replace("Z", "+00:00")
+            ).timestamp()
+            self._tokens[installation_id] = (str(response["token"]), expires_at)
+            return str(response["token"])
+
+    async def installation_client(self, installation_id: int) -> GitHubClient:
+        cache = self._caches.setdefault(installation_id, cachetools.LRUCache(ETAG_CACHE_ENTRIES))
+        return GitHubClient(
+            self.session,
+            base_url=self.api_url,
+            metrics=self.metrics,
+            installation_id=installation_id,
+            oauth_token=await self.token(installation_id),
+            cache=cache,
+        )
+
+    async def bot_login(self) -> str:
+        """The login the App's comments carry, e.g. `flaky-triage[bot]`."""
+        if self._bot_login is None:
+            app = await self.app_client().getitem("/app")
+            self._bot_login = f"{app['slug']}[bot]"
+        return self._bot_login

@@ -1,0 +1,55 @@
+"""Feature routers, composed in one place, and the dispatch that isolates each handler."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+from gidgethub import routing, sansio
+
+from bot.handlers import checks, installs
+from bot.handlers.context import BotContext
+from bot.inbox import HandlerFailures
+from bot.store import Delivery
+
+log = logging.getLogger(__name__)
+
+FEATURE_ROUTERS: dict[str, routing.Router] = {
+    "checks": checks.router,
+    "installs": installs.router,
+}
+router = routing.Router(*FEATURE_ROUTERS.values())
+
+
+async def dispatch(delivery: Delivery, ctx: BotContext) -> None:
+    """Run every handler registered for the delivery, each on its own.
+
+    gidgethub's `Router.dispatch` stops at the first exception and runs callbacks in no
+    fixed order; we run them all, in a stable order, and report every failure together.
+    """
+    data = json.loads(delivery.payload)
+    event = sansio.Event(data, event=delivery.event, delivery_id=delivery.id)
+    callbacks = sorted(router.fetch(event), key=lambda f: f"{f.__module__}.{f.__qualname__}")
+    if not callbacks:
+        return
+    installation = data.get("installation") or {}
+    gh = None
+    if isinstance(installation.get("id"), int):
+        gh = await ctx.github.installation_client(installation["id"])
+    failures: list[Exception] = []
+    for callback in callbacks:
+        try:
+            await callback(event, gh, ctx)
+        except Exception as exc:
+            log.warning(
+                "delivery %s: handler %s failed: %s: %s",
+                delivery.id,
+                callback.__qualname__,
+                type(exc).__name__,
+                exc,
+            )
+            failures.append(exc)
+    if len(failures) == 1:
+        raise failures[0]
+    if failures:
+        raise HandlerFailures(failures)

@@ -1,0 +1,17 @@
+"""What every handler is given besides the event and the installation's client."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.github.client import GitHubApp
+from bot.metrics import Metrics
+from bot.store import Store
+
+
+@dataclass(frozen=True)
+class BotContext:
+    store: Store
+    github: GitHubApp
+    metrics: Metrics
+    log_cap_bytes: int = 64 * 1024 * 1024

@@ -1,0 +1,1 @@
+"""Pure rendering of everything the bot writes on GitHub, no I/O."""

@@ -1,0 +1,351 @@
+"""Render the one sticky comment the bot keeps on a pull request.
+
+Layout: hidden marker, a headline with the outcome and counts, one table row
+per failure (most serious verdict first), one collapsed section of details per
+failure, one collapsed section for earlier commits, a footer with the
+commands and the commit described. The text is a pure function of the input,
+so the bot can skip the edit when nothing changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from urllib.parse import quote
+
+from bot.report.markdown import (
+    code_span,
+    escape_html,
+    escape_inline,
+    fenced_block,
+    neutralise,
+    shorten,
+)
+from bot.report.models import CheckReport, CommentInput
+from bot.triage.footprint import entry_contains
+from bot.triage.models import Decision, FootprintEntry, Verdict
+from bot.triage.verdict import NO_TEST_IDENTIFIED, summarise
+
+MARKER = "<!-- flaky-triage:sticky-comment -->"
+MAX_LENGTH = 65_536  # GitHub refuses longer comment bodies
+COMMANDS = ("/flaky rerun", "/flaky status", "/flaky help")
+
+FLAKY_PHRASE = "likely flaky, unrelated to this PR"
+RELATED_PHRASE = "related to this PR"
+
+VERDICT_WORDS: dict[Verdict, str] = {
+    Verdict.RELATED: "related",
+    Verdict.UNKNOWN: "unknown",
+    Verdict.BROKEN_BASE: "fails on the base branch too",
+    Verdict.INFRA: "infrastructure",
+    Verdict.UNRELATED: "unrelated",
+    Verdict.FLAKY: "likely flaky",
+}
+# Table order: what needs the author's attention first.
+_SEVERITY = {verdict: rank for rank, verdict in enumerate(VERDICT_WORDS)}
+
+_SHORT_SHA = 7
+_NAME_LIMIT = 120
+_TEST_LIMIT = 200
+_EVIDENCE_LIMIT = 400
+_MESSAGE_CHARS = 3000
+_MESSAGE_LINES = 30
+_FOOTPRINT_LISTED = 12
+_NOTE_RESERVE = 400  # room kept for the "left out" note while fitting the cap
+# Everything else is percent-encoded: it could end the link or the table cell.
+_URL_SAFE = ":/?#&=%+,;@$*'"
+
+
+@dataclass(frozen=True)
+class _Item:
+    check: CheckReport
+    decision: Decision
+
+
+def render_comment(inp: CommentInput) -> str:
+    """The full comment body, at most MAX_LENGTH characters."""
+    items = _sorted_items(inp.checks)
+    head = f"{MARKER}\n{headline(inp.checks)}\n"
+    footer = _footer(inp.head_sha)
+    rows = [_row(item) for item in items]
+    details = [_details(item) for item in items if item.decision.failure is not None]
+    outdated = [_outdated_row(item) for item in _items(inp.outdated)]
+
+    budget = MAX_LENGTH - len(head) - len(footer) - _NOTE_RESERVE
+    kept_rows, budget = _fit(rows, _TABLE_HEADER, budget)
+    kept_details, budget = _fit(details, "", budget)
+    kept_outdated, budget = _fit(outdated, _OUTDATED_OPEN + _OUTDATED_CLOSE, budget)
+
+    parts = [head]
+    if kept_rows:
+        parts.append("\n" + _TABLE_HEADER + "".join(kept_rows))
+    parts.extend("\n" + block for block in kept_details)
+    if kept_outdated:
+        parts.append("\n" + _OUTDATED_OPEN + "".join(kept_outdated) + _OUTDATED_CLOSE)
+    note = _left_out_note(
+        ("table rows", len(kept_rows), len(rows)),
+        ("failure details", len(kept_details), len(details)),
+        ("outdated results", len(kept_outdated), len(outdated)),
+    )
+    if note:
+        parts.append("\n" + note + "\n")
+    parts.append(footer)
+    return "".join(parts)
+
+
+def headline(checks: Sequence[CheckReport]) -> str:
+    """The outcome in words, with counts, in bold."""
+    if not checks:
+        return "**No failed checks on this commit**"
+    items = _items(checks)
+    tests = [item for item in items if item.decision.failure is not None]
+    testless = [item for item in items if item.decision.failure is None]
+    all_pass = all(check.conclusion == "success" for check in checks)
+    counts = summarise(item.decision for item in tests)
+    related = counts[Verdict.RELATED]
+    if all_pass and not related:
+        return "**All checks pass after rerun**"
+
+    parts: list[str] = []
+    if tests:
+        subject = _count(len(tests), "failure")
+        if related:
+            parts.append(_share(related, len(tests), RELATED_PHRASE))
+            if all_pass:
+                parts.append("all checks pass after rerun")
+        else:
+            parts.extend(_test_parts(tests))
+        if testless:
+            parts.append(f"{_count(_check_count(testless), 'more check')} with no test identified")
+    else:
+        checks_failed = _check_count(testless)
+        subject = f"{_count(checks_failed, 'check')} failed"
+        for verdict, phrase in _TESTLESS_PHRASES:
+            matching = [item for item in testless if item.decision.verdict == verdict]
+            if matching:
+                parts.append(_share(_check_count(matching), checks_failed, phrase))
+    return f"**{subject} — {'; '.join(parts)}**"
+
+
+_TESTLESS_PHRASES = (
+    (Verdict.UNKNOWN, "no failed test identified"),
+    (Verdict.INFRA, "infrastructure failure, not a test"),
+    (Verdict.BROKEN_BASE, "failing on the base branch too"),
+)
+
+
+def _test_parts(tests: Sequence[_Item]) -> list[str]:
+    total = len(tests)
+    counts = summarise(item.decision for item in tests)
+    parts = [
+        _share(counts[verdict], total, phrase)
+        for verdict, phrase in (
+            (Verdict.BROKEN_BASE, "failing on the base branch too"),
+            (Verdict.INFRA, "infrastructure failure"),
+            (Verdict.UNKNOWN, "could not be classified"),
+            (Verdict.FLAKY, FLAKY_PHRASE),
+        )
+        if counts[verdict]
+    ]
+    unrelated = [item for item in tests if item.decision.verdict == Verdict.UNRELATED]
+    if unrelated:
+        states = sorted({state for item in unrelated if (state := _rerun_state(item.check))})
+        suffix = f" ({', '.join(states)})" if states else ""
+        parts.append(_share(len(unrelated), total, "unrelated to this PR") + suffix)
+    return parts
+
+
+def _rerun_state(check: CheckReport) -> str | None:
+    if check.conclusion == "success":
+        return None
+    if check.attempt > 1:
+        return "failed again on rerun"
+    return "rerun pending" if check.rerun_note else None
+
+
+def _items(checks: Iterable[CheckReport]) -> list[_Item]:
+    """Every decision with its check; a failed check with none counts as unknown."""
+    items: list[_Item] = []
+    for check in checks:
+        decisions = check.decisions
+        if not decisions and check.conclusion != "success":
+            decisions = [
+                Decision(failure=None, verdict=Verdict.UNKNOWN, evidence=NO_TEST_IDENTIFIED)
+            ]
+        items.extend(_Item(check, decision) for decision in decisions)
+    return items
+
+
+def _sorted_items(checks: Iterable[CheckReport]) -> list[_Item]:
+    # Sorted, not in arrival order: concurrent handlers may report checks in any
+    # order, and the same results should give the same text.
+    return sorted(
+        _items(checks),
+        key=lambda item: (
+            _SEVERITY[item.decision.verdict],
+            item.check.check_name,
+            _test_id(item.decision),
+            item.check.html_url,
+        ),
+    )
+
+
+_TABLE_HEADER = "| Check | Test | Verdict | Evidence |\n| --- | --- | --- | --- |\n"
+_OUTDATED_OPEN = (
+    "<details>\n<summary>Outdated (earlier commits)</summary>\n\n"
+    "| Commit | Check | Test | Verdict |\n| --- | --- | --- | --- |\n"
+)
+_OUTDATED_CLOSE = "\n</details>\n"
+
+
+def _row(item: _Item) -> str:
+    return (
+        f"| {_check_link(item.check)} | {_test_cell(item.decision)} "
+        f"| {VERDICT_WORDS[item.decision.verdict]} "
+        f"| {escape_inline(shorten(item.decision.evidence, _EVIDENCE_LIMIT))} |\n"
+    )
+
+
+def _outdated_row(item: _Item) -> str:
+    sha = escape_inline(item.check.head_sha[:_SHORT_SHA])
+    return (
+        f"| {sha} | {_check_link(item.check)} | {_test_cell(item.decision)} "
+        f"| {VERDICT_WORDS[item.decision.verdict]} |\n"
+    )
+
+
+def _details(item: _Item) -> str:
+    decision = item.decision
+    failure = decision.failure
+    assert failure is not None  # only failures get a details section
+    summary = (
+        f"{escape_html(shorten(failure.name or failure.test_id, _TEST_LIMIT))} in "
+        f"{escape_html(shorten(item.check.check_name, _NAME_LIMIT))}: "
+        f"{VERDICT_WORDS[decision.verdict]}"
+    )
+    lines = [
+        f"- **Test:** {code_span(shorten(failure.test_id, _TEST_LIMIT))}",
+        f"- **Evidence:** {escape_inline(shorten(decision.evidence, _EVIDENCE_LIMIT))}",
+        f"- **Changed paths in its footprint:** {_changed_paths(decision)}",
+        f"- **Footprint:** {_footprint(decision.footprint)}",
+    ]
+    if failure.location:
+        lines.append(f"- **Location:** {code_span(shorten(failure.location, _TEST_LIMIT))}")
+    if item.check.rerun_note:
+        lines.append(f"- **Rerun:** {escape_inline(shorten(item.check.rerun_note, _NAME_LIMIT))}")
+    excerpt = ""
+    if failure.message.strip():
+        # Code blocks do not ping or link today; neutralised anyway so a change
+        # in GitHub's renderer cannot turn a log line into a notification.
+        excerpt = "\n" + fenced_block(neutralise(_excerpt(failure.message))) + "\n"
+    return (
+        f"<details>\n<summary>{summary}</summary>\n\n"
+        + "\n".join(lines)
+        + "\n"
+        + excerpt
+        + "\n</details>\n"
+    )
+
+
+def _changed_paths(decision: Decision) -> str:
+    if not decision.matched_paths:
+        return "none"
+    reasons = _reasons_by_path(decision)
+    named = [
+        f"{code_span(path)} ({escape_inline(reasons[path])})"
+        if path in reasons
+        else code_span(path)
+        for path in decision.matched_paths[:_FOOTPRINT_LISTED]
+    ]
+    return _joined(named, len(decision.matched_paths))
+
+
+def _reasons_by_path(decision: Decision) -> dict[str, str]:
+    reasons: dict[str, str] = {}
+    for path in decision.matched_paths:
+        for entry in decision.footprint:
+            if entry_contains(entry.path, path):
+                reasons[path] = entry.reason
+                break
+    return reasons
+
+
+def _footprint(entries: Sequence[FootprintEntry]) -> str:
+    if not entries:
+        return "unknown"
+    named = [
+        f"{code_span(entry.path)} ({escape_inline(entry.reason)})"
+        for entry in entries[:_FOOTPRINT_LISTED]
+    ]
+    return _joined(named, len(entries))
+
+
+def _joined(named: Sequence[str], total: int) -> str:
+    more = total - len(named)
+    return ", ".join(named) + (f", and {more:,} more" if more > 0 else "")
+
+
+def _excerpt(message: str) -> str:
+    lines = message.splitlines()
+    text = "\n".join(lines[:_MESSAGE_LINES])
+    cut = len(lines) > _MESSAGE_LINES
+    if len(text) > _MESSAGE_CHARS:
+        text, cut = text[:_MESSAGE_CHARS], True
+    return text + ("\n[… cut]" if cut else "")
+
+
+def _check_link(check: CheckReport) -> str:
+    name = escape_inline(shorten(check.check_name, _NAME_LIMIT))
+    url = check.html_url
+    if not url.startswith(("https://", "http://")):
+        return name
+    return f"[{name}]({quote(url, safe=_URL_SAFE)})"
+
+
+def _test_cell(decision: Decision) -> str:
+    if decision.failure is None:
+        return "_no test identified_"
+    return code_span(shorten(decision.failure.test_id, _TEST_LIMIT), in_table=True)
+
+
+def _test_id(decision: Decision) -> str:
+    return decision.failure.test_id if decision.failure is not None else ""
+
+
+def _footer(head_sha: str) -> str:
+    commands = ", ".join(code_span(command) for command in COMMANDS)
+    sha = escape_inline(head_sha[:_SHORT_SHA])
+    return f"\n<sub>Commands: {commands}. This comment describes {sha}.</sub>\n"
+
+
+def _fit(pieces: Sequence[str], wrapper: str, budget: int) -> tuple[list[str], int]:
+    """The longest prefix of ``pieces`` that fits the budget, and what is left."""
+    kept: list[str] = []
+    spent = len(wrapper) + 1  # the blank line before a section
+    for piece in pieces:
+        if spent + len(piece) + 1 > budget:
+            break
+        kept.append(piece)
+        spent += len(piece) + 1
+    if not kept:
+        return [], budget
+    return kept, budget - spent
+
+
+def _left_out_note(*tiers: tuple[str, int, int]) -> str:
+    cut = [f"{total - kept:,} of {total:,} {what}" for what, kept, total in tiers if kept < total]
+    if not cut:
+        return ""
+    return f"_Left out to fit GitHub's {MAX_LENGTH:,}-character limit: {', '.join(cut)}._"
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number:,} {noun}" if number == 1 else f"{number:,} {noun}s"
+
+
+def _share(part: int, total: int, phrase: str) -> str:
+    return phrase if part == total else f"{part:,} {phrase}"
+
+
+def _check_count(items: Iterable[_Item]) -> int:
+    return len({(item.check.check_name, item.check.html_url) for item in items})

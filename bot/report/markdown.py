@@ -1,0 +1,116 @@
+"""Make untrusted text (test names, log lines, check names) inert in GitHub markdown.
+
+Text from a CI log is written by whoever wrote the test or the PR, so it must
+not format, inject HTML, close our fences or table cells, ping anyone, or link
+issues. Every helper here takes raw text and returns text safe for one place:
+
+- ``escape_inline``: running markdown text, including table cells;
+- ``escape_html``: text inside a raw HTML element such as ``<summary>``, where
+  markdown is not parsed but entities are;
+- ``code_span``: an inline code span (nothing inside it formats, pings or links);
+- ``fenced_block``: a multi-line code block.
+
+Mentions and references are broken with a zero-width space (``@\u200buser``,
+``#\u200b123``): the text reads the same and GitHub links nothing.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+ZWSP = "\u200b"
+
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_LINE_BREAKS = re.compile(r"\s*(?:\r\n|[\r\n\u2028\u2029\x85])\s*")
+_MENTION = re.compile(r"@(?=[A-Za-z0-9])")
+_NUMBER_REF = re.compile(r"#(?=[0-9])")
+_GH_REF = re.compile(r"(GH-)(?=[0-9])", re.IGNORECASE)
+_BACKTICK_RUN = re.compile(r"`+")
+
+# Backslash escapes for markdown punctuation; entities where the character
+# could open HTML, an entity, or end a table cell in GFM's row splitter.
+_INLINE_ESCAPES = str.maketrans(
+    {
+        "\\": "\\\\",
+        "`": "\\`",
+        "*": "\\*",
+        "_": "\\_",
+        "[": "\\[",
+        "]": "\\]",
+        "#": "\\#",
+        "~": "\\~",
+        "|": "\\|",
+        "&": "&amp;",
+        "<": "&lt;",
+        ">": "&gt;",
+    }
+)
+
+
+def clean(text: str) -> str:
+    """Drop ANSI colour codes and control characters; line ends become ``\\n``."""
+    text = _ANSI.sub("", text).replace("\r\n", "\n").replace("\r", "\n")
+    return _CONTROL.sub("", text)
+
+
+def one_line(text: str) -> str:
+    """Cleaned text with every line break (and the blanks around it) as one space."""
+    return _LINE_BREAKS.sub(" ", clean(text)).replace("\t", " ")
+
+
+def neutralise(text: str) -> str:
+    """Break @mentions and ``#123`` / ``GH-123`` / ``owner/repo#1`` references."""
+    text = _MENTION.sub("@" + ZWSP, text)
+    text = _NUMBER_REF.sub("#" + ZWSP, text)
+    return _GH_REF.sub(lambda found: found.group(1) + ZWSP, text)
+
+
+def escape_inline(text: str) -> str:
+    """Text shown as itself in running markdown or a table cell, on one line."""
+    return neutralise(one_line(text).translate(_INLINE_ESCAPES))
+
+
+def escape_html(text: str) -> str:
+    """Text shown as itself inside a raw HTML element (``<summary>``), on one line."""
+    return neutralise(html.escape(one_line(text), quote=False))
+
+
+def code_span(text: str, *, in_table: bool = False) -> str:
+    """An inline code span showing ``text`` exactly (line breaks become spaces).
+
+    The fence is one backtick longer than the longest run inside. In a table
+    cell, pipes are backslash-escaped: GFM splits rows before parsing code
+    spans and removes the backslash again.
+    """
+    body = one_line(text)
+    if not body:
+        return "` `"
+    fence = "`" * (_longest_backtick_run(body) + 1)
+    if body[0] in "` " or body[-1] in "` ":
+        # A space each side is stripped again by the parser; it keeps edge
+        # backticks from merging with the fence.
+        body = f" {body} "
+    if in_table:
+        body = body.replace("|", "\\|")
+    return f"{fence}{body}{fence}"
+
+
+def fenced_block(text: str, info: str = "text") -> str:
+    """A fenced code block showing ``text`` exactly, whatever fences it contains."""
+    body = clean(text).rstrip("\n")
+    fence = "`" * max(3, _longest_backtick_run(body) + 1)
+    return f"{fence}{info}\n{body}\n{fence}"
+
+
+def shorten(text: str, limit: int) -> str:
+    """At most ``limit`` characters, ending in an ellipsis when cut. Cut raw text,
+    before escaping, so no escape or entity is split."""
+    if len(text) <= limit:
+        return text
+    return text[: max(limit - 1, 0)] + "…"
+
+
+def _longest_backtick_run(text: str) -> int:
+    return max((len(run) for run in _BACKTICK_RUN.findall(text)), default=0)

@@ -1,0 +1,110 @@
+"""Assemble one running bot: store, GitHub access, worker and web app, started and stopped."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+
+import aiohttp
+from aiohttp import web
+
+from bot.config import Settings
+from bot.github.client import GitHubApp
+from bot.handlers import dispatch
+from bot.handlers.context import BotContext
+from bot.inbox import Worker
+from bot.metrics import Metrics
+from bot.store import Delivery, Store, open_store
+from bot.web import create_app
+
+
+@dataclass
+class Bot:
+    settings: Settings
+    store: Store
+    session: aiohttp.ClientSession
+    github: GitHubApp
+    metrics: Metrics
+    worker: Worker
+    app: web.Application
+    _runner: web.AppRunner | None = field(default=None, init=False)
+    url: str = field(default="", init=False)
+
+    @classmethod
+    async def create(cls, settings: Settings, *, poll_seconds: float = 1.0) -> Bot:
+        missing = settings.missing_for_serve()
+        if missing:
+            raise ValueError(f"cannot start: set {', '.join(missing)}")
+        assert settings.app_id is not None
+        store = await open_store(settings.database_url)
+        metrics = Metrics()
+        session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=60))
+        github = GitHubApp(
+            session,
+            api_url=settings.github_api_url,
+            app_id=settings.app_id,
+            private_key=settings.private_key_pem(),
+            metrics=metrics,
+        )
+        ctx = BotContext(
+            store=store, github=github, metrics=metrics, log_cap_bytes=settings.log_cap_bytes
+        )
+
+        async def run(delivery: Delivery) -> None:
+            await dispatch(delivery, ctx)
+
+        worker = Worker(
+            store,
+            run,
+            metrics,
+            concurrency=settings.worker_concurrency,
+            lease_seconds=settings.claim_lease_seconds,
+            max_attempts=settings.max_attempts,
+            poll_seconds=poll_seconds,
+        )
+        app = create_app(
+            store=store,
+            worker=worker,
+            metrics=metrics,
+            webhook_secret=settings.secret(),
+            webhook_path=settings.webhook_path,
+        )
+        return cls(settings, store, session, github, metrics, worker, app)
+
+    async def start(self, host: str | None = None, port: int | None = None) -> str:
+        """Serve HTTP and start the worker; returns the base URL."""
+        self._runner = web.AppRunner(self.app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(
+            self._runner,
+            host or self.settings.host,
+            self.settings.port if port is None else port,
+        )
+        await site.start()
+        server = site._server
+        assert server is not None and server.sockets  # type: ignore[attr-defined]
+        bound_host, bound_port = server.sockets[0].getsockname()[:2]  # type: ignore[attr-defined]
+        self.url = f"http://{bound_host}:{bound_port}"
+        self.worker.start()
+        return self.url
+
+    async def wait_idle(self, settle_seconds: float = 0.3, limit_seconds: float = 60.0) -> None:
+        """Wait until no delivery is waiting or in progress (for the demo and tests)."""
+        deadline = time.monotonic() + limit_seconds
+        while time.monotonic() < deadline:
+            depth, _ = await self.store.inbox_depth()
+            if depth == 0:
+                await asyncio.sleep(settle_seconds)
+                depth, _ = await self.store.inbox_depth()
+                if depth == 0:
+                    return
+            await asyncio.sleep(0.05)
+        raise TimeoutError("the bot still had deliveries in hand when the wait ended")
+
+    async def close(self) -> None:
+        await self.worker.stop()
+        if self._runner is not None:
+            await self._runner.cleanup()
+        await self.session.close()
+        await self.store.close()

@@ -1,0 +1,293 @@
+"""The scenario file: a small GitHub world for the simulator, and what the bot should do in it."""
+
+from __future__ import annotations
+
+import re
+from importlib import resources
+from importlib.resources.abc import Traversable
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+Conclusion = Literal["failure", "success", "timed_out", "cancelled"]
+Permission = Literal["admin", "maintain", "write", "triage", "read", "none"]
+ACTIONS_SLUG = "github-actions"
+
+
+class ScenarioError(ValueError):
+    """A scenario file that cannot be read or does not describe a consistent world."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class AppSpec(_Strict):
+    id: int = 1
+    slug: str = "flaky-triage"
+    installation_id: int = 1
+
+
+class RepoSpec(_Strict):
+    owner: str
+    name: str
+    default_branch: str = "main"
+    private: bool = False
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.owner}/{self.name}"
+
+
+class ChangedFile(_Strict):
+    filename: str
+    status: Literal["added", "removed", "modified", "renamed", "copied", "changed"] = "modified"
+    previous_filename: str | None = None
+
+    @model_validator(mode="after")
+    def _rename_has_previous(self) -> ChangedFile:
+        if (self.status == "renamed") != (self.previous_filename is not None):
+            raise ValueError("previous_filename is required for, and only for, status 'renamed'")
+        return self
+
+
+class PullRequestSpec(_Strict):
+    number: int = Field(gt=0)
+    title: str
+    author: str
+    head_sha: str
+    base_sha: str
+    head_ref: str
+    base_ref: str | None = None  # None: the repository's default branch
+    fork: bool = False
+    state: Literal["open", "closed"] = "open"
+    files: list[ChangedFile] = Field(default_factory=list)
+
+    @field_validator("files", mode="before")
+    @classmethod
+    def _plain_paths(cls, value: object) -> object:
+        if isinstance(value, list):
+            return [{"filename": item} if isinstance(item, str) else item for item in value]
+        return value
+
+
+class Annotation(_Strict):
+    path: str
+    start_line: int
+    end_line: int
+    annotation_level: Literal["notice", "warning", "failure"] = "failure"
+    message: str
+    title: str | None = None
+
+
+class Attempt(_Strict):
+    conclusion: Conclusion
+    log: str | None = None
+    log_file: str | None = None  # relative to the scenario file; read into `log` on load
+    annotations: list[Annotation] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _one_log_source(self) -> Attempt:
+        if self.log is not None and self.log_file is not None:
+            raise ValueError("give either log or log_file, not both")
+        return self
+
+
+class CheckSpec(_Strict):
+    name: str
+    pr: int
+    app: str = ACTIONS_SLUG
+    attempts: list[Attempt] = Field(min_length=1)
+    rerun_status: int | None = Field(default=None, ge=400, le=599)
+
+    @property
+    def is_actions(self) -> bool:
+        return self.app == ACTIONS_SLUG
+
+
+class IssueSpec(_Strict):
+    number: int = Field(gt=0)
+    title: str
+    body: str = ""
+    state: Literal["open", "closed"] = "open"
+    labels: list[str] = Field(default_factory=list)
+    user: str
+
+
+class CommentSpec(_Strict):
+    issue: int
+    user: str
+    body: str
+
+
+class CheckEvent(_Strict):
+    check: str
+
+
+class NewComment(_Strict):
+    pr: int
+    user: str
+    body: str
+
+
+class CommentEvent(_Strict):
+    comment: NewComment
+
+
+Event = CheckEvent | CommentEvent
+
+
+class FaultRule(_Strict):
+    method: str = "*"
+    path: str  # regular expression searched in the request path
+    status: int | None = Field(default=None, ge=400, le=599)
+    times: int | None = Field(default=None, ge=1)  # default 1 unless probability is given
+    probability: float | None = Field(default=None, gt=0, le=1)
+    headers: dict[str, str] = Field(default_factory=dict)
+    drop_connection: bool = False
+
+    @field_validator("path")
+    @classmethod
+    def _valid_regex(cls, value: str) -> str:
+        try:
+            re.compile(value)
+        except re.error as exc:
+            raise ValueError(f"not a regular expression: {exc}") from exc
+        return value
+
+    @field_validator("method")
+    @classmethod
+    def _upper(cls, value: str) -> str:
+        return value.upper()
+
+    @model_validator(mode="after")
+    def _one_effect(self) -> FaultRule:
+        if (self.status is None) == (not self.drop_connection):
+            raise ValueError("a fault rule needs exactly one of status or drop_connection: true")
+        if self.times is not None and self.probability is not None:
+            raise ValueError("give either times or probability, not both")
+        return self
+
+
+class Faults(_Strict):
+    latency_ms: int = Field(default=0, ge=0)
+    seed: int | None = None  # makes probability rules and latency repeatable
+    rules: list[FaultRule] = Field(default_factory=list)
+
+
+class CommentExpectation(_Strict):
+    pr: int
+    count: int | None = Field(default=None, ge=0)
+    contains: list[str] = Field(default_factory=list)
+    not_contains: list[str] = Field(default_factory=list)
+
+
+class Expect(_Strict):
+    comments: list[CommentExpectation] = Field(default_factory=list)
+    reruns: int | None = Field(default=None, ge=0)
+    issues_created: int | None = Field(default=None, ge=0)
+    verdicts: dict[str, str] = Field(default_factory=dict)
+
+
+class Scenario(_Strict):
+    name: str
+    description: str = ""
+    app: AppSpec = Field(default_factory=AppSpec)
+    repo: RepoSpec
+    pull_requests: list[PullRequestSpec] = Field(default_factory=list)
+    checks: list[CheckSpec] = Field(default_factory=list)
+    collaborators: dict[str, Permission] = Field(default_factory=dict)
+    files: dict[str, str] = Field(default_factory=dict)
+    issues: list[IssueSpec] = Field(default_factory=list)
+    comments: list[CommentSpec] = Field(default_factory=list)
+    events: list[Event] | None = None
+    faults: Faults = Field(default_factory=Faults)
+    expect: Expect = Field(default_factory=Expect)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Scenario:
+        prs = {pr.number for pr in self.pull_requests}
+        if len(prs) != len(self.pull_requests):
+            raise ValueError("pull request numbers must be unique")
+        issues = {issue.number for issue in self.issues}
+        if len(issues) != len(self.issues) or issues & prs:
+            raise ValueError("issue numbers must be unique and differ from pull request numbers")
+        names = [check.name for check in self.checks]
+        if len(set(names)) != len(names):
+            raise ValueError("check names must be unique (events refer to checks by name)")
+        for check in self.checks:
+            if check.pr not in prs:
+                raise ValueError(f"check {check.name!r} refers to unknown pull request {check.pr}")
+        for comment in self.comments:
+            if comment.issue not in prs | issues:
+                raise ValueError(f"comment refers to unknown issue or pull request {comment.issue}")
+        for event in self.events or []:
+            if isinstance(event, CheckEvent) and event.check not in names:
+                raise ValueError(f"event refers to unknown check {event.check!r}")
+            if isinstance(event, CommentEvent) and event.comment.pr not in prs:
+                raise ValueError(f"event comments on unknown pull request {event.comment.pr}")
+        return self
+
+    def planned_events(self) -> list[Event]:
+        """The events to play: as written, or every check's first attempt in order."""
+        if self.events is not None:
+            return list(self.events)
+        return [CheckEvent(check=check.name) for check in self.checks]
+
+    def pull_request(self, number: int) -> PullRequestSpec | None:
+        return next((pr for pr in self.pull_requests if pr.number == number), None)
+
+
+def _parse(text: str, source: str, base: Traversable | Path) -> Scenario:
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ScenarioError(f"{source}: not valid YAML: {exc}") from exc
+    if not isinstance(raw, dict):
+        raise ScenarioError(f"{source}: a scenario is a mapping at the top level")
+    try:
+        scenario = Scenario.model_validate(raw)
+    except ValidationError as exc:
+        raise ScenarioError(f"{source}: {_describe(exc)}") from exc
+    for check in scenario.checks:
+        for index, attempt in enumerate(check.attempts):
+            if attempt.log_file is None:
+                continue
+            log_path = base / attempt.log_file
+            try:
+                text_of_log = log_path.read_text(encoding="utf-8")
+            except OSError as exc:
+                raise ScenarioError(
+                    f"{source}: check {check.name!r} attempt {index + 1}: "
+                    f"cannot read log_file {attempt.log_file!r}: {exc}"
+                ) from exc
+            check.attempts[index] = attempt.model_copy(
+                update={"log": text_of_log, "log_file": None}
+            )
+    return scenario
+
+
+def _describe(exc: ValidationError) -> str:
+    lines = []
+    for error in exc.errors():
+        where = ".".join(str(part) for part in error["loc"]) or "(top level)"
+        message = "unknown key" if error["type"] == "extra_forbidden" else error["msg"]
+        lines.append(f"{where}: {message}")
+    return f"{len(lines)} problem(s): " + "; ".join(lines)
+
+
+def load_scenario(path: Path) -> Scenario:
+    """Read a scenario YAML file; log files are resolved relative to it."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ScenarioError(f"{path}: cannot read: {exc}") from exc
+    return _parse(text, str(path), path.parent)
+
+
+def builtin_scenario() -> Scenario:
+    """The demo scenario shipped inside the package."""
+    folder = resources.files("bot.sim") / "scenarios"
+    return _parse((folder / "demo.yml").read_text(encoding="utf-8"), "builtin demo.yml", folder)

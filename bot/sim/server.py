@@ -1,0 +1,379 @@
+"""The simulator: serves a scenario over HTTP like api.github.com and delivers its webhooks."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import time
+import uuid
+from collections import Counter
+from types import TracebackType
+from typing import Any
+
+import aiohttp
+from aiohttp import web
+
+from bot.sim.auth import AppKeys, AuthError, TokenBook
+from bot.sim.faults import FaultPlan
+from bot.sim.record import TimelineEntry, Write
+from bot.sim.routes import DOCS, WRITE_BODY, Handler, Routes, error
+from bot.sim.scenario import CheckEvent, Scenario
+from bot.sim.shapes import Shapes
+from bot.sim.state import CheckRun, Comment, Issue, Reaction, RerunRequest, World
+from bot.sim.webhooks import check_run_completed, delivery_headers, issue_comment_created
+
+RATE_LIMIT = 5000
+JWT_ROUTES = frozenset(
+    {
+        "/app",
+        "/app/installations/{installation_id}/access_tokens",
+        "/repos/{owner}/{repo}/installation",
+    }
+)
+TOKEN_ROUTE = "/app/installations/{installation_id}/access_tokens"
+BLOB_PREFIX = "/_blobs/"
+WEBHOOK_TIMEOUT_S = 10  # GitHub gives up on a delivery after ten seconds
+
+
+class Simulator:
+    """A GitHub world from a scenario: REST API, App auth, webhooks, faults, and a record.
+
+    Start it, point the bot's API base at `.url` and its webhook receiver at the target, then
+    `play()` the scenario's events and `drain()` the reruns they cause.
+    """
+
+    def __init__(
+        self,
+        scenario: Scenario,
+        *,
+        webhook_secret: str,
+        webhook_url: str | None = None,
+        rerun_delay_s: float = 0.05,
+    ) -> None:
+        self.scenario = scenario
+        self.webhook_secret = webhook_secret
+        self.webhook_url = webhook_url
+        self.rerun_delay_s = rerun_delay_s
+        self.world = World(scenario)
+        self.keys = AppKeys()
+        self.tokens = TokenBook()
+        self.faults = FaultPlan(scenario.faults)
+        self.blobs: dict[str, tuple[str, float]] = {}
+        self.writes: list[Write] = []
+        self.timeline: list[TimelineEntry] = []
+        self.calls: Counter[str] = Counter()
+        self.rate_limited_calls = 0
+        self._rate_reset = int(time.time()) + 3600
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._runner: web.AppRunner | None = None
+        self._session: aiohttp.ClientSession | None = None
+        self._url: str | None = None
+
+    # Lifecycle
+
+    async def start(self, host: str = "127.0.0.1", port: int = 0) -> None:
+        app = web.Application(
+            middlewares=[
+                self._observe,
+                self._inject_faults,
+                self._github_errors,
+                self._auth,
+                self._conditional,
+            ]
+        )
+        Routes(self).install(app)
+        self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, host, port)
+        await site.start()
+        server = site._server
+        assert isinstance(server, asyncio.base_events.Server)
+        bound_host, bound_port = server.sockets[0].getsockname()[:2]
+        self._url = f"http://{bound_host}:{bound_port}"
+        self._session = aiohttp.ClientSession(
+            timeout=aiohttp.ClientTimeout(total=WEBHOOK_TIMEOUT_S)
+        )
+
+    async def close(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self._session is not None:
+            await self._session.close()
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    async def __aenter__(self) -> Simulator:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    @property
+    def url(self) -> str:
+        if self._url is None:
+            raise RuntimeError("the simulator has not been started")
+        return self._url
+
+    @property
+    def shapes(self) -> Shapes:
+        return Shapes(self.world, self.url)
+
+    @property
+    def app_id(self) -> int:
+        return self.scenario.app.id
+
+    @property
+    def private_key_pem(self) -> str:
+        return self.keys.private_key_pem
+
+    def set_webhook_target(self, url: str) -> None:
+        self.webhook_url = url
+
+    # Webhooks
+
+    async def send_webhook(
+        self,
+        event: str,
+        payload: dict[str, Any],
+        *,
+        delivery_id: str | None = None,
+        sign: bool = True,
+    ) -> int:
+        """Deliver one webhook; the receiver's HTTP status, or 0 when it could not be reached."""
+        if self.webhook_url is None:
+            raise RuntimeError("no webhook target: pass webhook_url or call set_webhook_target")
+        if self._session is None:
+            raise RuntimeError("the simulator has not been started")
+        delivery_id = delivery_id or str(uuid.uuid4())
+        body = json.dumps(payload).encode()
+        headers = delivery_headers(
+            event, delivery_id, body, secret=self.webhook_secret, sign=sign, app_id=self.app_id
+        )
+        try:
+            async with self._session.post(self.webhook_url, data=body, headers=headers) as answer:
+                await answer.read()
+                status = answer.status
+        except (aiohttp.ClientError, TimeoutError):
+            status = 0
+        self.timeline.append(
+            TimelineEntry(
+                kind="webhook",
+                at=time.monotonic(),
+                status=status,
+                event=event,
+                action=str(payload.get("action", "")),
+                delivery_id=delivery_id,
+            )
+        )
+        return status
+
+    async def complete_check(self, run: CheckRun) -> int:
+        self.world.complete_run(run)
+        return await self.send_webhook("check_run", check_run_completed(self.shapes, run))
+
+    async def play(self) -> None:
+        """Send the scenario's events in order, each after the previous one was answered."""
+        for event in self.scenario.planned_events():
+            if isinstance(event, CheckEvent):
+                await self.complete_check(self.world.queue_run(event.check))
+            else:
+                new = event.comment
+                comment = self.world.add_comment(new.pr, new.user, new.body)
+                payload = issue_comment_created(self.shapes, comment)
+                await self.send_webhook("issue_comment", payload)
+
+    def schedule_completion(self, run: CheckRun) -> None:
+        """Complete a rerun shortly, on its own, as GitHub Actions would."""
+
+        async def later() -> None:
+            await asyncio.sleep(self.rerun_delay_s)
+            await self.complete_check(run)
+
+        task = asyncio.get_running_loop().create_task(later())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    @property
+    def pending(self) -> int:
+        return len(self._tasks)
+
+    async def drain(self) -> None:
+        """Wait until no webhook the simulator scheduled on its own is still to be sent."""
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
+    # State for tests and expectations
+
+    @property
+    def reruns(self) -> list[RerunRequest]:
+        return list(self.world.reruns)
+
+    @property
+    def issues(self) -> list[Issue]:
+        return sorted(self.world.issues.values(), key=lambda issue: issue.number)
+
+    @property
+    def issues_created(self) -> list[Issue]:
+        return [self.world.issues[number] for number in self.world.issues_created]
+
+    def comments(self, issue: int) -> list[Comment]:
+        return self.world.comments_on(issue)
+
+    def bot_comments(self, issue: int) -> list[Comment]:
+        return [c for c in self.world.comments_on(issue) if c.user == self.world.bot_login]
+
+    def reactions(self, comment_id: int) -> list[Reaction]:
+        return self.world.reactions_on(comment_id)
+
+    def labels(self, issue: int) -> list[str]:
+        return list(self.world.issues[issue].labels)
+
+    @property
+    def bot_login(self) -> str:
+        return self.world.bot_login
+
+    # Middlewares, outermost first
+
+    @web.middleware
+    async def _observe(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        route = _route_template(request)
+        self.calls[f"{request.method} {route}"] += 1
+        try:
+            response = await handler(request)
+        except ConnectionResetError:
+            self.timeline.append(
+                TimelineEntry(
+                    kind="api",
+                    at=time.monotonic(),
+                    status=0,
+                    method=request.method,
+                    path=request.path_qs,
+                )
+            )
+            raise
+        not_modified = response.status == 304
+        if not not_modified and route != TOKEN_ROUTE and not request.path.startswith(BLOB_PREFIX):
+            self.rate_limited_calls += 1
+        if request.get(WRITE_BODY) is not None and 200 <= response.status < 300:
+            self.writes.append(
+                Write(
+                    request.method,
+                    request.path,
+                    request[WRITE_BODY],
+                    response.status,
+                    time.monotonic(),
+                )
+            )
+        self.timeline.append(
+            TimelineEntry(
+                kind="api",
+                at=time.monotonic(),
+                status=response.status,
+                method=request.method,
+                path=request.path_qs,
+                not_modified=not_modified,
+            )
+        )
+        return response
+
+    @web.middleware
+    async def _inject_faults(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        delay = self.faults.latency_s()
+        if delay:
+            await asyncio.sleep(delay)
+        fault = self.faults.decide(request.method, request.path)
+        if fault is None:
+            return await handler(request)
+        if fault.status is None:
+            if request.transport is not None:
+                request.transport.abort()
+            raise ConnectionResetError("connection dropped by a scenario fault rule")
+        response = error(fault.status, "Injected by a scenario fault rule")
+        response.headers.update(fault.headers)
+        return response
+
+    @web.middleware
+    async def _github_errors(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        try:
+            return await handler(request)
+        except web.HTTPException as exc:
+            if exc.content_type == "application/json":
+                return web.Response(status=exc.status, text=exc.text, content_type=exc.content_type)
+            message = "Not Found" if exc.status == 404 else exc.reason
+            return web.json_response(
+                {"message": message, "documentation_url": DOCS}, status=exc.status
+            )
+
+    @web.middleware
+    async def _auth(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        if request.path.startswith(BLOB_PREFIX) or request.match_info.http_exception is not None:
+            return await handler(request)
+        header = request.headers.get("Authorization")
+        try:
+            if _route_template(request) in JWT_ROUTES:
+                self.keys.verify_app_jwt(header, self.app_id)
+            else:
+                self.tokens.check(header)
+        except AuthError as exc:
+            return error(401, str(exc))
+        return await handler(request)
+
+    @web.middleware
+    async def _conditional(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        response = await handler(request)
+        if request.path.startswith(BLOB_PREFIX):
+            return response
+        used = self.rate_limited_calls + 1
+        response.headers.update(
+            {
+                "X-RateLimit-Limit": str(RATE_LIMIT),
+                "X-RateLimit-Remaining": str(max(RATE_LIMIT - used, 0)),
+                "X-RateLimit-Reset": str(self._rate_reset),
+                "X-RateLimit-Used": str(used),
+                "X-RateLimit-Resource": "core",
+                "X-GitHub-Media-Type": "github.v3; format=json",
+            }
+        )
+        if (
+            request.method != "GET"
+            or response.status != 200
+            or not isinstance(response, web.Response)
+        ):
+            return response
+        # GitHub's ETags depend on the credentials too: a cache shared across tokens gets no 304s.
+        credential = request.headers.get("Authorization", "").encode()
+        body = response.body if isinstance(response.body, bytes) else b""
+        digest = hashlib.sha256(credential + b"\0" + body).hexdigest()
+        etag = f'W/"{digest[:40]}"'
+        response.headers["ETag"] = etag
+        if etag in _etags(request.headers.get("If-None-Match", "")):
+            not_modified = web.Response(status=304)
+            for name, value in response.headers.items():
+                if name.lower().startswith("x-") or name == "ETag":
+                    not_modified.headers[name] = value
+            not_modified.headers["X-RateLimit-Remaining"] = str(
+                RATE_LIMIT - self.rate_limited_calls
+            )
+            not_modified.headers["X-RateLimit-Used"] = str(self.rate_limited_calls)
+            return not_modified
+        return response
+
+
+def _route_template(request: web.Request) -> str:
+    route = request.match_info.route
+    resource = route.resource
+    return resource.canonical if resource is not None else request.path
+
+
+def _etags(header: str) -> set[str]:
+    tags = {tag.strip() for tag in header.split(",") if tag.strip()}
+    # Weak comparison, as for GET: W/"x" and "x" name the same representation.
+    return tags | {tag.removeprefix("W/") for tag in tags} | {f"W/{tag}" for tag in tags}

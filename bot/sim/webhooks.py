@@ -1,0 +1,68 @@
+"""Webhook deliveries as GitHub sends them: payloads, signatures and headers."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from typing import Any
+
+from bot.sim.shapes import Json, Shapes, node_id
+from bot.sim.state import CheckRun, Comment
+
+HOOK_ID = 400_000_001
+
+
+def signature_256(secret: str, body: bytes) -> str:
+    return "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+
+
+def delivery_headers(
+    event: str, delivery_id: str, body: bytes, *, secret: str, sign: bool, app_id: int
+) -> dict[str, str]:
+    headers = {
+        "Content-Type": "application/json",
+        "User-Agent": "GitHub-Hookshot/6a7b8c9",
+        "X-GitHub-Event": event,
+        "X-GitHub-Delivery": delivery_id,
+        "X-GitHub-Hook-ID": str(HOOK_ID),
+        "X-GitHub-Hook-Installation-Target-ID": str(app_id),
+        "X-GitHub-Hook-Installation-Target-Type": "integration",
+    }
+    if sign:
+        headers["X-Hub-Signature"] = (
+            "sha1=" + hmac.new(secret.encode(), body, hashlib.sha1).hexdigest()
+        )
+        headers["X-Hub-Signature-256"] = signature_256(secret, body)
+    return headers
+
+
+def _envelope(shapes: Shapes, action: str, sender: str) -> dict[str, Any]:
+    installation_id = shapes.world.app.installation_id
+    return {
+        "action": action,
+        "repository": shapes.repository(),
+        "installation": {
+            "id": installation_id,
+            "node_id": node_id("Installation", installation_id),
+        },
+        "sender": shapes.user(sender),
+    }
+
+
+def check_run_completed(shapes: Shapes, run: CheckRun) -> Json:
+    envelope = _envelope(shapes, "completed", shapes.world.pulls[run.check.pr].spec.author)
+    if run.check.is_actions:
+        envelope["sender"] = shapes.user("github-actions[bot]")
+    check_run = shapes.check_run(run)
+    check_run["check_suite"] = shapes.check_suite_brief(run)
+    payload = {"action": "completed", "check_run": check_run, **envelope}
+    return payload
+
+
+def issue_comment_created(shapes: Shapes, comment: Comment) -> Json:
+    payload = {
+        "issue": shapes.issue(shapes.world.issues[comment.issue]),
+        "comment": shapes.comment(comment),
+        **_envelope(shapes, "created", comment.user),
+    }
+    return payload

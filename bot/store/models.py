@@ -1,0 +1,52 @@
+"""Rows the store hands out."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, Field
+
+from bot.triage.models import Decision
+
+
+class DeliveryState(StrEnum):
+    PENDING = "pending"  # waiting (new, or retrying after a transient failure)
+    CLAIMED = "claimed"  # a worker holds it until its lease ends
+    DONE = "done"
+    DEAD = "dead"  # dead-lettered after too many attempts or a permanent error
+
+
+class Delivery(BaseModel):
+    id: str  # X-GitHub-Delivery
+    event: str
+    action: str | None
+    payload: bytes
+    state: DeliveryState
+    attempts: int
+    received_at: float
+    next_attempt_at: float
+    last_error: str | None = None
+    claim_token: str | None = None
+
+
+class CheckAttempt(BaseModel):
+    """One completed attempt of one check run that the bot looked at."""
+
+    repo: str
+    pr_number: int
+    head_sha: str
+    check_name: str
+    check_run_id: int
+    html_url: str
+    attempt: int
+    conclusion: str
+    decisions: list[Decision] = Field(default_factory=list)
+    rerun_note: str | None = None
+    recorded_at: float
+
+
+class StickyComment(BaseModel):
+    repo: str
+    pr_number: int
+    comment_id: int
+    body_sha: str  # hash of the last body we wrote, to skip identical edits

@@ -1,0 +1,328 @@
+"""SQLite backend: the embedded default, one file, zero setup."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+
+from bot.store.migrations import migration_files
+from bot.store.models import CheckAttempt, Delivery, DeliveryState, StickyComment
+from bot.triage.models import Decision
+
+_DELIVERY_COLUMNS = (
+    "id, event, action, payload, state, attempts, received_at, next_attempt_at, "
+    "last_error, claim_token"
+)
+
+
+def sqlite_path(database_url: str) -> str:
+    """`sqlite:///relative.db`, `sqlite:////abs/path.db` or `sqlite://:memory:`."""
+    rest = database_url.removeprefix("sqlite:")
+    if rest in ("//:memory:", ":memory:"):
+        return ":memory:"
+    if rest.startswith("///"):
+        return rest[3:]
+    raise ValueError(f"cannot read a SQLite path from {database_url!r}")
+
+
+def _delivery(row: Any) -> Delivery:
+    return Delivery(
+        id=row[0],
+        event=row[1],
+        action=row[2],
+        payload=bytes(row[3]),
+        state=DeliveryState(row[4]),
+        attempts=row[5],
+        received_at=row[6],
+        next_attempt_at=row[7],
+        last_error=row[8],
+        claim_token=row[9],
+    )
+
+
+def _attempt(row: Any) -> CheckAttempt:
+    return CheckAttempt(
+        repo=row[0],
+        check_run_id=row[1],
+        pr_number=row[2],
+        head_sha=row[3],
+        check_name=row[4],
+        html_url=row[5],
+        attempt=row[6],
+        conclusion=row[7],
+        decisions=[Decision.model_validate(d) for d in json.loads(row[8])],
+        rerun_note=row[9],
+        recorded_at=row[10],
+    )
+
+
+class SQLiteStore:
+    def __init__(self, db: aiosqlite.Connection) -> None:
+        self._db = db
+        self._pr_locks: dict[tuple[str, int], asyncio.Lock] = {}
+
+    @classmethod
+    async def open(cls, database_url: str) -> SQLiteStore:
+        path = sqlite_path(database_url)
+        if path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        # Autocommit: every statement below is atomic on its own, so any number of
+        # processes can share the file (a CLI reading while `serve` writes).
+        db = await aiosqlite.connect(path, isolation_level=None)
+        await db.execute("PRAGMA journal_mode=WAL")
+        await db.execute("PRAGMA busy_timeout=10000")
+        await db.execute("PRAGMA synchronous=NORMAL")
+        store = cls(db)
+        await store.migrate()
+        return store
+
+    async def migrate(self) -> list[str]:
+        """Apply the migrations not applied yet; returns their names."""
+        await self._db.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations "
+            "(version INTEGER PRIMARY KEY, name TEXT NOT NULL)"
+        )
+        applied = []
+        for version, name, sql in migration_files("sqlite"):
+            await self._db.execute("BEGIN IMMEDIATE")
+            try:
+                rows = await self._db.execute_fetchall(
+                    "SELECT 1 FROM schema_migrations WHERE version = ?", (version,)
+                )
+                if not list(rows):
+                    for statement in sql.split(";"):
+                        if statement.strip():
+                            await self._db.execute(statement)
+                    await self._db.execute(
+                        "INSERT INTO schema_migrations (version, name) VALUES (?, ?)",
+                        (version, name),
+                    )
+                    applied.append(name)
+                await self._db.execute("COMMIT")
+            except BaseException:
+                await self._db.execute("ROLLBACK")
+                raise
+        return applied
+
+    async def close(self) -> None:
+        await self._db.close()
+
+    async def ping(self) -> None:
+        await self._db.execute_fetchall("SELECT 1")
+
+    # --- inbox ---------------------------------------------------------------------------
+    async def put_delivery(
+        self, delivery_id: str, event: str, action: str | None, payload: bytes, now: float
+    ) -> bool:
+        cursor = await self._db.execute(
+            "INSERT INTO deliveries (id, event, action, payload, state, received_at, "
+            "next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
+            (delivery_id, event, action, payload, DeliveryState.PENDING, now, now),
+        )
+        return cursor.rowcount == 1
+
+    async def claim(self, now: float, lease_seconds: float, limit: int) -> list[Delivery]:
+        token = secrets.token_hex(8)
+        rows = await self._db.execute_fetchall(
+            f"UPDATE deliveries SET state = 'claimed', claim_token = ?, lease_until = ?, "
+            f"attempts = attempts + 1 WHERE id IN ("
+            f"  SELECT id FROM deliveries WHERE"
+            f"  (state = 'pending' AND next_attempt_at <= ?) OR"
+            f"  (state = 'claimed' AND lease_until <= ?)"
+            f"  ORDER BY next_attempt_at LIMIT ?"
+            f") RETURNING {_DELIVERY_COLUMNS}",
+            (token, now + lease_seconds, now, now, limit),
+        )
+        return sorted((_delivery(r) for r in rows), key=lambda d: d.next_attempt_at)
+
+    async def _finish(
+        self, delivery_id: str, claim_token: str, state: DeliveryState, **values: Any
+    ) -> None:
+        sets = ", ".join(f"{column} = ?" for column in values)
+        await self._db.execute(
+            f"UPDATE deliveries SET state = ?, claim_token = NULL, lease_until = NULL, {sets} "
+            f"WHERE id = ? AND claim_token = ?",
+            (state, *values.values(), delivery_id, claim_token),
+        )
+
+    async def complete(self, delivery_id: str, claim_token: str, now: float) -> None:
+        await self._finish(
+            delivery_id, claim_token, DeliveryState.DONE, finished_at=now, last_error=None
+        )
+
+    async def retry_later(
+        self, delivery_id: str, claim_token: str, error: str, next_attempt_at: float
+    ) -> None:
+        await self._finish(
+            delivery_id,
+            claim_token,
+            DeliveryState.PENDING,
+            last_error=error,
+            next_attempt_at=next_attempt_at,
+        )
+
+    async def dead_letter(self, delivery_id: str, claim_token: str, error: str, now: float) -> None:
+        await self._finish(
+            delivery_id, claim_token, DeliveryState.DEAD, last_error=error, finished_at=now
+        )
+
+    async def list_deliveries(
+        self, limit: int, states: Sequence[DeliveryState] | None = None
+    ) -> list[Delivery]:
+        where, params = "", []
+        if states:
+            where = f"WHERE state IN ({', '.join('?' for _ in states)})"
+            params = [str(s) for s in states]
+        rows = await self._db.execute_fetchall(
+            f"SELECT {_DELIVERY_COLUMNS} FROM deliveries {where} "
+            f"ORDER BY received_at DESC, id LIMIT ?",
+            (*params, limit),
+        )
+        return [_delivery(r) for r in rows]
+
+    async def replay(self, delivery_id: str, now: float) -> bool:
+        cursor = await self._db.execute(
+            "UPDATE deliveries SET state = 'pending', attempts = 0, next_attempt_at = ?, "
+            "claim_token = NULL, lease_until = NULL, finished_at = NULL WHERE id = ?",
+            (now, delivery_id),
+        )
+        return cursor.rowcount == 1
+
+    async def inbox_depth(self) -> tuple[int, float | None]:
+        rows = list(
+            await self._db.execute_fetchall(
+                "SELECT count(*), min(received_at) FROM deliveries "
+                "WHERE state IN ('pending', 'claimed')"
+            )
+        )
+        return int(rows[0][0]), rows[0][1]
+
+    # --- triage record ---------------------------------------------------------------------
+    async def record_check_attempt(self, attempt: CheckAttempt) -> None:
+        decisions = json.dumps([d.model_dump(mode="json") for d in attempt.decisions])
+        await self._db.execute(
+            "INSERT INTO check_attempts (repo, check_run_id, pr_number, head_sha, check_name, "
+            "html_url, attempt, conclusion, decisions, rerun_note, recorded_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (repo, check_run_id) DO UPDATE "
+            "SET attempt = excluded.attempt, conclusion = excluded.conclusion, "
+            "decisions = excluded.decisions, rerun_note = excluded.rerun_note, "
+            "recorded_at = excluded.recorded_at",
+            (
+                attempt.repo,
+                attempt.check_run_id,
+                attempt.pr_number,
+                attempt.head_sha,
+                attempt.check_name,
+                attempt.html_url,
+                attempt.attempt,
+                attempt.conclusion,
+                decisions,
+                attempt.rerun_note,
+                attempt.recorded_at,
+            ),
+        )
+
+    _ATTEMPT_COLUMNS = (
+        "repo, check_run_id, pr_number, head_sha, check_name, html_url, attempt, conclusion, "
+        "decisions, rerun_note, recorded_at"
+    )
+
+    async def check_attempts_for_pr(self, repo: str, pr_number: int) -> list[CheckAttempt]:
+        rows = await self._db.execute_fetchall(
+            f"SELECT {self._ATTEMPT_COLUMNS} FROM check_attempts WHERE repo = ? AND "
+            f"pr_number = ? ORDER BY recorded_at, check_run_id",
+            (repo, pr_number),
+        )
+        return [_attempt(r) for r in rows]
+
+    async def check_attempts_for(
+        self, repo: str, head_sha: str, check_name: str
+    ) -> list[CheckAttempt]:
+        rows = await self._db.execute_fetchall(
+            f"SELECT {self._ATTEMPT_COLUMNS} FROM check_attempts WHERE repo = ? AND "
+            f"head_sha = ? AND check_name = ? ORDER BY attempt, check_run_id",
+            (repo, head_sha, check_name),
+        )
+        return [_attempt(r) for r in rows]
+
+    async def reserve_rerun(
+        self, repo: str, head_sha: str, check_name: str, job_id: int, budget: int, now: float
+    ) -> bool:
+        # One statement, so concurrent tasks and processes cannot both take the last rerun.
+        await self._db.execute(
+            "INSERT INTO reruns (repo, head_sha, check_name, job_id, status, requested_at) "
+            "SELECT ?, ?, ?, ?, 0, ? WHERE (SELECT count(*) FROM reruns WHERE repo = ? "
+            "AND head_sha = ? AND check_name = ?) < ? ON CONFLICT (repo, job_id) DO NOTHING",
+            (repo, head_sha, check_name, job_id, now, repo, head_sha, check_name, budget),
+        )
+        rows = list(
+            await self._db.execute_fetchall(
+                "SELECT status FROM reruns WHERE repo = ? AND job_id = ?", (repo, job_id)
+            )
+        )
+        return bool(rows) and rows[0][0] == 0
+
+    async def finish_rerun(self, repo: str, job_id: int, status: int) -> None:
+        await self._db.execute(
+            "UPDATE reruns SET status = ? WHERE repo = ? AND job_id = ?", (status, repo, job_id)
+        )
+
+    async def reruns_for(self, repo: str, head_sha: str, check_name: str) -> list[int]:
+        rows = await self._db.execute_fetchall(
+            "SELECT status FROM reruns WHERE repo = ? AND head_sha = ? AND check_name = ? "
+            "ORDER BY requested_at",
+            (repo, head_sha, check_name),
+        )
+        return [int(r[0]) for r in rows]
+
+    # --- sticky comment ------------------------------------------------------------------
+    @asynccontextmanager
+    async def pr_lock(self, repo: str, pr_number: int) -> AsyncIterator[None]:
+        lock = self._pr_locks.setdefault((repo, pr_number), asyncio.Lock())
+        async with lock:
+            yield
+
+    async def get_sticky_comment(self, repo: str, pr_number: int) -> StickyComment | None:
+        rows = list(
+            await self._db.execute_fetchall(
+                "SELECT comment_id, body_sha FROM sticky_comments WHERE repo = ? AND pr_number = ?",
+                (repo, pr_number),
+            )
+        )
+        if not rows:
+            return None
+        return StickyComment(
+            repo=repo, pr_number=pr_number, comment_id=rows[0][0], body_sha=rows[0][1]
+        )
+
+    async def save_sticky_comment(self, comment: StickyComment) -> None:
+        await self._db.execute(
+            "INSERT INTO sticky_comments (repo, pr_number, comment_id, body_sha) "
+            "VALUES (?, ?, ?, ?) ON CONFLICT (repo, pr_number) DO UPDATE "
+            "SET comment_id = excluded.comment_id, body_sha = excluded.body_sha",
+            (comment.repo, comment.pr_number, comment.comment_id, comment.body_sha),
+        )
+
+    # --- installations -------------------------------------------------------------------
+    async def set_installation(
+        self, installation_id: int, account: str, active: bool, now: float
+    ) -> None:
+        await self._db.execute(
+            "INSERT INTO installations (id, account, active, updated_at) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (id) DO UPDATE SET account = excluded.account, "
+            "active = excluded.active, updated_at = excluded.updated_at",
+            (installation_id, account, int(active), now),
+        )
+
+    async def installations(self) -> list[tuple[int, str, bool]]:
+        rows = await self._db.execute_fetchall(
+            "SELECT id, account, active FROM installations ORDER BY id"
+        )
+        return [(int(r[0]), str(r[1]), bool(r[2])) for r in rows]

@@ -1,0 +1,1 @@
+"""Pure triage core: plain data in, plain data out, no I/O."""

@@ -1,0 +1,159 @@
+"""The paths a failed test depends on, and which changed paths fall inside them.
+
+A footprint entry is one of three kinds of repo-relative POSIX path:
+
+- a file, matched exactly: ``tests/bus/test_core.py``;
+- a directory ending in ``/``, matching every path under it: ``tests/bus/``;
+- a pattern starting with ``**/``, matching that tail anywhere in the tree:
+  ``**/bus/core.py`` matches ``bus/core.py`` and ``src/bus/core.py`` but not
+  ``core.py`` or ``src/core.py``.
+
+Conventional pair rule: the pair of a test file is its name with the test
+affix removed (``test_core.py`` -> ``core.py``, ``core.test.ts`` -> ``core.ts``,
+``CoreTest.java`` -> ``Core.java``), under the test's directory with everything
+up to and including the last test-root directory (``tests``, ``test``,
+``__tests__``, ...) dropped, at any depth. So ``tests/bus/test_core.py`` pairs
+with ``**/bus/core.py`` and ``tests/test_core.py`` with ``**/core.py``. Patterns
+over-match rather than under-match on purpose: a wrong "related" costs a
+reviewer a look, a wrong "unrelated" costs their trust.
+
+Paths that are absolute or climb out of the repo (a ``..`` segment) are not
+repo paths: they never enter a footprint and never match one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from bot.triage.models import Failure, Footprint, FootprintEntry
+
+REASON_TEST_FILE = "test file"
+REASON_TRACEBACK = "in traceback"
+REASON_PAIR = "conventional pair"
+REASON_DIRECTORY = "test package directory"
+
+PATTERN_PREFIX = "**/"
+
+_TEST_ROOTS = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs"})
+
+# (test file name, its pair's name): first match wins.
+_PAIR_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"^test_(?P<stem>.+)\.py$"), r"\g<stem>.py"),
+    (re.compile(r"^(?P<stem>.+)_test\.(?P<ext>py|go|rb)$"), r"\g<stem>.\g<ext>"),
+    (re.compile(r"^(?P<stem>.+)_spec\.rb$"), r"\g<stem>.rb"),
+    (
+        re.compile(r"^(?P<stem>.+)\.(?:test|spec)\.(?P<ext>[cm]?[jt]sx?)$"),
+        r"\g<stem>.\g<ext>",
+    ),
+    (re.compile(r"^(?P<stem>[A-Z]\w*?)Tests?\.(?P<ext>java|kt|scala|cs)$"), r"\g<stem>.\g<ext>"),
+)
+
+
+def normalise_path(path: str) -> str | None:
+    """The path in canonical repo-relative form, or None when it is not a repo path.
+
+    Drops ``.`` and empty segments; keeps a trailing ``/`` (a directory). Refuses
+    absolute paths, ``..`` segments and NUL bytes rather than resolving them.
+    """
+    if not path or path.startswith("/") or "\x00" in path:
+        return None
+    segments = path.split("/")
+    if ".." in segments:
+        return None
+    kept = [segment for segment in segments if segment not in ("", ".")]
+    if not kept:
+        return None
+    joined = "/".join(kept)
+    return joined + "/" if path.endswith("/") else joined
+
+
+def locate_test_file(failure: Failure) -> str | None:
+    """The failure's test file: its own ``file``, else the path part of a
+    ``path::name`` test id (pytest, and most parsers that follow it)."""
+    if failure.file:
+        return normalise_path(failure.file)
+    head, separator, _ = failure.test_id.partition("::")
+    if separator and "." in head.rsplit("/", 1)[-1]:
+        return normalise_path(head)
+    return None
+
+
+def pair_pattern(test_file: str) -> str | None:
+    """The conventional pair of a test file as a ``**/`` pattern (see module doc)."""
+    directory, _, name = test_file.rpartition("/")
+    for rule, replacement in _PAIR_RULES:
+        if rule.match(name):
+            paired = rule.sub(replacement, name)
+            break
+    else:
+        return None
+    parts = directory.split("/") if directory else []
+    roots = [index for index, part in enumerate(parts) if part in _TEST_ROOTS]
+    tail = parts[roots[-1] + 1 :] if roots else parts
+    return PATTERN_PREFIX + "/".join([*tail, paired])
+
+
+def footprint(failure: Failure) -> Footprint:
+    """Every path the failed test depends on, strongest evidence first.
+
+    A path reached by two routes keeps its first (strongest) reason.
+    """
+    candidates: list[FootprintEntry] = []
+    test_file = locate_test_file(failure)
+    if test_file is not None:
+        candidates.append(FootprintEntry(path=test_file, reason=REASON_TEST_FILE))
+    for raw in failure.trace_paths:
+        path = normalise_path(raw)
+        if path is not None:
+            candidates.append(FootprintEntry(path=path, reason=REASON_TRACEBACK))
+    if test_file is not None:
+        pattern = pair_pattern(test_file)
+        if pattern is not None:
+            candidates.append(FootprintEntry(path=pattern, reason=REASON_PAIR))
+        directory = test_file.rpartition("/")[0]
+        # A test at the repo root has no package directory: "everything" is no footprint.
+        if directory:
+            candidates.append(FootprintEntry(path=directory + "/", reason=REASON_DIRECTORY))
+    seen: set[str] = set()
+    entries: list[FootprintEntry] = []
+    for entry in candidates:
+        if entry.path not in seen:
+            seen.add(entry.path)
+            entries.append(entry)
+    return Footprint(test_id=failure.test_id, entries=entries)
+
+
+def entry_contains(entry_path: str, changed_path: str) -> bool:
+    """Whether one footprint entry covers one (already normalised) changed path."""
+    if entry_path.startswith(PATTERN_PREFIX):
+        tail = entry_path.removeprefix(PATTERN_PREFIX)
+        return changed_path == tail or changed_path.endswith("/" + tail)
+    if entry_path.endswith("/"):
+        return changed_path.startswith(entry_path)
+    return changed_path == entry_path
+
+
+def matches(footprint: Footprint, changed_paths: Iterable[str]) -> list[tuple[str, FootprintEntry]]:
+    """The changed paths inside the footprint, each with the first entry that covers it.
+
+    Changed paths come back normalised, in their given order, each once.
+    """
+    found: list[tuple[str, FootprintEntry]] = []
+    seen: set[str] = set()
+    for raw in changed_paths:
+        path = normalise_path(raw)
+        if path is None or path in seen:
+            continue
+        seen.add(path)
+        for entry in footprint.entries:
+            if _is_safe_entry(entry.path) and entry_contains(entry.path, path):
+                found.append((path, entry))
+                break
+    return found
+
+
+def _is_safe_entry(entry_path: str) -> bool:
+    # Entries can be built by hand (tests, config mappings), not only by footprint().
+    bare = entry_path.removeprefix(PATTERN_PREFIX)
+    return normalise_path(bare) == bare

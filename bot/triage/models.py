@@ -1,0 +1,51 @@
+"""Plain data that flows through triage: failures, footprints, verdicts."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, Field
+
+
+class Verdict(StrEnum):
+    FLAKY = "flaky"
+    UNRELATED = "unrelated"
+    BROKEN_BASE = "broken-base"
+    INFRA = "infra"
+    RELATED = "related"
+    UNKNOWN = "unknown"
+
+
+class Failure(BaseModel):
+    """One failed test as read from a log, report or annotation."""
+
+    test_id: str  # stable across runs, e.g. "tests/bus/test_core.py::TestBus::test_publish"
+    name: str  # the test's own name, e.g. "TestBus::test_publish"
+    file: str | None = None  # repo-relative path of the test file, when known
+    framework: str  # "pytest", ...
+    location: str | None = None  # "path/to/file.py:42", where the failure was raised
+    message: str = ""  # first line(s) of the error, raw (escaping is report/'s job)
+    signature: str = ""  # normalised message: stable across runs of the same failure
+    trace_paths: list[str] = Field(default_factory=list)  # repo paths seen in its traceback
+
+
+class FootprintEntry(BaseModel):
+    """A path (a file, or a directory ending in "/") a test depends on, and why."""
+
+    path: str
+    reason: str
+
+
+class Footprint(BaseModel):
+    test_id: str
+    entries: list[FootprintEntry]
+
+
+class Decision(BaseModel):
+    """The verdict on one failure (or on a whole check when no test was identified)."""
+
+    failure: Failure | None
+    verdict: Verdict
+    evidence: str  # one line a reviewer can check
+    matched_paths: list[str] = Field(default_factory=list)  # changed paths inside the footprint
+    footprint: list[FootprintEntry] = Field(default_factory=list)

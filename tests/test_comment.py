@@ -1,0 +1,275 @@
+"""The sticky PR comment: headline, table, details, outdated section, cap, determinism.
+
+Modelled on what PyTorch's Dr. CI comment does well (docs: /work/shared/style.md):
+one comment found by marker, a headline that says the outcome with counts,
+failures grouped by verdict with evidence, details collapsed.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from bot.report.comment import COMMANDS, MARKER, MAX_LENGTH, render_comment
+from bot.report.models import CheckReport, CommentInput
+from bot.triage.models import Decision, Failure, Verdict
+from bot.triage.verdict import decide
+
+HEAD = "0123456789abcdef0123456789abcdef01234567"
+OLD_HEAD = "fedcba9876543210fedcba9876543210fedcba98"
+JOB_URL = "https://github.com/octo/bus/actions/runs/11/job/22"
+
+
+def failure(
+    test_id: str = "tests/bus/test_core.py::TestBus::test_publish",
+    message: str = "AssertionError: assert 1 == 2",
+) -> Failure:
+    return Failure(
+        test_id=test_id,
+        name=test_id.rpartition("::")[2],
+        framework="pytest",
+        location="src/bus/core.py:42",
+        message=message,
+        trace_paths=["src/bus/core.py"],
+    )
+
+
+def check(
+    decisions: list[Decision],
+    *,
+    name: str = "unit (3.11)",
+    conclusion: str = "failure",
+    attempt: int = 1,
+    rerun_note: str | None = None,
+    head_sha: str = HEAD,
+    url: str = JOB_URL,
+) -> CheckReport:
+    return CheckReport(
+        check_name=name,
+        html_url=url,
+        head_sha=head_sha,
+        attempt=attempt,
+        conclusion=conclusion,
+        decisions=decisions,
+        rerun_note=rerun_note,
+    )
+
+
+def comment(*checks: CheckReport, outdated: list[CheckReport] | None = None) -> str:
+    inp = CommentInput(
+        repo="octo/bus", pr_number=7, head_sha=HEAD, checks=list(checks), outdated=outdated or []
+    )
+    return render_comment(inp)
+
+
+def headline_of(text: str) -> str:
+    return text.split("\n")[1]
+
+
+def outside_code(text: str) -> str:
+    """The comment with fenced blocks and code spans removed: the parts GitHub
+    scans for mentions, references and HTML."""
+    text = re.sub(r"^(`{3,})text\n.*?\n\1$", "", text, flags=re.MULTILINE | re.DOTALL)
+    return re.sub(r"(?<!\\)(`+)(?!`).*?(?<!`)\1(?!`)", "", text)
+
+
+UNRELATED = decide([failure()], ["docs/index.md"])
+FLAKY = decide([failure()], ["docs/index.md"], passed_on_rerun=True)
+RELATED = decide([failure()], ["src/bus/core.py"])
+NO_TEST = decide([], ["docs/index.md"])
+
+
+@pytest.mark.parametrize(
+    ("checks", "headline"),
+    [
+        ([check(FLAKY)], "**1 failure — likely flaky, unrelated to this PR**"),
+        (
+            [check(RELATED), check(UNRELATED, name="lint")],
+            "**2 failures — 1 related to this PR**",
+        ),
+        ([check(RELATED)], "**1 failure — related to this PR**"),
+        (
+            [check(UNRELATED, rerun_note="rerun requested (attempt 2)")],
+            "**1 failure — unrelated to this PR (rerun pending)**",
+        ),
+        (
+            [check(decide([failure()], ["x.md"], reproduced_on_rerun=True), attempt=2)],
+            "**1 failure — unrelated to this PR (failed again on rerun)**",
+        ),
+        ([check(UNRELATED)], "**1 failure — unrelated to this PR**"),
+        (
+            [check(FLAKY, conclusion="success", attempt=2, rerun_note="passed on rerun")],
+            "**All checks pass after rerun**",
+        ),
+        (
+            [
+                check(
+                    decide([failure()], ["src/bus/core.py"], passed_on_rerun=True),
+                    conclusion="success",
+                )
+            ],
+            "**1 failure — related to this PR; all checks pass after rerun**",
+        ),
+        ([check(NO_TEST)], "**1 check failed — no failed test identified**"),
+        ([check([])], "**1 check failed — no failed test identified**"),
+        (
+            [check(FLAKY), check(UNRELATED * 2, name="e2e", rerun_note="rerun requested")],
+            "**3 failures — 1 likely flaky, unrelated to this PR; "
+            "2 unrelated to this PR (rerun pending)**",
+        ),
+        (
+            [check(FLAKY), check(NO_TEST, name="build")],
+            "**1 failure — likely flaky, unrelated to this PR; "
+            "1 more check with no test identified**",
+        ),
+        ([], "**No failed checks on this commit**"),
+    ],
+)
+def test_headline_says_the_outcome_with_counts(checks: list[CheckReport], headline: str) -> None:
+    text = comment(*checks)
+
+    assert text.split("\n")[0] == MARKER
+    assert headline_of(text) == headline
+
+
+def test_table_row_links_the_check_and_shows_test_verdict_and_evidence() -> None:
+    text = comment(check(RELATED))
+
+    assert (
+        "| [unit (3.11)](https://github.com/octo/bus/actions/runs/11/job/22) "
+        "| `tests/bus/test_core.py::TestBus::test_publish` | related "
+        "| this PR changes src/bus/core.py, which is in its traceback |"
+    ) in text.split("\n")
+
+
+def test_rows_are_ordered_by_what_needs_attention_first() -> None:
+    text = comment(
+        check(FLAKY, name="a-flaky"), check(UNRELATED, name="b-unrelated"), check(RELATED, name="z")
+    )
+
+    rows = [line for line in text.split("\n") if line.startswith("| [")]
+    assert [row.split("|")[3].strip() for row in rows] == ["related", "unrelated", "likely flaky"]
+
+
+def test_details_show_footprint_changed_paths_message_location_and_rerun() -> None:
+    text = comment(check(RELATED, rerun_note="rerun requested (attempt 2)"))
+
+    details = text[text.index("<details>") : text.index("</details>")]
+    assert "<summary>test_publish in unit (3.11): related</summary>" in details
+    assert "- **Changed paths in its footprint:** `src/bus/core.py` (in traceback)" in details
+    assert "`tests/bus/` (test package directory)" in details
+    assert "- **Location:** `src/bus/core.py:42`" in details
+    assert "- **Rerun:** rerun requested (attempt 2)" in details
+    assert "```text\nAssertionError: assert 1 == 2\n```" in details
+
+
+def test_no_details_section_for_a_check_without_an_identified_test() -> None:
+    assert "<details>" not in comment(check(NO_TEST))
+
+
+def test_hostile_test_names_and_messages_stay_inert() -> None:
+    hostile = "tests/test_x.py::test_`a|b`<script>alert(1)</script>@everyone #1"
+    message = "boom | <img src=x onerror=alert(1)>\n```\n@everyone see #1 and GH-2\n```\n</details>"
+    decisions = decide([failure(hostile, message)], ["docs/index.md"])
+
+    text = comment(check(decisions, name="build | <b>@everyone</b> #1", url=JOB_URL + ")|x"))
+
+    (row,) = [line for line in text.split("\n") if line.startswith("| [")]
+    assert len(re.findall(r"(?<!\\)\|", row)) == 5, "a cell was split"
+    assert "(https://github.com/octo/bus/actions/runs/11/job/22%29%7Cx)" in row
+    visible = outside_code(text)
+    assert re.search(r"<(script|img|b)\b", visible) is None
+    assert re.search(r"@everyone|#\d|GH-\d", visible) is None
+    assert visible.count("</details>") == visible.count("<details>") == 1
+    excerpt = re.search(r"^(`{3,})text\n(.*?)\n\1$", text, re.MULTILINE | re.DOTALL)
+    assert excerpt is not None and "</details>" in excerpt[2], "the excerpt was cut or lost"
+    assert re.search(r"@everyone|#\d|GH-\d", excerpt[2]) is None
+
+
+def test_a_non_http_link_is_not_linked() -> None:
+    text = comment(check(RELATED, url="javascript:alert(1)"))
+
+    assert "javascript:" not in text
+    assert "| unit (3.11) |" in text
+
+
+def test_outdated_results_are_one_collapsed_section() -> None:
+    old = check(UNRELATED, head_sha=OLD_HEAD, name="old-check")
+
+    text = comment(check(RELATED), outdated=[old, old.model_copy(update={"check_name": "lint"})])
+
+    section = text[text.index("Outdated (earlier commits)") :]
+    assert text.count("Outdated (earlier commits)") == 1
+    assert "<details>\n<summary>Outdated (earlier commits)</summary>" in text
+    assert "| fedcba9 | [old-check](" in section
+    assert "| fedcba9 | [lint](" in section
+    assert "Outdated" not in comment(check(RELATED))
+
+
+def test_footer_lists_commands_on_one_line_with_the_short_head_sha() -> None:
+    footer = comment(check(RELATED)).rstrip("\n").split("\n")[-1]
+
+    assert all(f"`{command}`" in footer for command in COMMANDS)
+    assert "0123456" in footer and HEAD not in footer
+
+
+def test_same_input_same_text_whatever_the_order_of_checks() -> None:
+    checks = [check(RELATED, name="z"), check(FLAKY, name="a"), check(NO_TEST, name="m")]
+
+    first = comment(*checks)
+
+    assert comment(*checks) == first
+    assert comment(*reversed(checks)) == first
+
+
+def test_the_bot_writes_no_exclamation_marks() -> None:
+    texts = [
+        comment(
+            check(RELATED), check(FLAKY, name="a"), outdated=[check(UNRELATED, head_sha=OLD_HEAD)]
+        ),
+        comment(check(NO_TEST)),
+        comment(check(FLAKY, conclusion="success")),
+        comment(check(UNRELATED, rerun_note="rerun requested")),
+    ]
+
+    for text in texts:
+        assert "!" not in text.replace(MARKER, "")
+
+
+def test_five_thousand_failures_fit_githubs_cap_with_a_note() -> None:
+    failures = [
+        failure(f"tests/pkg{n % 50}/test_mod{n}.py::test_case_{n}", "E   " + "x" * 500 + "\nmore")
+        for n in range(5000)
+    ]
+    current = check(decide(failures, ["docs/index.md"]), rerun_note="rerun requested")
+    older = check(decide(failures[:300], ["docs/index.md"]), head_sha=OLD_HEAD)
+
+    text = comment(current, outdated=[older])
+
+    assert len(text) <= MAX_LENGTH
+    assert headline_of(text) == "**5,000 failures — unrelated to this PR (rerun pending)**"
+    rows = [line for line in text.split("\n") if line.startswith("| [unit")]
+    assert 0 < len(rows) < 5000
+    assert f"{5000 - len(rows):,} of 5,000 table rows" in text
+    assert "5,000 of 5,000 failure details" in text
+    assert "300 of 300 outdated results" in text
+    assert text.rstrip("\n").endswith("This comment describes 0123456.</sub>")
+    assert comment(current, outdated=[older]) == text
+
+
+def test_details_go_before_rows_when_the_cap_is_near() -> None:
+    failures = [failure(f"tests/test_{n}.py::test_{n}", "y" * 2900) for n in range(40)]
+
+    text = comment(check(decide(failures, ["docs/index.md"])))
+
+    assert len(text) <= MAX_LENGTH
+    assert len([line for line in text.split("\n") if line.startswith("| [")]) == 40
+    assert 0 < text.count("<details>") < 40
+    assert f"{40 - text.count('<details>')} of 40 failure details" in text
+
+
+def test_verdict_words_cover_every_verdict() -> None:
+    for verdict in Verdict:
+        decision = Decision(failure=failure(), verdict=verdict, evidence="e")
+        assert comment(check([decision])).count("| e |") == 1
