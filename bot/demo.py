@@ -107,21 +107,18 @@ def _print_timeline(scenario: Scenario, result: DemoResult) -> None:
     print()
     for entry in sim.timeline:
         print(f"  {entry.at - start:7.3f}s  {entry.describe()}")
-    print()
-    for number in sorted({pr.number for pr in scenario.pull_requests}):
-        for comment in sim.bot_comments(number):
-            print(f"--- comment by {comment.user} on #{number} (id {comment.id}) ---")
-            print(comment.body)
-            print("---")
-    print()
     for test_id, verdict in sorted(result.verdicts.items()):
         print(f"verdict: {test_id}: {verdict}")
     if result.problems:
-        print("\nexpectations not met:")
+        print("expectations not met:")
         for problem in result.problems:
             print(f"  - {problem}")
     else:
-        print("\nall expectations met")
+        print("all expectations met")
+    for number in sorted({pr.number for pr in scenario.pull_requests}):
+        for comment in sim.bot_comments(number):
+            print(f"\nthe comment by {comment.user} on #{number}, as it stands:\n")
+            print(comment.body)
 
 
 async def run_demo(scenario_path: Path | None, *, as_json: bool = False) -> int:

@@ -68,7 +68,6 @@ class Worker:
         self._wake = asyncio.Event()
         self._running: set[asyncio.Task[None]] = set()
         self._loop_task: asyncio.Task[None] | None = None
-        self.idle = asyncio.Event()
 
     def notify(self) -> None:
         """A delivery was stored: look now instead of at the next poll."""
@@ -102,10 +101,6 @@ class Worker:
                 task = asyncio.create_task(self.process(delivery), name=f"delivery-{delivery.id}")
                 self._running.add(task)
                 task.add_done_callback(self._finished)
-            if not claimed and not self._running:
-                self.idle.set()
-            else:
-                self.idle.clear()
             if claimed and len(self._running) < self.concurrency:
                 continue
             self._wake.clear()
@@ -119,8 +114,12 @@ class Worker:
     async def process(self, delivery: Delivery) -> None:
         assert delivery.claim_token is not None
         started = time.monotonic()
+        heartbeat = asyncio.create_task(self._keep_lease(delivery))
         try:
-            await self.dispatch(delivery)
+            try:
+                await self.dispatch(delivery)
+            finally:
+                heartbeat.cancel()
         except Exception as exc:
             await self._failed(delivery, exc)
         else:
@@ -129,6 +128,18 @@ class Worker:
             log.info("delivery %s (%s) handled", delivery.id, delivery.event)
         finally:
             self.metrics.handler_seconds.labels(delivery.event).observe(time.monotonic() - started)
+
+    async def _keep_lease(self, delivery: Delivery) -> None:
+        """Renew the lease while the handler runs, so a slow handler is not taken twice."""
+        assert delivery.claim_token is not None
+        while True:
+            await asyncio.sleep(self.lease_seconds / 3)
+            try:
+                await self.store.extend_lease(
+                    delivery.id, delivery.claim_token, time.time() + self.lease_seconds
+                )
+            except Exception:
+                log.warning("delivery %s: could not renew its lease", delivery.id)
 
     async def _failed(self, delivery: Delivery, exc: Exception) -> None:
         assert delivery.claim_token is not None

@@ -53,14 +53,17 @@ async def receive_webhook(request: web.Request) -> web.Response:
     event_name = request.headers.get("X-GitHub-Event")
     delivery_id = request.headers.get("X-GitHub-Delivery")
     signature = request.headers.get("X-Hub-Signature-256")
+    if not signature:
+        return _refuse(401, "missing X-Hub-Signature-256")
+    if not signature.startswith("sha256="):
+        # gidgethub would also verify a "sha1=" value here: refuse the weaker HMAC.
+        return _refuse(401, "X-Hub-Signature-256 must be sha256=<hex>")
+    if not event_name or not delivery_id or len(delivery_id) > 200:
+        return _refuse(400, "missing X-GitHub-Event or X-GitHub-Delivery header")
     try:
         body = await request.read()
     except web.HTTPRequestEntityTooLarge:
         return _refuse(413, f"body larger than {MAX_BODY_BYTES} bytes")
-    if not signature:
-        return _refuse(401, "missing X-Hub-Signature-256")
-    if not event_name or not delivery_id or len(delivery_id) > 200:
-        return _refuse(400, "missing X-GitHub-Event or X-GitHub-Delivery header")
     headers = {
         "content-type": request.headers.get("Content-Type", ""),
         "x-github-event": event_name,
@@ -72,7 +75,7 @@ async def receive_webhook(request: web.Request) -> web.Response:
     except ValidationFailure:
         log.warning("delivery %s refused: bad signature", delivery_id)
         return _refuse(401, "signature does not match")
-    except (BadRequest, ValueError, UnicodeDecodeError):
+    except (BadRequest, ValueError, LookupError):  # LookupError: an unknown charset
         return _refuse(400, "body is not a JSON webhook payload")
     if not isinstance(event.data, dict):
         return _refuse(400, "payload must be a JSON object")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
@@ -11,11 +12,18 @@ from aiohttp import web
 from aiohttp.test_utils import TestServer
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
+from hypothesis import HealthCheck, settings
 
 from bot.metrics import Metrics
 from bot.store.sqlite import SQLiteStore
 
 Serve = Callable[[web.Application], Awaitable[str]]
+
+# Shared, noisy machines: no per-example deadline. In CI, the same examples every run, so a
+# red build always reproduces.
+settings.register_profile("flakybot", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("flakybot-ci", parent=settings.get_profile("flakybot"), derandomize=True)
+settings.load_profile("flakybot-ci" if os.environ.get("CI") else "flakybot")
 
 
 @pytest.fixture

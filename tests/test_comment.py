@@ -100,7 +100,7 @@ NO_TEST = decide([], ["docs/index.md"])
         ([check(UNRELATED)], "**1 failure — unrelated to this PR**"),
         (
             [check(FLAKY, conclusion="success", attempt=2, rerun_note="passed on rerun")],
-            "**All checks pass after rerun**",
+            "**All checks pass after rerun — likely flaky, unrelated to this PR**",
         ),
         (
             [
@@ -112,7 +112,18 @@ NO_TEST = decide([], ["docs/index.md"])
             "**1 failure — related to this PR; all checks pass after rerun**",
         ),
         ([check(NO_TEST)], "**1 check failed — no failed test identified**"),
+        (
+            [check([Decision(failure=None, verdict=Verdict.INFRA, evidence="runner lost")])],
+            "**1 check failed — infrastructure failure, not a test**",
+        ),
         ([check([])], "**1 check failed — no failed test identified**"),
+        (
+            [
+                check([Decision(failure=None, verdict=Verdict.INFRA, evidence="runner lost")]),
+                check(NO_TEST, name="e2e"),
+            ],
+            "**2 checks failed — 1 with no failed test identified; 1 infrastructure, not a test**",
+        ),
         (
             [check(FLAKY), check(UNRELATED * 2, name="e2e", rerun_note="rerun requested")],
             "**3 failures — 1 likely flaky, unrelated to this PR; "

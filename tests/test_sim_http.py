@@ -52,7 +52,6 @@ async def test_app_jwt_is_verified(http: aiohttp.ClientSession) -> None:
     async with Simulator(builtin_scenario(), webhook_secret="s") as sim:
         cases = {
             "good": (signed(sim.private_key_pem), 200),
-            "int iss": (signed(sim.private_key_pem, iss=1), 200),
             "wrong key": (signed(other), 401),
             "expired": (signed(sim.private_key_pem, iat=now - 900, exp=now - 300), 401),
             "wrong iss": (signed(sim.private_key_pem, iss="2"), 401),
@@ -80,8 +79,10 @@ async def test_tokens_are_required_random_and_expire(http: aiohttp.ClientSession
         for header in ({}, {"Authorization": "token nope"}, {"Authorization": "Basic x"}):
             async with http.get(url, headers=header) as answer:
                 assert answer.status == 401
-                assert (await answer.json())["message"] in {"Bad credentials",
-                                                             "Requires authentication"}
+                assert (await answer.json())["message"] in {
+                    "Bad credentials",
+                    "Requires authentication",
+                }
         async with http.get(url, headers={"Authorization": f"Bearer {first}"}) as answer:
             assert answer.status == 200
         sim.tokens.expire_all()
@@ -93,7 +94,9 @@ async def test_pull_files_paginate_with_link_headers(http: aiohttp.ClientSession
     scenario = builtin_scenario()
     pr = scenario.pull_requests[0]
     pr.files = [ChangedFile(filename=f"src/m{i}.py") for i in range(75)]
-    pr.files.append(ChangedFile(filename="src/new.py", status="renamed", previous_filename="src/old.py"))
+    pr.files.append(
+        ChangedFile(filename="src/new.py", status="renamed", previous_filename="src/old.py")
+    )
     async with Simulator(scenario, webhook_secret="s") as sim:
         auth = {"Authorization": f"token {await token_for(sim, http)}"}
         seen: list[dict[str, Any]] = []
@@ -103,7 +106,7 @@ async def test_pull_files_paginate_with_link_headers(http: aiohttp.ClientSession
             async with http.get(url, headers=auth) as answer:
                 seen += await answer.json()
                 link = answer.headers.get("Link", "")
-                url = answer.links["next"]["url"].human_repr() if "next" in answer.links else None
+                url = str(answer.links["next"]["url"]) if "next" in answer.links else None
                 pages += 1
                 if pages == 1:
                     assert 'rel="last"' in link and "page=3" in link
@@ -133,7 +136,9 @@ async def test_if_none_match_answers_304_without_counting(http: aiohttp.ClientSe
     assert sim.calls["GET /repos/{owner}/{repo}/pulls/{pull_number}"] == 3
     assert sim.rate_limited_calls == 2
     assert [e.not_modified for e in sim.timeline if e.path.endswith("/pulls/7")] == [
-        False, True, False,
+        False,
+        True,
+        False,
     ]
 
 
@@ -164,7 +169,7 @@ async def test_fault_rules_fail_the_first_requests(http: aiohttp.ClientSession) 
     rules = [
         FaultRule(method="GET", path=r"/pulls/7$", status=502, times=2),
         FaultRule(path=r"/collaborators/", status=403, headers={"Retry-After": "7"}),
-        FaultRule(path=r"/issues/7/comments", drop_connection=True),
+        FaultRule(path=r"/issues/7/comments", drop_connection=True, times=2),
     ]
     async with Simulator(with_changes(faults=Faults(rules=rules)), webhook_secret="s") as sim:
         auth = {"Authorization": f"token {await token_for(sim, http)}"}
@@ -178,11 +183,15 @@ async def test_fault_rules_fail_the_first_requests(http: aiohttp.ClientSession) 
             assert (answer.status, answer.headers["Retry-After"]) == (403, "7")
         async with http.get(url, headers=auth) as answer:
             assert answer.status == 200
-        with pytest.raises(aiohttp.ClientError):
+        # aiohttp retries an idempotent request once on its own when the connection drops,
+        # so the rule drops two in a row to reach the caller.
+        with pytest.raises(aiohttp.ServerDisconnectedError):
             async with http.get(f"{sim.url}{REPO}/issues/7/comments", headers=auth) as answer:
                 await answer.read()
         async with http.get(f"{sim.url}{REPO}/issues/7/comments", headers=auth) as answer:
             assert answer.status == 200
+    dropped = [e for e in sim.timeline if e.kind == "api" and e.status == 0]
+    assert len(dropped) == 2
 
 
 async def test_probability_rules_are_repeatable_with_a_seed(http: aiohttp.ClientSession) -> None:

@@ -115,7 +115,9 @@ async def test_every_endpoint_matches_the_openapi_schema(
     await call("GET", f"{r}/pulls/{{pull_number}}", f"{REPO}/pulls/7", 200)
     files = await call("GET", f"{r}/pulls/{{pull_number}}/files", f"{REPO}/pulls/7/files", 200)
     assert [entry["filename"] for entry in files] == ["docs/usage.md", "src/cli.py"]
-    pulls = await call("GET", f"{r}/commits/{{commit_sha}}/pulls", f"{REPO}/commits/{head}/pulls", 200)
+    pulls = await call(
+        "GET", f"{r}/commits/{{commit_sha}}/pulls", f"{REPO}/commits/{head}/pulls", 200
+    )
     assert [pull["number"] for pull in pulls] == [7]
     listed = await call(
         "GET", f"{r}/commits/{{ref}}/check-runs", f"{REPO}/commits/{head}/check-runs", 200
@@ -169,8 +171,12 @@ async def test_every_endpoint_matches_the_openapi_schema(
     )
     assert got["body"] == "second"
     reactions = f"{r}/issues/comments/{{comment_id}}/reactions"
-    await call("POST", reactions, f"{REPO}/issues/comments/{cid}/reactions", 201, json={"content": "eyes"})
-    await call("POST", reactions, f"{REPO}/issues/comments/{cid}/reactions", 200, json={"content": "eyes"})
+    await call(
+        "POST", reactions, f"{REPO}/issues/comments/{cid}/reactions", 201, json={"content": "eyes"}
+    )
+    await call(
+        "POST", reactions, f"{REPO}/issues/comments/{cid}/reactions", 200, json={"content": "eyes"}
+    )
 
     issues = await call("GET", f"{r}/issues", f"{REPO}/issues?state=all", 200)
     assert {issue["number"] for issue in issues} == {3, 7}
@@ -211,18 +217,20 @@ async def test_every_endpoint_matches_the_openapi_schema(
         200,
     )
     assert (permission["permission"], permission["role_name"]) == ("write", "maintain")
-    content = await call(
-        "GET", f"{r}/contents/{{path}}", f"{REPO}/contents/.github/flaky.yml", 200
-    )
+    content = await call("GET", f"{r}/contents/{{path}}", f"{REPO}/contents/.github/flaky.yml", 200)
     assert content["type"] == "file" and content["encoding"] == "base64"
     repo = await call("GET", "", REPO, 200)
     assert repo["full_name"] == "acme/bus"
 
 
 async def test_not_found_looks_like_github(sim: Simulator, http: aiohttp.ClientSession) -> None:
-    async with http.post(f"{sim.url}/app/installations/1/access_tokens", headers={
-        "Authorization": "Bearer " + get_jwt(app_id=str(sim.app_id), private_key=sim.private_key_pem)
-    }) as answer:
+    async with http.post(
+        f"{sim.url}/app/installations/1/access_tokens",
+        headers={
+            "Authorization": "Bearer "
+            + get_jwt(app_id=str(sim.app_id), private_key=sim.private_key_pem)
+        },
+    ) as answer:
         token = (await answer.json())["token"]
     for path in (f"{REPO}/pulls/99", f"{REPO}/contents/missing.txt", "/repos/other/repo/pulls/7"):
         async with http.get(sim.url + path, headers={"Authorization": f"token {token}"}) as answer:

@@ -82,7 +82,9 @@ async def token_for(sim: Simulator, http: aiohttp.ClientSession) -> str:
 
 
 async def test_play_sends_a_signed_check_run_that_fits_the_schema(receiver: Receiver) -> None:
-    async with Simulator(builtin_scenario(), webhook_secret=SECRET, webhook_url=receiver.url) as sim:
+    async with Simulator(
+        builtin_scenario(), webhook_secret=SECRET, webhook_url=receiver.url
+    ) as sim:
         await sim.play()
     [(headers, body)] = receiver.deliveries
     assert_signed(headers, body)
@@ -94,10 +96,13 @@ async def test_play_sends_a_signed_check_run_that_fits_the_schema(receiver: Rece
     assert (check_run["name"], check_run["conclusion"]) == ("tests (3.12)", "failure")
     assert check_run["pull_requests"][0]["number"] == 7
     job_url = check_run["details_url"]
-    assert job_url.endswith(f"/acme/bus/actions/runs/{sim.world.runs[check_run['id']].run_id}"
-                            f"/job/{check_run['id']}")
+    assert job_url.endswith(
+        f"/acme/bus/actions/runs/{sim.world.runs[check_run['id']].run_id}/job/{check_run['id']}"
+    )
     assert payload["installation"]["id"] == 1
-    assert [entry.describe() for entry in sim.timeline][-1].startswith("webhook check_run.completed")
+    assert [entry.describe() for entry in sim.timeline][-1].startswith(
+        "webhook check_run.completed"
+    )
 
 
 async def test_fork_pull_requests_are_missing_from_the_payload(receiver: Receiver) -> None:
@@ -140,7 +145,9 @@ async def test_pr_comment_event_fits_the_schema_and_marks_the_pull_request(
 
 
 async def test_rerun_sends_a_new_job_with_a_higher_attempt(receiver: Receiver) -> None:
-    async with Simulator(builtin_scenario(), webhook_secret=SECRET, webhook_url=receiver.url) as sim:
+    async with Simulator(
+        builtin_scenario(), webhook_secret=SECRET, webhook_url=receiver.url
+    ) as sim:
         await sim.play()
         first = receiver.payloads("check_run")[0]["check_run"]
         async with aiohttp.ClientSession() as http:
@@ -186,9 +193,12 @@ async def test_a_refused_rerun_sends_nothing(receiver: Receiver) -> None:
 
 
 async def test_unsigned_delivery_and_custom_delivery_id(receiver: Receiver) -> None:
-    async with Simulator(builtin_scenario(), webhook_secret=SECRET, webhook_url=receiver.url) as sim:
-        status = await sim.send_webhook("ping", {"zen": "Keep it logically awesome."},
-                                        delivery_id="d-1", sign=False)
+    async with Simulator(
+        builtin_scenario(), webhook_secret=SECRET, webhook_url=receiver.url
+    ) as sim:
+        status = await sim.send_webhook(
+            "ping", {"zen": "Keep it logically awesome."}, delivery_id="d-1", sign=False
+        )
     [(headers, _)] = receiver.deliveries
     assert status == 202
     assert headers["X-GitHub-Delivery"] == "d-1"
@@ -205,7 +215,9 @@ async def test_an_unreachable_target_answers_zero() -> None:
 async def test_the_schema_check_rejects_a_payload_without_repository(receiver: Receiver) -> None:
     from jsonschema import ValidationError
 
-    async with Simulator(builtin_scenario(), webhook_secret=SECRET, webhook_url=receiver.url) as sim:
+    async with Simulator(
+        builtin_scenario(), webhook_secret=SECRET, webhook_url=receiver.url
+    ) as sim:
         await sim.play()
     [payload] = receiver.payloads("check_run")
     del payload["repository"]

@@ -20,6 +20,10 @@ FEATURE_ROUTERS: dict[str, routing.Router] = {
 }
 router = routing.Router(*FEATURE_ROUTERS.values())
 
+# Events about the installation itself: GitHub refuses a token to a removed or suspended
+# installation, and their handlers need none.
+NO_CLIENT_EVENTS = frozenset({"installation", "installation_repositories"})
+
 
 async def dispatch(delivery: Delivery, ctx: BotContext) -> None:
     """Run every handler registered for the delivery, each on its own.
@@ -34,7 +38,7 @@ async def dispatch(delivery: Delivery, ctx: BotContext) -> None:
         return
     installation = data.get("installation") or {}
     gh = None
-    if isinstance(installation.get("id"), int):
+    if isinstance(installation.get("id"), int) and delivery.event not in NO_CLIENT_EVENTS:
         gh = await ctx.github.installation_client(installation["id"])
     failures: list[Exception] = []
     for callback in callbacks:

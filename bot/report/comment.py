@@ -104,7 +104,10 @@ def headline(checks: Sequence[CheckReport]) -> str:
     counts = summarise(item.decision for item in tests)
     related = counts[Verdict.RELATED]
     if all_pass and not related:
-        return "**All checks pass after rerun**"
+        if not tests:
+            return "**All checks pass after rerun**"
+        # Say what the passing rerun showed, not only that the checks are green now.
+        return f"**All checks pass after rerun — {'; '.join(_test_parts(tests))}**"
 
     parts: list[str] = []
     if tests:
@@ -120,18 +123,20 @@ def headline(checks: Sequence[CheckReport]) -> str:
     else:
         checks_failed = _check_count(testless)
         subject = f"{_count(checks_failed, 'check')} failed"
-        for verdict, phrase in _TESTLESS_PHRASES:
+        for verdict in VERDICT_WORDS:
             matching = [item for item in testless if item.decision.verdict == verdict]
             if matching:
-                parts.append(_share(_check_count(matching), checks_failed, phrase))
+                whole, share = _TESTLESS_PHRASES.get(verdict, (VERDICT_WORDS[verdict],) * 2)
+                count = _check_count(matching)
+                parts.append(whole if count == checks_failed else f"{count:,} {share}")
     return f"**{subject} — {'; '.join(parts)}**"
 
 
-_TESTLESS_PHRASES = (
-    (Verdict.UNKNOWN, "no failed test identified"),
-    (Verdict.INFRA, "infrastructure failure, not a test"),
-    (Verdict.BROKEN_BASE, "failing on the base branch too"),
-)
+# (said of all failed checks, said of some of them)
+_TESTLESS_PHRASES = {
+    Verdict.UNKNOWN: ("no failed test identified", "with no failed test identified"),
+    Verdict.INFRA: ("infrastructure failure, not a test", "infrastructure, not a test"),
+}
 
 
 def _test_parts(tests: Sequence[_Item]) -> list[str]:

@@ -77,6 +77,9 @@ def escape_html(text: str) -> str:
     return neutralise(html.escape(one_line(text), quote=False))
 
 
+_PIPE = re.compile(r"(\\*)\|")
+
+
 def code_span(text: str, *, in_table: bool = False) -> str:
     """An inline code span showing ``text`` exactly (line breaks become spaces).
 
@@ -93,7 +96,9 @@ def code_span(text: str, *, in_table: bool = False) -> str:
         # backticks from merging with the fence.
         body = f" {body} "
     if in_table:
-        body = body.replace("|", "\\|")
+        # The row splitter skips the character after each backslash: double the
+        # backslashes before a pipe so the pipe's own escape is never consumed.
+        body = _PIPE.sub(lambda m: m.group(1) * 2 + "\\|", body)
     return f"{fence}{body}{fence}"
 
 

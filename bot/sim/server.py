@@ -248,7 +248,7 @@ class Simulator:
         self.calls[f"{request.method} {route}"] += 1
         try:
             response = await handler(request)
-        except ConnectionResetError:
+        except asyncio.CancelledError:
             self.timeline.append(
                 TimelineEntry(
                     kind="api",
@@ -295,7 +295,8 @@ class Simulator:
         if fault.status is None:
             if request.transport is not None:
                 request.transport.abort()
-            raise ConnectionResetError("connection dropped by a scenario fault rule")
+            # aiohttp treats a cancelled handler as a client that went away: no answer, no log.
+            raise asyncio.CancelledError
         response = error(fault.status, "Injected by a scenario fault rule")
         response.headers.update(fault.headers)
         return response

@@ -24,6 +24,9 @@ class Store(Protocol):
     async def claim(self, now: float, lease_seconds: float, limit: int) -> list[Delivery]:
         """Take due deliveries: pending ones whose time has come and claims whose lease ended."""
 
+    async def extend_lease(self, delivery_id: str, claim_token: str, lease_until: float) -> bool:
+        """Keep a claim while its handler still runs; False when the claim was lost."""
+
     async def complete(self, delivery_id: str, claim_token: str, now: float) -> None: ...
 
     async def retry_later(

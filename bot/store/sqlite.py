@@ -152,6 +152,14 @@ class SQLiteStore:
             (state, *values.values(), delivery_id, claim_token),
         )
 
+    async def extend_lease(self, delivery_id: str, claim_token: str, lease_until: float) -> bool:
+        cursor = await self._db.execute(
+            "UPDATE deliveries SET lease_until = ? WHERE id = ? AND claim_token = ? "
+            "AND state = 'claimed'",
+            (lease_until, delivery_id, claim_token),
+        )
+        return cursor.rowcount == 1
+
     async def complete(self, delivery_id: str, claim_token: str, now: float) -> None:
         await self._finish(
             delivery_id, claim_token, DeliveryState.DONE, finished_at=now, last_error=None

@@ -112,7 +112,7 @@ class _Block:
     e_groups: list[list[str]] = field(default_factory=list)
     exception_line: str = ""
     closed: bool = False
-    _in_e_group: bool = False
+    in_e_group: bool = field(default=False, init=False)
 
     def feed(self, line: str) -> None:
         if self.closed:
@@ -123,13 +123,13 @@ class _Block:
         e_line = _E_LINE.match(line)
         if e_line:
             text = (e_line.group("text") or "").strip()
-            if not self._in_e_group:
+            if not self.in_e_group:
                 self.e_groups.append([])
-                self._in_e_group = True
+                self.in_e_group = True
             if text:
                 self.e_groups[-1].append(text)
             return
-        self._in_e_group = False
+        self.in_e_group = False
         frame = _PYTEST_FRAME.match(line) or _NATIVE_FRAME.match(line)
         if frame:
             self.frames.append(_Frame(frame.group("path"), int(frame.group("line"))))
@@ -195,7 +195,7 @@ class _Parser:
         return rec
 
     def set_progress(self, test_id: str, status: str) -> None:
-        self.record(test_id).progress = "RERUN" if "RERUN" in status else status
+        self.record(test_id).progress = status
 
     def feed(self, line: str) -> None:
         section = _SECTION.match(line)
@@ -209,8 +209,6 @@ class _Parser:
                 self.blocks.append(self.block)
             elif self.block is not None:
                 self.block.feed(line)
-            return
-        if self.section == "nothing":
             return
         if self.section == "short test summary info":
             summary = _SUMMARY.match(line)

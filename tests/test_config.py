@@ -1,0 +1,113 @@
+"""App settings from the environment and the lenient per-repo `.github/flaky.yml` parser."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot.config import CommentMode, RepoConfig, Settings, parse_repo_config
+
+_VARIABLES = ("APP_ID", "PRIVATE_KEY", "PRIVATE_KEY_PATH", "WEBHOOK_SECRET", "WEBHOOK_PATH")
+
+
+@pytest.fixture(autouse=True)
+def clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in _VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+
+
+def _settings() -> Settings:
+    return Settings(_env_file=None)
+
+
+def test_missing_for_serve_names_every_absent_variable() -> None:
+    assert _settings().missing_for_serve() == [
+        "APP_ID",
+        "PRIVATE_KEY or PRIVATE_KEY_PATH",
+        "WEBHOOK_SECRET",
+    ]
+
+
+def test_empty_webhook_secret_counts_as_missing(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("APP_ID", "12")
+    monkeypatch.setenv("PRIVATE_KEY_PATH", str(tmp_path / "key.pem"))
+    monkeypatch.setenv("WEBHOOK_SECRET", "")
+    assert _settings().missing_for_serve() == ["WEBHOOK_SECRET"]
+    monkeypatch.setenv("WEBHOOK_SECRET", "s")
+    settings = _settings()
+    assert settings.missing_for_serve() == []
+    assert (settings.app_id, settings.secret()) == (12, "s")
+
+
+def test_private_key_with_literal_newlines_is_unfolded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PRIVATE_KEY", r"-----BEGIN RSA PRIVATE KEY-----\nAAAA\n-----END RSA")
+    assert _settings().private_key_pem() == "-----BEGIN RSA PRIVATE KEY-----\nAAAA\n-----END RSA"
+
+
+def test_private_key_is_read_from_its_path(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, private_key: str
+) -> None:
+    (tmp_path / "key.pem").write_text(private_key)
+    monkeypatch.setenv("PRIVATE_KEY_PATH", str(tmp_path / "key.pem"))
+    assert _settings().private_key_pem() == private_key
+
+
+def test_secrets_are_not_shown_in_the_settings_repr(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WEBHOOK_SECRET", "hush-hush")
+    monkeypatch.setenv("PRIVATE_KEY", "key-material")
+    shown = repr(_settings())
+    assert "hush-hush" not in shown
+    assert "key-material" not in shown
+
+
+def test_webhook_path_defaults_to_probots_and_is_made_absolute(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert _settings().webhook_path == "/api/github/webhooks"
+    monkeypatch.setenv("WEBHOOK_PATH", "hooks")
+    assert _settings().webhook_path == "/hooks"
+
+
+@pytest.mark.parametrize("text", [None, "", "   \n", "# only a comment\n"])
+def test_absent_or_empty_repo_config_gives_defaults(text: str | None) -> None:
+    loaded = parse_repo_config(text)
+    assert (loaded.config, loaded.unknown_keys, loaded.errors) == (RepoConfig(), [], [])
+
+
+def test_repo_config_values_are_read() -> None:
+    loaded = parse_repo_config("comment: always\nrerun: false\nmax_reruns: 3\n")
+    assert loaded.config == RepoConfig(comment=CommentMode.ALWAYS, rerun=False, max_reruns=3)
+    assert loaded.errors == []
+
+
+def test_unknown_keys_are_kept_not_fatal() -> None:
+    loaded = parse_repo_config("rerun: false\nlabels: [flaky]\nzz_extra: 1\n")
+    assert loaded.config.rerun is False
+    assert loaded.unknown_keys == ["labels", "zz_extra"]
+    assert loaded.errors == []
+
+
+def test_invalid_values_fall_back_to_defaults_and_are_named() -> None:
+    loaded = parse_repo_config("comment: sometimes\nmax_reruns: 99\nrerun: false\n")
+    assert loaded.config == RepoConfig(rerun=False)
+    assert len(loaded.errors) == 2
+    assert any("comment" in error for error in loaded.errors)
+    assert any("max_reruns" in error for error in loaded.errors)
+
+
+@pytest.mark.parametrize("text", ["comment: [unclosed\n", "rerun: true\n  bad: indent: here\n"])
+def test_invalid_yaml_is_survived(text: str) -> None:
+    loaded = parse_repo_config(text)
+    assert loaded.config == RepoConfig()
+    assert len(loaded.errors) == 1
+    assert "not valid YAML" in loaded.errors[0]
+
+
+@pytest.mark.parametrize("text", ["- rerun\n- comment\n", "just a string\n", "42\n"])
+def test_yaml_that_is_not_a_mapping_is_survived(text: str) -> None:
+    loaded = parse_repo_config(text)
+    assert loaded.config == RepoConfig()
+    assert loaded.errors == [".github/flaky.yml must be a mapping of settings"]

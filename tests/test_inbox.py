@@ -1,0 +1,189 @@
+"""The inbox worker with a real SQLite store: done, retried, dead-lettered, taken over."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from http import HTTPStatus
+
+import pytest
+from gidgethub import GitHubBroken
+from pydantic import BaseModel
+
+from bot.github.errors import TransientError
+from bot.inbox import RETRY_BASE_SECONDS, Dispatch, HandlerFailures, Worker
+from bot.metrics import Metrics
+from bot.store import Delivery, DeliveryState
+from bot.store.sqlite import SQLiteStore
+
+
+class _Payload(BaseModel):
+    number: int
+
+
+async def _state(store: SQLiteStore, delivery_id: str) -> Delivery:
+    (found,) = [d for d in await store.list_deliveries(100) if d.id == delivery_id]
+    return found
+
+
+async def _wait_for(
+    store: SQLiteStore, delivery_id: str, state: DeliveryState, within: float = 5.0
+) -> Delivery:
+    deadline = time.monotonic() + within
+    while True:
+        current = await _state(store, delivery_id)
+        if current.state == state:
+            return current
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{delivery_id} stayed {current.state}, never {state}")
+        await asyncio.sleep(0.02)
+
+
+async def _claim(store: SQLiteStore, now: float | None = None) -> Delivery:
+    (claimed,) = await store.claim(time.time() if now is None else now, 300.0, 1)
+    return claimed
+
+
+def _raising(exc: Exception) -> Dispatch:
+    async def dispatch(delivery: Delivery) -> None:
+        raise exc
+
+    return dispatch
+
+
+async def test_started_worker_handles_a_delivery(store: SQLiteStore, metrics: Metrics) -> None:
+    seen: list[str] = []
+
+    async def dispatch(delivery: Delivery) -> None:
+        seen.append(delivery.id)
+
+    worker = Worker(store, dispatch, metrics, poll_seconds=0.05)
+    worker.start()
+    try:
+        await store.put_delivery("d1", "check_run", "completed", b"{}", time.time())
+        worker.notify()
+        done = await _wait_for(store, "d1", DeliveryState.DONE)
+    finally:
+        await worker.stop()
+    assert seen == ["d1"]
+    assert done.attempts == 1
+    assert metrics.registry.get_sample_value(
+        "flakybot_deliveries_total", {"event": "check_run", "outcome": "done"}
+    ) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize(
+    "exc",
+    [GitHubBroken(HTTPStatus.BAD_GATEWAY), TransientError("connection reset")],
+    ids=["github-502", "transient"],
+)
+async def test_transient_failure_retries_then_dead_letters(
+    store: SQLiteStore, metrics: Metrics, exc: Exception
+) -> None:
+    worker = Worker(store, _raising(exc), metrics, max_attempts=3)
+    await store.put_delivery("d1", "check_run", "completed", b"{}", time.time())
+    for attempt in (1, 2):
+        before = time.time()
+        claimed = await _claim(store, now=before + 10_000 * attempt)
+        assert claimed.attempts == attempt
+        await worker.process(claimed)
+        waiting = await _state(store, "d1")
+        assert waiting.state == DeliveryState.PENDING
+        assert waiting.next_attempt_at >= before + RETRY_BASE_SECONDS
+        assert waiting.last_error is not None
+        assert type(exc).__name__ in waiting.last_error
+    last = await _claim(store, now=time.time() + 100_000)
+    assert last.attempts == 3
+    await worker.process(last)
+    dead = await _state(store, "d1")
+    assert dead.state == DeliveryState.DEAD
+    assert dead.last_error is not None and type(exc).__name__ in dead.last_error
+    assert metrics.registry.get_sample_value(
+        "flakybot_deliveries_total", {"event": "check_run", "outcome": "retried"}
+    ) == pytest.approx(2.0)
+
+
+async def test_retry_waits_at_least_as_long_as_github_asked(
+    store: SQLiteStore, metrics: Metrics
+) -> None:
+    worker = Worker(store, _raising(TransientError("rate limited", retry_after=600)), metrics)
+    await store.put_delivery("d1", "check_run", "completed", b"{}", time.time())
+    before = time.time()
+    await worker.process(await _claim(store))
+    assert (await _state(store, "d1")).next_attempt_at >= before + 600
+
+
+def _validation_error() -> Exception:
+    try:
+        _Payload.model_validate({"number": "not a number"})
+    except Exception as exc:
+        return exc
+    raise AssertionError("the payload validated")
+
+
+@pytest.mark.parametrize(
+    "exc",
+    [
+        ValueError("bad payload"),
+        _validation_error(),
+        HandlerFailures([ValueError("bad"), GitHubBroken(HTTPStatus.BAD_GATEWAY)]),
+    ],
+    ids=["value-error", "validation-error", "mixed-handler-failures"],
+)
+async def test_permanent_failure_is_dead_lettered_at_once(
+    store: SQLiteStore, metrics: Metrics, exc: Exception
+) -> None:
+    worker = Worker(store, _raising(exc), metrics, max_attempts=6)
+    await store.put_delivery("d1", "check_run", "completed", b"{}", time.time())
+    await worker.process(await _claim(store))
+    dead = await _state(store, "d1")
+    assert (dead.state, dead.attempts) == (DeliveryState.DEAD, 1)
+    assert dead.last_error is not None and type(exc).__name__ in dead.last_error
+
+
+async def test_handler_failures_all_transient_are_retried_after_the_longest_wait(
+    store: SQLiteStore, metrics: Metrics
+) -> None:
+    failures = HandlerFailures(
+        [GitHubBroken(HTTPStatus.BAD_GATEWAY), TransientError("rate limited", retry_after=300)]
+    )
+    worker = Worker(store, _raising(failures), metrics)
+    await store.put_delivery("d1", "check_run", "completed", b"{}", time.time())
+    before = time.time()
+    await worker.process(await _claim(store))
+    retried = await _state(store, "d1")
+    assert retried.state == DeliveryState.PENDING
+    assert retried.next_attempt_at >= before + 300
+
+
+async def test_crashed_worker_leaves_its_claim_for_the_next_worker(
+    store: SQLiteStore, metrics: Metrics
+) -> None:
+    started = asyncio.Event()
+
+    async def hang(delivery: Delivery) -> None:
+        started.set()
+        await asyncio.Event().wait()
+
+    handled: list[str] = []
+
+    async def succeed(delivery: Delivery) -> None:
+        handled.append(delivery.id)
+
+    crashing = Worker(store, hang, metrics, lease_seconds=0.2, poll_seconds=0.05)
+    crashing.start()
+    await store.put_delivery("d1", "check_run", "completed", b"{}", time.time())
+    await asyncio.wait_for(started.wait(), 5)
+    # A hard stop: the handler is cancelled mid-way, nothing is written back.
+    await crashing.stop(grace_seconds=0)
+    held = await _state(store, "d1")
+    assert (held.state, held.attempts) == (DeliveryState.CLAIMED, 1)
+
+    successor = Worker(store, succeed, metrics, lease_seconds=0.2, poll_seconds=0.05)
+    successor.start()
+    try:
+        done = await _wait_for(store, "d1", DeliveryState.DONE)
+    finally:
+        await successor.stop()
+    assert handled == ["d1"]
+    assert done.attempts == 2
