@@ -17,7 +17,6 @@ import yaml
 
 from bot.sim.scenario import builtin_scenario
 from bot.sim.server import Simulator
-from bot.sim.webhooks import check_run_completed
 from bot.store import Delivery, DeliveryState, open_store
 
 SCENARIOS = Path(__file__).parent / "scenarios"
@@ -162,9 +161,8 @@ async def test_a_killed_server_loses_nothing_and_doubles_nothing(tmp_path: Path)
         server = start()
         try:
             await wait_for(answers)
-            run = sim.world.queue_run("tests (3.12)")
-            sim.world.complete_run(run)
-            assert await sim.send_webhook("check_run", check_run_completed(sim.shapes, run)) == 202
+            payload = sim.next_completion("tests (3.12)")
+            assert await sim.send_webhook("check_run", payload) == 202
 
             async def claimed() -> bool:
                 rows = await store.list_deliveries(10)

@@ -8,7 +8,6 @@ from bot.demo import final_verdicts, run_scenario, running, settle
 from bot.report.comment import MARKER
 from bot.runtime import Bot
 from bot.sim.scenario import builtin_scenario, load_scenario
-from bot.sim.webhooks import check_run_completed
 
 SCENARIOS = Path(__file__).parent / "scenarios"
 TEST_ID = "tests/bus/test_core.py::test_publish_waits_for_ack"
@@ -52,9 +51,7 @@ async def test_fork_pull_request_is_found_from_its_head_commit(tmp_path: Path) -
 
 async def test_redelivery_of_the_same_webhook_changes_nothing(tmp_path: Path) -> None:
     async with running(builtin_scenario(), tmp_path) as (sim, bot):
-        run = sim.world.queue_run("tests (3.12)")
-        sim.world.complete_run(run)
-        payload = check_run_completed(sim.shapes, run)
+        payload = sim.next_completion("tests (3.12)")
         statuses = [
             await sim.send_webhook("check_run", payload, delivery_id="same-delivery")
             for _ in range(3)
@@ -72,9 +69,7 @@ async def test_a_new_database_finds_the_existing_comment_instead_of_posting_agai
     tmp_path: Path,
 ) -> None:
     async with running(builtin_scenario(), tmp_path) as (sim, bot):
-        first_run = sim.world.queue_run("tests (3.12)")
-        sim.world.complete_run(first_run)
-        payload = check_run_completed(sim.shapes, first_run)
+        payload = sim.next_completion("tests (3.12)")
         await sim.send_webhook("check_run", payload)
         await settle(sim, bot)
         assert len(sim.bot_comments(7)) == 1
@@ -103,9 +98,7 @@ async def test_unsigned_and_wrongly_signed_webhooks_never_reach_the_inbox(
     tmp_path: Path,
 ) -> None:
     async with running(builtin_scenario(), tmp_path) as (sim, bot):
-        run = sim.world.queue_run("tests (3.12)")
-        sim.world.complete_run(run)
-        payload = check_run_completed(sim.shapes, run)
+        payload = sim.next_completion("tests (3.12)")
         unsigned = await sim.send_webhook("check_run", payload, sign=False)
         sim.webhook_secret = "not-the-secret"
         wrong = await sim.send_webhook("check_run", payload)

@@ -175,6 +175,12 @@ class Simulator:
         )
         return status
 
+    def next_completion(self, check: str) -> dict[str, Any]:
+        """Complete the check's next attempt; its `check_run` webhook payload, not yet sent."""
+        run = self.world.queue_run(check)
+        self.world.complete_run(run)
+        return check_run_completed(self.shapes, run)
+
     async def complete_check(self, run: CheckRun) -> int:
         self.world.complete_run(run)
         return await self.send_webhook("check_run", check_run_completed(self.shapes, run))
