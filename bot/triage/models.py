@@ -27,10 +27,35 @@ class Failure(BaseModel):
     message: str = ""  # first line(s) of the error, raw (escaping is report/'s job)
     signature: str = ""  # normalised message: stable across runs of the same failure
     trace_paths: list[str] = Field(default_factory=list)  # repo paths seen in its traceback
+    source: str = (
+        "log"  # where it was read: "junit", "trx", "go-json", "mocha-json", "annotation", "log"
+    )
+    # Retries inside one run (pytest-rerunfailures, Surefire rerunFailingTestsCount, nextest
+    # retries): failed `attempts_failed` of `attempts_total`. Fewer failures than attempts
+    # means the test passed in the end: flake evidence in itself.
+    attempts_failed: int = 1
+    attempts_total: int = 1
+
+
+class InfraCause(BaseModel):
+    """A job that failed for a reason outside the tests, and the log line that shows it."""
+
+    kind: str  # "runner-lost", "cancelled", "timeout", "oom", "disk-full", "network", ...
+    line: str
+
+
+class Extraction(BaseModel):
+    """Everything read from one failed job: its failed tests, or why there are none."""
+
+    failures: list[Failure] = Field(default_factory=list)
+    infra: InfraCause | None = None
+    mass_failure: bool = False  # more failed tests than the repo's threshold: never "flaky"
+    problems: list[str] = Field(default_factory=list)  # e.g. "report.xml: not well-formed"
 
 
 class FootprintEntry(BaseModel):
-    """A path (a file, or a directory ending in "/") a test depends on, and why."""
+    """A path a test depends on, and why: a file, a directory ending in "/", or a
+    `**/tail` pattern matching that tail anywhere in the tree."""
 
     path: str
     reason: str

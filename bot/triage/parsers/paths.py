@@ -1,0 +1,49 @@
+"""Paths printed in CI logs, mapped to repository-relative paths: shared by every parser."""
+
+from __future__ import annotations
+
+import re
+
+# Where a runner checks a repository out: hosted Linux and macOS, job containers, hosted
+# Windows, and self-hosted runners' `_work` directory. The repository name appears twice.
+_WORKSPACE = re.compile(
+    r"^(?:/home/runner/work|/Users/runner/work|/__w|[A-Za-z]:/a|/[^\n]*?/_work)/([^/]+)/\1/"
+)
+_NOT_REPO_PARTS = frozenset({"site-packages", "dist-packages", "node_modules"})
+_NOT_REPO_ROOTS = (".venv/", "venv/", ".tox/", ".nox/")
+
+
+class PathMap:
+    """Maps paths printed in a log to repository-relative paths (None: outside the repo).
+
+    Relative paths are relative to pytest's rootdir; when that rootdir lies inside a runner's
+    workspace its repo-relative part prefixes them. Absolute paths map through the workspace.
+    """
+
+    def __init__(self, rootdir: str | None = None) -> None:
+        self.rootdir = rootdir.replace("\\", "/").rstrip("/") if rootdir else None
+        self.prefix = ""
+        if self.rootdir is not None:
+            self.prefix = _strip_workspace(self.rootdir + "/") or ""
+
+    def to_repo(self, path: str) -> str | None:
+        path = path.replace("\\", "/")
+        if not path or path.startswith("<"):
+            return None  # <frozen ...>, <string>, <eval_with_key>.N
+        if path.startswith("/") or path[1:3] == ":/":
+            rel = _strip_workspace(path)
+            if rel is None and self.rootdir and path.startswith(self.rootdir + "/"):
+                rel = self.prefix + path[len(self.rootdir) + 1 :]
+            if rel is None:
+                return None
+        else:
+            rel = self.prefix + path.removeprefix("./")
+        parts = rel.split("/")
+        if ".." in parts or _NOT_REPO_PARTS.intersection(parts) or rel.startswith(_NOT_REPO_ROOTS):
+            return None
+        return rel
+
+
+def _strip_workspace(path: str) -> str | None:
+    match = _WORKSPACE.match(path)
+    return path[match.end() :] if match else None
