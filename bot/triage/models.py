@@ -27,9 +27,8 @@ class Failure(BaseModel):
     message: str = ""  # first line(s) of the error, raw (escaping is report/'s job)
     signature: str = ""  # normalised message: stable across runs of the same failure
     trace_paths: list[str] = Field(default_factory=list)  # repo paths seen in its traceback
-    source: str = (
-        "log"  # where it was read: "junit", "trx", "go-json", "mocha-json", "annotation", "log"
-    )
+    # Where it was read: "junit", "trx", "go-json", "mocha-json", "annotation" or "log".
+    source: str = "log"
     # Retries inside one run (pytest-rerunfailures, Surefire rerunFailingTestsCount, nextest
     # retries): failed `attempts_failed` of `attempts_total`. Fewer failures than attempts
     # means the test passed in the end: flake evidence in itself.
