@@ -1,16 +1,18 @@
-"""`flakybot serve|demo|deliveries|migrate`."""
+"""`flakybot serve|demo|parse|deliveries|migrate`."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import contextlib
+import json
 import logging
 import signal
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from bot.config import Settings
 from bot.store import DeliveryState, open_store
@@ -39,7 +41,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     commands.add_parser("migrate", help="apply database migrations and exit")
 
+    parse = commands.add_parser(
+        "parse", help="print the failed tests a job log or test report names, offline"
+    )
+    parse.add_argument("files", nargs="+", type=Path, metavar="FILE")
+    parse.add_argument("--format", choices=PARSE_FORMATS, default="auto")
+    parse.add_argument("--json", action="store_true", help="print a JSON list, one per FILE")
+
     args = parser.parse_args(argv)
+    if args.command == "parse":
+        return parse_files(args.files, args.format, as_json=args.json)
     if args.command == "demo":
         from bot.demo import run_demo
 
@@ -54,6 +65,106 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "deliveries":
         return asyncio.run(list_deliveries(settings, args.failed, args.replay, args.limit))
     return asyncio.run(migrate(settings))
+
+
+PARSE_FORMATS = ("auto", "log", "junit", "trx", "go-json", "mocha-json")
+_REPORT_SUFFIXES = frozenset({".xml", ".trx", ".json", ".jsonl", ".ndjson"})
+_CHUNK = 1024 * 1024
+
+
+def parse_files(files: Sequence[Path], fmt: str, *, as_json: bool) -> int:
+    missing = [str(f) for f in files if not f.is_file()]
+    if missing:
+        print(f"flakybot parse: no such file: {', '.join(missing)}", file=sys.stderr)
+        return 2
+    results = [_parse_one(path, fmt) for path in files]
+    if as_json:
+        print(json.dumps(results, indent=2, ensure_ascii=False))
+    else:
+        print("\n\n".join(_describe(result) for result in results))
+    return 0
+
+
+def _parse_one(path: Path, fmt: str) -> dict[str, Any]:
+    from bot.triage.failures import extract, extract_from_chunks
+
+    if fmt == "auto":
+        fmt = _sniff(path)
+    if fmt == "log":
+        with path.open("rb") as stream:
+            extraction = extract_from_chunks(iter(lambda: stream.read(_CHUNK), b""))
+    else:
+        report = (path.name, path.read_bytes())
+        extraction = extract(log_lines=None, reports=[report], report_format=fmt)
+    if extraction.failures:
+        job = "mass-failure" if extraction.mass_failure else "tests-failed"
+    elif extraction.infra is not None:
+        job = "infra"
+    else:
+        job = "unknown"
+    return {
+        "input": str(path),
+        "format": fmt,
+        "job": job,
+        "infra": extraction.infra.model_dump() if extraction.infra else None,
+        "problems": extraction.problems,
+        "failures": [
+            f.model_dump(
+                include={
+                    "test_id",
+                    "file",
+                    "location",
+                    "framework",
+                    "source",
+                    "signature",
+                    "message",
+                    "attempts_failed",
+                    "attempts_total",
+                }
+            )
+            for f in extraction.failures
+        ],
+    }
+
+
+def _sniff(path: Path) -> str:
+    """ "auto" for a report (its parser tells the kind from the content), else "log"."""
+    if path.suffix.lower() in _REPORT_SUFFIXES:
+        return "auto"
+    with path.open("rb") as stream:
+        head = stream.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
+    # A raw job log starts with a timestamp or plain text; reports with markup or JSON.
+    if head.startswith((b"<?xml", b"<testsuite", b"<TestRun", b'{"Time"', b'{"Action"')):
+        return "auto"
+    return "log"
+
+
+def _describe(result: dict[str, Any]) -> str:
+    failures = result["failures"]
+    lines = [f"{result['input']} ({result['format']})"]
+    if result["job"] == "infra":
+        infra = result["infra"]
+        lines.append(f"  job: infra ({infra['kind']}): {infra['line']}")
+    elif result["job"] == "unknown":
+        lines.append("  job: unknown, no failed test found")
+    else:
+        mass = ", mass failure" if result["job"] == "mass-failure" else ""
+        lines.append(f"  job: {len(failures)} failed tests{mass}")
+        if result["infra"]:
+            lines.append(f"  note: {result['infra']['kind']}: {result['infra']['line']}")
+    for problem in result["problems"]:
+        lines.append(f"  problem: {problem}")
+    for f in failures:
+        head = f["message"].splitlines()[0] if f["message"] else ""
+        lines += [
+            f"  - {f['test_id']}",
+            f"    file: {f['file']}  location: {f['location']}",
+            f"    framework: {f['framework']}  source: {f['source']}"
+            f"  attempts: {f['attempts_failed']}/{f['attempts_total']} failed",
+            f"    signature: {f['signature']}",
+            f"    message: {head}",
+        ]
+    return "\n".join(lines)
 
 
 async def serve(settings: Settings) -> int:

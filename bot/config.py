@@ -12,6 +12,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_DATABASE_URL = "sqlite:///flakybot.sqlite3"
 REPO_CONFIG_PATH = ".github/flaky.yml"
+DEFAULT_DELIVERY_RETENTION_DAYS = 14.0
 
 
 class Settings(BaseSettings):
@@ -34,6 +35,8 @@ class Settings(BaseSettings):
     max_attempts: int = Field(default=6, ge=1, le=50)
     claim_lease_seconds: float = Field(default=300.0, gt=0)
     log_cap_bytes: int = Field(default=64 * 1024 * 1024, gt=0)
+    # Finished (done or dead) deliveries are deleted this long after they finished.
+    delivery_retention_days: float = Field(default=DEFAULT_DELIVERY_RETENTION_DAYS, gt=0)
 
     @model_validator(mode="after")
     def _webhook_path_is_absolute(self) -> Settings:

@@ -8,6 +8,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 
+from bot.config import DEFAULT_DELIVERY_RETENTION_DAYS
 from bot.github.client import backoff
 from bot.github.errors import TransientError, classify
 from bot.metrics import Metrics
@@ -20,6 +21,8 @@ Dispatch = Callable[[Delivery], Awaitable[None]]
 # Retry delays grow from this base; GitHub's Retry-After wins when longer.
 RETRY_BASE_SECONDS = 2.0
 RETRY_CAP_SECONDS = 900.0
+# Finished deliveries are pruned at start and then at most this often.
+PRUNE_EVERY_SECONDS = 3600.0
 
 
 class HandlerFailures(Exception):
@@ -57,6 +60,7 @@ class Worker:
         lease_seconds: float = 300.0,
         max_attempts: int = 6,
         poll_seconds: float = 1.0,
+        retention_days: float = DEFAULT_DELIVERY_RETENTION_DAYS,
     ) -> None:
         self.store = store
         self.dispatch = dispatch
@@ -65,6 +69,8 @@ class Worker:
         self.lease_seconds = lease_seconds
         self.max_attempts = max_attempts
         self.poll_seconds = poll_seconds
+        self.retention_days = retention_days
+        self._next_prune = 0.0
         self._wake = asyncio.Event()
         self._running: set[asyncio.Task[None]] = set()
         self._loop_task: asyncio.Task[None] | None = None
@@ -90,6 +96,8 @@ class Worker:
 
     async def _loop(self) -> None:
         while True:
+            if time.monotonic() >= self._next_prune:
+                await self._prune()
             free = self.concurrency - len(self._running)
             claimed: list[Delivery] = []
             if free > 0:
@@ -106,6 +114,19 @@ class Worker:
             self._wake.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), self.poll_seconds)
+
+    async def _prune(self) -> None:
+        """Delete deliveries finished longer ago than the retention period."""
+        self._next_prune = time.monotonic() + PRUNE_EVERY_SECONDS
+        try:
+            pruned = await self.store.prune_deliveries(time.time() - self.retention_days * 86400.0)
+        except Exception:
+            log.exception("could not prune finished deliveries; trying again in an hour")
+            return
+        if pruned:
+            log.info(
+                "pruned %d deliveries finished more than %g days ago", pruned, self.retention_days
+            )
 
     def _finished(self, task: asyncio.Task[None]) -> None:
         self._running.discard(task)

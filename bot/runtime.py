@@ -62,6 +62,7 @@ class Bot:
             lease_seconds=settings.claim_lease_seconds,
             max_attempts=settings.max_attempts,
             poll_seconds=poll_seconds,
+            retention_days=settings.delivery_retention_days,
         )
         app = create_app(
             store=store,

@@ -1,12 +1,15 @@
-"""Shared fixtures: a real SQLite store, metrics, an HTTP session and servers on 127.0.0.1."""
+"""Shared fixtures: real stores (SQLite and PostgreSQL), metrics, HTTP on 127.0.0.1."""
 
 from __future__ import annotations
 
 import os
+import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import aiohttp
+import asyncpg
 import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestServer
@@ -15,7 +18,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from hypothesis import HealthCheck, settings
 
 from bot.metrics import Metrics
-from bot.store.sqlite import SQLiteStore
+from bot.store import Store, open_store
 
 Serve = Callable[[web.Application], Awaitable[str]]
 
@@ -31,9 +34,55 @@ def database_url(tmp_path: Path) -> str:
     return f"sqlite:///{tmp_path / 'flakybot.sqlite3'}"
 
 
+TEST_DATABASE_URL = "postgresql://postgres@127.0.0.1:5432/test"
+
+
+def with_search_path(database_url: str, schema: str) -> str:
+    """The URL with `search_path` set: asyncpg sends unknown query keys as server settings."""
+    parts = urlsplit(database_url)
+    query = [(k, v) for k, v in parse_qsl(parts.query) if k != "search_path"]
+    return urlunsplit(parts._replace(query=urlencode([*query, ("search_path", schema)])))
+
+
 @pytest.fixture
-async def store(database_url: str) -> AsyncIterator[SQLiteStore]:
-    opened = await SQLiteStore.open(database_url)
+async def pg_url() -> AsyncIterator[str]:
+    """A PostgreSQL URL whose search_path is a fresh schema of this test's own, dropped after.
+
+    The server is TEST_DATABASE_URL (default: the local one). Unreachable, the test fails
+    in CI (env CI set) and is skipped elsewhere.
+    """
+    server = os.environ.get("TEST_DATABASE_URL") or TEST_DATABASE_URL
+    try:
+        admin = await asyncpg.connect(server, timeout=5)
+    except (OSError, TimeoutError, asyncpg.PostgresError) as exc:
+        reason = (
+            f"PostgreSQL at {server} is not reachable ({type(exc).__name__}: {exc}); "
+            "start it or point TEST_DATABASE_URL at one"
+        )
+        if os.environ.get("CI"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+    schema = f"test_{secrets.token_hex(8)}"
+    try:
+        await admin.execute(f'CREATE SCHEMA "{schema}"')
+        yield with_search_path(server, schema)
+    finally:
+        await admin.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+        await admin.close()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store_url(request: pytest.FixtureRequest, database_url: str) -> str:
+    """A DATABASE_URL for each backend in turn, empty for every test."""
+    if request.param == "postgres":
+        url: str = request.getfixturevalue("pg_url")
+        return url
+    return database_url
+
+
+@pytest.fixture
+async def store(store_url: str) -> AsyncIterator[Store]:
+    opened = await open_store(store_url)
     yield opened
     await opened.close()
 

@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
 import aiohttp
 import jwt
@@ -21,8 +22,8 @@ from cryptography.hazmat.primitives import serialization
 from gidgethub import BadRequest, GitHubBroken
 
 from bot.github.client import TOKEN_REFRESH_MARGIN, GitHubApp, GitHubClient
+from bot.github.downloads import Streamed, stream_job_log
 from bot.github.errors import classify
-from bot.github.logs import download_job_log
 from bot.metrics import Metrics
 
 APP_ID = 4242
@@ -283,6 +284,12 @@ async def _log_world(serve: Serve, blob_host: BlobHost) -> tuple[str, list[dict[
     return await serve(api), api_seen
 
 
+async def download_job_log(session: aiohttp.ClientSession, **kwargs: Any) -> tuple[Streamed, str]:
+    chunks: list[bytes] = []
+    streamed = await stream_job_log(session, sink=chunks.append, **kwargs)
+    return streamed, b"".join(chunks).decode()
+
+
 def _assert_is_tail(text: str, cap: int) -> None:
     assert len(text.encode()) <= cap
     lines = text.splitlines()
@@ -298,12 +305,12 @@ async def test_job_log_keeps_the_tail_without_leaking_the_token(
     blob_host = BlobHost(LOG, honour_range=honour_range)
     api_url, api_seen = await _log_world(serve, blob_host)
     cap = len(LOG) // 3
-    log = await download_job_log(
+    log, text = await download_job_log(
         session, api_url=api_url, token="ghs_logs", repo="o/r", job_id=7, cap_bytes=cap
     )
     assert log.truncated is True
-    _assert_is_tail(log.text, cap)
-    assert len(log.text.encode()) > cap - 200  # at most the first, cut line was dropped
+    _assert_is_tail(text, cap)
+    assert len(text.encode()) > cap - 200  # at most the first, cut line was dropped
     assert log.size_read == (cap if honour_range else len(LOG))
     assert [h["Authorization"] for h in api_seen] == ["token ghs_logs"]
     (blob_request,) = blob_host.seen
@@ -316,10 +323,10 @@ async def test_job_log_smaller_than_the_cap_is_whole(
     serve: Serve, session: aiohttp.ClientSession, honour_range: bool
 ) -> None:
     api_url, _ = await _log_world(serve, BlobHost(LOG, honour_range=honour_range))
-    log = await download_job_log(
+    log, text = await download_job_log(
         session, api_url=api_url, token="ghs_logs", repo="o/r", job_id=7, cap_bytes=len(LOG) * 2
     )
-    assert (log.truncated, log.text, log.size_read) == (False, LOG.decode(), len(LOG))
+    assert (log.truncated, text, log.size_read) == (False, LOG.decode(), len(LOG))
 
 
 async def test_job_log_errors_are_classified(serve: Serve, session: aiohttp.ClientSession) -> None:

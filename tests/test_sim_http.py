@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from typing import Any
 
 import aiohttp
@@ -159,8 +160,8 @@ async def test_job_logs_redirect_to_a_short_lived_blob(http: aiohttp.ClientSessi
             text = await answer.text()
         assert "FAILED tests/bus/test_core.py::test_publish_waits_for_ack" in text
         assert all(line.startswith("2026-11-30T10:00:00.0000000Z ") for line in text.splitlines())
-        for key in sim.blobs:
-            sim.blobs[key] = (sim.blobs[key][0], 0.0)
+        for key, blob in sim.blobs.items():
+            sim.blobs[key] = replace(blob, expires_at=0.0)
         async with http.get(location) as answer:
             assert answer.status == 404
 

@@ -17,7 +17,7 @@ from jsonschema import FormatChecker, ValidationError
 from openapi_schema_validator import OAS30Validator
 
 from bot.sim import Simulator, builtin_scenario
-from bot.sim.scenario import IssueSpec, Scenario
+from bot.sim.scenario import ArtifactSpec, IssueSpec, Scenario
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 SPEC = CORPUS / "openapi" / "github-rest-subset.openapi.json"
@@ -45,8 +45,12 @@ def assert_fits(path: str, method: str, status: int, body: Any) -> None:
 
 def world() -> Scenario:
     scenario = builtin_scenario()
+    [check] = scenario.checks
+    report = ArtifactSpec(name="junit", files={"junit.xml": "<testsuite tests='42'/>\n"})
+    attempts = [attempt.model_copy(update={"artifacts": [report]}) for attempt in check.attempts]
     return scenario.model_copy(
         update={
+            "checks": [check.model_copy(update={"attempts": attempts})],
             "files": {".github/flaky.yml": "max_reruns: 2\n"},
             "issues": [
                 IssueSpec(number=3, title="Flaky: test_x", user="maintainer-mo", labels=["flaky"])
@@ -135,6 +139,23 @@ async def test_every_endpoint_matches_the_openapi_schema(
     job = await call("GET", f"{r}/actions/jobs/{{job_id}}", f"{REPO}/actions/jobs/{job_id}", 200)
     assert (job["id"], job["run_id"], job["run_attempt"]) == (job_id, run_id, 1)
     await call("GET", "", f"{REPO}/actions/jobs/{job_id}/logs", 302)
+    artifacts = await call(
+        "GET",
+        f"{r}/actions/runs/{{run_id}}/artifacts",
+        f"{REPO}/actions/runs/{run_id}/artifacts",
+        200,
+    )
+    [artifact] = artifacts["artifacts"]
+    artifact_id = artifact["id"]
+    shown = await call(
+        "GET",
+        f"{r}/actions/artifacts/{{artifact_id}}",
+        f"{REPO}/actions/artifacts/{artifact_id}",
+        200,
+    )
+    assert shown == artifact and shown["workflow_run"]["id"] == run_id
+    download = f"{r}/actions/artifacts/{{artifact_id}}/{{archive_format}}"
+    await call("GET", "", f"{REPO}/actions/artifacts/{artifact_id}/zip", 302)
     await call(
         "POST",
         f"{r}/actions/runs/{{run_id}}/rerun-failed-jobs",
@@ -148,6 +169,15 @@ async def test_every_endpoint_matches_the_openapi_schema(
     )
     await sim.drain()
     assert [run.run_attempt for run in sim.world.runs.values()] == [1, 2, 3]
+    artifacts = await call(
+        "GET",
+        f"{r}/actions/runs/{{run_id}}/artifacts",
+        f"{REPO}/actions/runs/{run_id}/artifacts",
+        200,
+    )
+    assert artifacts["total_count"] == 3
+    sim.world.artifacts[artifact_id].expires_at = sim.world.epoch
+    await call("GET", download, f"{REPO}/actions/artifacts/{artifact_id}/zip", 410)
 
     comment = await call(
         "POST",

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from bot.sim import ScenarioError, builtin_scenario, load_scenario
-from bot.sim.scenario import CheckEvent
+from bot.sim.scenario import ArtifactSpec, CheckEvent
 
 SCENARIOS = Path(__file__).resolve().parent / "scenarios"
 
@@ -20,8 +20,9 @@ pull_requests:
 checks:
   - name: unit
     pr: 1
-    attempts: [{conclusion: failure, log_file: unit.log}]
+    attempts: [{conclusion: failure, log_file: unit.log, artifacts: []}]
 """
+ARTIFACT = "artifacts: []"
 
 
 def write(tmp_path: Path, text: str, log: str | None = "line\n") -> Path:
@@ -83,6 +84,27 @@ def test_defaults_and_relative_log_files(tmp_path: Path) -> None:
         (("checks:", "faults: {rules: [{path: '(', status: 500}]}\nchecks:"), "regular expr"),
         (("checks:", "faults: {rules: [{path: x}]}\nchecks:"), "exactly one of status"),
         (("checks:", "collaborators: {bob: owner}\nchecks:"), "collaborators.bob"),
+        ((ARTIFACT, "artifacts: [{name: r, files: {a.xml: x}, colour: red}]"), "colour: unknown"),
+        ((ARTIFACT, "artifacts: [{name: r}]"), "at least one file"),
+        ((ARTIFACT, "artifacts: [{name: 'a/b', files: {a.xml: x}}]"), "not a valid artifact name"),
+        ((ARTIFACT, "artifacts: [{name: r, files: {../a.xml: x}}]"), "not a relative path"),
+        ((ARTIFACT, "artifacts: [{name: r, files_from: {/a.xml: x}}]"), "not a relative path"),
+        (
+            (ARTIFACT, "artifacts: [{name: r, files: {a: x}, files_from: {a: unit.log}}]"),
+            "in both files and files_from: ['a']",
+        ),
+        (
+            (ARTIFACT, "artifacts: [{name: r, files: {a: x}}, {name: r, files: {b: y}}]"),
+            "artifact names must be unique",
+        ),
+        (
+            (ARTIFACT, "artifacts: [{name: r, files_from: {a: gone.xml}}]"),
+            "attempt 1: artifact 'r': cannot read 'gone.xml'",
+        ),
+        (
+            (ARTIFACT + "}]", "artifacts: [{name: r, files: {a: x}}]}]\n    app: circleci"),
+            "only GitHub Actions checks upload artifacts",
+        ),
     ],
 )
 def test_invalid_scenarios_say_what_is_wrong(
@@ -92,6 +114,26 @@ def test_invalid_scenarios_say_what_is_wrong(
     with pytest.raises(ScenarioError, match=r"scenario\.yml") as caught:
         load_scenario(write(tmp_path, text))
     assert message in str(caught.value)
+
+
+def test_artifact_files_are_read_as_bytes(tmp_path: Path) -> None:
+    trx = "\ufeff<TestRun>\r\n</TestRun>\r\n".encode()
+    (tmp_path / "reports").mkdir()
+    (tmp_path / "reports" / "run.trx").write_bytes(trx)
+    artifacts = (
+        "artifacts: [{name: results, files: {junit.xml: '<testsuite/>'},"
+        " files_from: {dotnet/run.trx: reports/run.trx}}]"
+    )
+    scenario = load_scenario(write(tmp_path, MINIMAL.replace(ARTIFACT, artifacts)))
+    [artifact] = scenario.checks[0].attempts[0].artifacts
+    assert artifact.files_from == {}
+    assert artifact.contents() == {"junit.xml": b"<testsuite/>", "dotnet/run.trx": trx}
+
+
+def test_unread_files_from_is_refused() -> None:
+    artifact = ArtifactSpec(name="results", files_from={"run.trx": "run.trx"})
+    with pytest.raises(ValueError, match="files_from is read by load_scenario"):
+        artifact.contents()
 
 
 def test_not_yaml_or_not_a_mapping(tmp_path: Path) -> None:

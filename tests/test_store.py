@@ -1,36 +1,45 @@
-"""The SQLite store: inbox claims and leases, rerun budget, sticky comments, migrations."""
+"""Both stores, SQLite and PostgreSQL, held to one behaviour: inbox claims and leases,
+retention, rerun budget, sticky comments, migrations.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import sqlite3
+import time
 
-from bot.store import Delivery, DeliveryState, StickyComment
+import asyncpg
+
+from bot.inbox import Worker
+from bot.metrics import Metrics
+from bot.store import CheckAttempt, Delivery, DeliveryState, StickyComment, Store, open_store
 from bot.store.migrations import migration_files
+from bot.store.postgres import PostgresStore
 from bot.store.sqlite import SQLiteStore, sqlite_path
+from bot.triage.models import Decision, Failure, FootprintEntry, Verdict
 
 T0 = 1_700_000_000.0
 LEASE = 60.0
 
 
-async def _put(store: SQLiteStore, delivery_id: str, now: float = T0) -> bool:
+async def _put(store: Store, delivery_id: str, now: float = T0) -> bool:
     return await store.put_delivery(delivery_id, "check_run", "completed", b'{"a": 1}', now)
 
 
-async def _get(store: SQLiteStore, delivery_id: str) -> Delivery:
+async def _get(store: Store, delivery_id: str) -> Delivery:
     found = [d for d in await store.list_deliveries(1000) if d.id == delivery_id]
     assert len(found) == 1, f"{delivery_id} stored {len(found)} times"
     return found[0]
 
 
-async def _claim_one(store: SQLiteStore, now: float) -> Delivery:
+async def _claim_one(store: Store, now: float) -> Delivery:
     claimed = await store.claim(now, LEASE, 10)
     assert len(claimed) == 1
     assert claimed[0].claim_token is not None
     return claimed[0]
 
 
-async def test_put_delivery_dedupes_by_id(store: SQLiteStore) -> None:
+async def test_put_delivery_dedupes_by_id(store: Store) -> None:
     assert await _put(store, "d1") is True
     assert await store.put_delivery("d1", "issues", "opened", b"{}", T0 + 5) is False
     rows = await store.list_deliveries(10)
@@ -39,7 +48,7 @@ async def test_put_delivery_dedupes_by_id(store: SQLiteStore) -> None:
     assert rows[0].attempts == 0
 
 
-async def test_claim_takes_only_due_pending_deliveries_up_to_limit(store: SQLiteStore) -> None:
+async def test_claim_takes_only_due_pending_deliveries_up_to_limit(store: Store) -> None:
     for i in range(5):
         await _put(store, f"d{i}", now=T0 + i)
     assert await store.claim(T0 - 1, LEASE, 10) == []
@@ -51,7 +60,7 @@ async def test_claim_takes_only_due_pending_deliveries_up_to_limit(store: SQLite
     assert await store.claim(T0 + 10, LEASE, 10) == []
 
 
-async def test_claim_respects_next_attempt_at(store: SQLiteStore) -> None:
+async def test_claim_respects_next_attempt_at(store: Store) -> None:
     await _put(store, "d1")
     claimed = await _claim_one(store, T0)
     assert claimed.claim_token is not None
@@ -62,7 +71,7 @@ async def test_claim_respects_next_attempt_at(store: SQLiteStore) -> None:
     assert again.last_error == "boom"
 
 
-async def test_expired_claim_is_taken_again_and_old_token_is_void(store: SQLiteStore) -> None:
+async def test_expired_claim_is_taken_again_and_old_token_is_void(store: Store) -> None:
     await _put(store, "d1")
     dead_worker = await _claim_one(store, T0)
     assert await store.claim(T0 + LEASE - 1, LEASE, 10) == []
@@ -77,7 +86,7 @@ async def test_expired_claim_is_taken_again_and_old_token_is_void(store: SQLiteS
     assert (await _get(store, "d1")).state == DeliveryState.DONE
 
 
-async def test_finishing_needs_the_right_claim_token(store: SQLiteStore) -> None:
+async def test_finishing_needs_the_right_claim_token(store: Store) -> None:
     for name in ("done", "later", "dead"):
         await _put(store, name)
     claimed = {d.id: d for d in await store.claim(T0, LEASE, 10)}
@@ -103,7 +112,7 @@ async def test_finishing_needs_the_right_claim_token(store: SQLiteStore) -> None
     assert await store.list_deliveries(10, [DeliveryState.DEAD]) == [dead]
 
 
-async def test_replay_requeues_a_finished_delivery(store: SQLiteStore) -> None:
+async def test_replay_requeues_a_finished_delivery(store: Store) -> None:
     await _put(store, "d1")
     claimed = await _claim_one(store, T0)
     await store.dead_letter("d1", str(claimed.claim_token), "ValueError: bad", T0)
@@ -118,7 +127,7 @@ async def test_replay_requeues_a_finished_delivery(store: SQLiteStore) -> None:
     assert [d.id for d in await store.claim(T0 + 10, LEASE, 10)] == ["d1"]
 
 
-async def test_inbox_depth_counts_pending_and_claimed(store: SQLiteStore) -> None:
+async def test_inbox_depth_counts_pending_and_claimed(store: Store) -> None:
     assert await store.inbox_depth() == (0, None)
     await _put(store, "old", now=T0)
     await _put(store, "new", now=T0 + 30)
@@ -128,7 +137,7 @@ async def test_inbox_depth_counts_pending_and_claimed(store: SQLiteStore) -> Non
     assert await store.inbox_depth() == (2, T0)
 
 
-async def test_reserve_rerun_budget_per_head_sha_and_check(store: SQLiteStore) -> None:
+async def test_reserve_rerun_budget_per_head_sha_and_check(store: Store) -> None:
     repo, sha = "octo/repo", "a" * 40
 
     async def reserve(job_id: int, check: str = "tests", head: str = sha) -> bool:
@@ -146,7 +155,7 @@ async def test_reserve_rerun_budget_per_head_sha_and_check(store: SQLiteStore) -
     assert await store.reruns_for(repo, sha, "lint") == [0]
 
 
-async def test_reserve_rerun_concurrently_never_exceeds_budget(store: SQLiteStore) -> None:
+async def test_reserve_rerun_concurrently_never_exceeds_budget(store: Store) -> None:
     granted = await asyncio.gather(
         *(store.reserve_rerun("o/r", "c" * 40, "tests", job, 3, T0) for job in range(20))
     )
@@ -154,7 +163,7 @@ async def test_reserve_rerun_concurrently_never_exceeds_budget(store: SQLiteStor
     assert len(await store.reruns_for("o/r", "c" * 40, "tests")) == 3
 
 
-async def test_sticky_comment_save_and_get(store: SQLiteStore) -> None:
+async def test_sticky_comment_save_and_get(store: Store) -> None:
     assert await store.get_sticky_comment("o/r", 7) is None
     first = StickyComment(repo="o/r", pr_number=7, comment_id=100, body_sha="aa")
     await store.save_sticky_comment(first)
@@ -166,26 +175,158 @@ async def test_sticky_comment_save_and_get(store: SQLiteStore) -> None:
     assert await store.get_sticky_comment("o/other", 7) is None
 
 
-async def test_migrations_apply_once_and_are_recorded(database_url: str) -> None:
-    expected = [(version, name) for version, name, _ in migration_files("sqlite")]
-    assert expected, "no SQLite migrations found"
-    first = await SQLiteStore.open(database_url)
+async def test_prune_deletes_only_deliveries_finished_before_the_cutoff(store: Store) -> None:
+    names = ("old-done", "old-dead", "new-done", "retrying", "replayed", "in-hand")
+    for name in names:
+        await _put(store, name)
+    tokens = {d.id: str(d.claim_token) for d in await store.claim(T0, LEASE, 10)}
+    await store.complete("old-done", tokens["old-done"], T0 + 10)
+    await store.dead_letter("old-dead", tokens["old-dead"], "ValueError: bad", T0 + 20)
+    await store.complete("new-done", tokens["new-done"], T0 + 100)
+    await store.retry_later("retrying", tokens["retrying"], "GitHubBroken: 502", T0 + 30)
+    await store.dead_letter("replayed", tokens["replayed"], "ValueError: bad", T0 + 5)
+    assert await store.replay("replayed", T0 + 6) is True
+
+    assert await store.prune_deliveries(T0 + 50) == 2
+    remaining = {d.id: d.state for d in await store.list_deliveries(100)}
+    assert remaining == {
+        "new-done": DeliveryState.DONE,
+        "retrying": DeliveryState.PENDING,
+        "replayed": DeliveryState.PENDING,
+        "in-hand": DeliveryState.CLAIMED,
+    }
+    assert await store.prune_deliveries(T0 + 50) == 0
+    assert await store.prune_deliveries(T0 + 101) == 1
+
+
+async def _finished_at(store: Store, delivery_id: str, at: float, *, due: float) -> None:
+    """Store a delivery due at `due` and mark it done as if at `at`."""
+    await store.put_delivery(delivery_id, "check_run", "completed", b"{}", due)
+    (claimed,) = await store.claim(due, LEASE, 1)
+    assert claimed.id == delivery_id
+    await store.complete(delivery_id, str(claimed.claim_token), at)
+
+
+async def test_worker_prunes_at_start_then_not_again_within_the_hour(
+    store: Store, metrics: Metrics
+) -> None:
+    now = time.time()
+    await _finished_at(store, "expired", now - 15 * 86400, due=now - 16 * 86400)
+    await _finished_at(store, "recent", now - 13 * 86400, due=now - 14 * 86400)
+
+    async def dispatch(delivery: Delivery) -> None:
+        raise AssertionError(f"nothing was due, yet {delivery.id} was dispatched")
+
+    worker = Worker(store, dispatch, metrics, poll_seconds=0.01, retention_days=14)
+    worker.start()
+    try:
+        deadline = time.monotonic() + 5
+        while "expired" in {d.id for d in await store.list_deliveries(10)}:
+            assert time.monotonic() < deadline, "the worker did not prune at start"
+            await asyncio.sleep(0.02)
+        # Due only in an hour, so the worker cannot take it; finished long ago by the test.
+        await _finished_at(store, "expired-later", now - 30 * 86400, due=now + 3600)
+        await asyncio.sleep(0.3)  # some thirty polls of the worker's loop
+    finally:
+        await worker.stop()
+    assert sorted(d.id for d in await store.list_deliveries(10)) == ["expired-later", "recent"]
+
+
+# GitHub's ids outgrow 32 bits; both stores must keep them whole.
+BIG_ID = 31_234_567_890
+
+
+def _attempt(check_run_id: int, attempt: int, verdict: Verdict, at: float) -> CheckAttempt:
+    failure = Failure(
+        test_id="tests/test_bus.py::test_ack",
+        name="test_ack",
+        file="tests/test_bus.py",
+        framework="pytest",
+        message="AssertionError: ack not received within 5s",
+        trace_paths=["tests/test_bus.py", "bus/core.py"],
+    )
+    decision = Decision(
+        failure=failure,
+        verdict=verdict,
+        evidence="not in the PR's footprint (0/3 changed paths)",
+        footprint=[FootprintEntry(path="bus/", reason="package directory")],
+    )
+    return CheckAttempt(
+        repo="o/r",
+        pr_number=7,
+        head_sha="a" * 40,
+        check_name="tests (3.12)",
+        check_run_id=check_run_id,
+        html_url=f"https://github.com/o/r/runs/{check_run_id}",
+        attempt=attempt,
+        conclusion="failure",
+        decisions=[decision],
+        rerun_note=None,
+        recorded_at=at,
+    )
+
+
+async def test_check_attempts_round_trip_and_update_in_place(store: Store) -> None:
+    first = _attempt(BIG_ID, 1, Verdict.UNRELATED, T0)
+    second = _attempt(BIG_ID + 1, 2, Verdict.FLAKY, T0 + 60)
+    await store.record_check_attempt(second)
+    await store.record_check_attempt(first)
+    assert await store.check_attempts_for_pr("o/r", 7) == [first, second]
+    assert await store.check_attempts_for("o/r", "a" * 40, "tests (3.12)") == [first, second]
+
+    confirmed = first.model_copy(
+        update={
+            "decisions": second.decisions,
+            "rerun_note": "rerun requested",
+            "recorded_at": T0 + 1,
+        }
+    )
+    await store.record_check_attempt(confirmed)
+    assert await store.check_attempts_for_pr("o/r", 7) == [confirmed, second]
+    assert await store.check_attempts_for_pr("o/r", 8) == []
+    assert await store.check_attempts_for("o/r", "a" * 40, "lint") == []
+
+
+async def test_installations_upsert_and_keep_large_ids(store: Store) -> None:
+    await store.set_installation(BIG_ID, "acme", True, T0)
+    await store.set_installation(5, "octo", True, T0)
+    await store.set_installation(BIG_ID, "acme-renamed", False, T0 + 1)
+    assert await store.installations() == [(5, "octo", True), (BIG_ID, "acme-renamed", False)]
+
+
+async def _recorded_migrations(database_url: str) -> list[tuple[int, str]]:
+    if database_url.startswith("sqlite:"):
+        with sqlite3.connect(sqlite_path(database_url)) as db:
+            rows = db.execute("SELECT version, name FROM schema_migrations ORDER BY version")
+            return [(int(v), str(n)) for v, n in rows]
+    conn = await asyncpg.connect(database_url)
+    try:
+        records = await conn.fetch("SELECT version, name FROM schema_migrations ORDER BY version")
+        return [(int(r["version"]), str(r["name"])) for r in records]
+    finally:
+        await conn.close()
+
+
+async def test_migrations_apply_once_and_are_recorded(store_url: str) -> None:
+    dialect = "sqlite" if store_url.startswith("sqlite:") else "postgres"
+    expected = [(version, name) for version, name, _ in migration_files(dialect)]
+    assert expected, f"no {dialect} migrations found"
+    first = await open_store(store_url)
     await _put(first, "kept")
     await first.close()
-    second = await SQLiteStore.open(database_url)
+    second = await open_store(store_url)
     try:
+        assert isinstance(second, SQLiteStore | PostgresStore)
         assert await second.migrate() == []
         assert [d.id for d in await second.list_deliveries(10)] == ["kept"]
     finally:
         await second.close()
-    with sqlite3.connect(sqlite_path(database_url)) as db:
-        recorded = db.execute("SELECT version, name FROM schema_migrations ORDER BY version")
-        assert list(recorded) == expected
+    assert await _recorded_migrations(store_url) == expected
 
 
-async def test_two_stores_on_one_file_never_share_a_claim(database_url: str) -> None:
-    a = await SQLiteStore.open(database_url)
-    b = await SQLiteStore.open(database_url)
+async def test_two_stores_on_one_database_never_share_a_claim(store_url: str) -> None:
+    a = await open_store(store_url)
+    b = await open_store(store_url)
     try:
         for i in range(60):
             await _put(a, f"d{i:02}")

@@ -12,7 +12,7 @@ from bot.config import REPO_CONFIG_PATH, CommentMode, LoadedRepoConfig, parse_re
 from bot.events import CheckRun, CheckRunEvent
 from bot.github import api
 from bot.github.client import GitHubClient
-from bot.github.logs import download_job_log
+from bot.github.downloads import stream_job_log
 from bot.handlers.context import BotContext
 from bot.handlers.sticky import update_sticky_comment
 from bot.store import CheckAttempt
@@ -127,15 +127,17 @@ async def _failures_from_log(
     job_id = run.actions_job_id
     if job_id is None:
         return []
-    job_log = await download_job_log(
+    chunks: list[bytes] = []
+    await stream_job_log(
         ctx.github.session,
         api_url=ctx.github.api_url,
         token=await ctx.github.token(gh.installation_id or 0),
         repo=repo,
         job_id=job_id,
         cap_bytes=ctx.log_cap_bytes,
+        sink=chunks.append,
     )
-    return extract_failures(job_log.text)
+    return extract_failures(b"".join(chunks).decode("utf-8", errors="replace"))
 
 
 def _may_rerun(

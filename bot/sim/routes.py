@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 from multidict import MultiDict
 
+from bot.sim import blobs
 from bot.sim.shapes import Shapes, iso
 from bot.sim.state import RERUNNABLE, CheckRun, Issue, Reaction, RerunRequest, World, now
 
@@ -127,6 +128,9 @@ class Routes:
             ("GET", repo + "/actions/jobs/{job_id:\\d+}/logs", self.job_logs),
             ("POST", repo + "/actions/jobs/{job_id:\\d+}/rerun", self.rerun_job),
             ("POST", repo + "/actions/runs/{run_id:\\d+}/rerun-failed-jobs", self.rerun_failed),
+            ("GET", repo + "/actions/runs/{run_id:\\d+}/artifacts", self.list_artifacts),
+            ("GET", repo + "/actions/artifacts/{artifact_id:\\d+}", self.get_artifact),
+            ("GET", repo + "/actions/artifacts/{artifact_id:\\d+}/zip", self.download_artifact),
             ("GET", repo + "/issues", self.list_issues),
             ("POST", repo + "/issues", self.create_issue),
             ("GET", repo + "/issues/{issue_number:\\d+}", self.get_issue),
@@ -253,24 +257,50 @@ class Routes:
         run = self.world.job(_int(request, "job_id"))
         if run is None or run.completed_at is None:
             return not_found()
+        return self._redirect_to_blob((run.attempt.log or "").encode(), blobs.LOG_TYPE)
+
+    async def list_artifacts(self, request: web.Request) -> web.Response:
+        run_id = _int(request, "run_id")
+        if not any(
+            run.run_id == run_id and run.check.is_actions for run in self.world.runs.values()
+        ):
+            return not_found()
+        artifacts = self.world.artifacts_of(run_id)
+        if "name" in request.query:
+            artifacts = [a for a in artifacts if a.name == request.query["name"]]
+        if request.query.get("direction") != "asc":
+            artifacts.reverse()  # newest first, GitHub's default
+        page, link = page_of(request, [self.shapes.artifact(a) for a in artifacts])
+        response = web.json_response({"total_count": len(artifacts), "artifacts": page})
+        if link is not None:
+            response.headers["Link"] = link
+        return response
+
+    async def get_artifact(self, request: web.Request) -> web.Response:
+        artifact = self.world.artifacts.get(_int(request, "artifact_id"))
+        if artifact is None:
+            return not_found()
+        return web.json_response(self.shapes.artifact(artifact))
+
+    async def download_artifact(self, request: web.Request) -> web.Response:
+        artifact = self.world.artifacts.get(_int(request, "artifact_id"))
+        if artifact is None:
+            return not_found()
+        if artifact.expired:
+            return error(410, "Artifact has expired")
+        return self._redirect_to_blob(artifact.data, blobs.ZIP_TYPE)
+
+    def _redirect_to_blob(self, data: bytes, content_type: str) -> web.Response:
         key = secrets.token_urlsafe(24)
-        self.sim.blobs[key] = (run.attempt.log or "", time.monotonic() + BLOB_LIFETIME_S)
+        self.sim.blobs[key] = blobs.Blob(data, content_type, time.monotonic() + BLOB_LIFETIME_S)
         location = f"{self.sim.url}/_blobs/{key}?sig={secrets.token_hex(8)}"
         return web.Response(status=302, headers={"Location": location})
 
     async def get_blob(self, request: web.Request) -> web.StreamResponse:
         blob = self.sim.blobs.get(request.match_info["key"])
-        if blob is None or blob[1] < time.monotonic():
+        if blob is None or blob.expires_at < time.monotonic():
             return web.Response(status=404, text="The specified blob does not exist.")
-        data = blob[0].encode()
-        response = web.StreamResponse(headers={"Content-Type": "text/plain; charset=utf-8"})
-        response.content_length = len(data)
-        await response.prepare(request)
-        chunk = 16 * 1024
-        for start in range(0, len(data), chunk):
-            await response.write(data[start : start + chunk])
-        await response.write_eof()
-        return response
+        return await blobs.serve(request, blob)
 
     def _refuse_rerun(self, run: CheckRun) -> web.Response | None:
         latest = self.world.latest_run(run.check.name)

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 Conclusion = Literal["failure", "success", "timed_out", "cancelled"]
 Permission = Literal["admin", "maintain", "write", "triage", "read", "none"]
 ACTIONS_SLUG = "github-actions"
+ARTIFACT_NAME_FORBIDDEN = '":<>|*?\\/\r\n'
 
 
 class ScenarioError(ValueError):
@@ -82,16 +83,63 @@ class Annotation(_Strict):
     title: str | None = None
 
 
+class ArtifactSpec(_Strict):
+    """An Actions artifact the attempt uploads: a zip of these files."""
+
+    name: str
+    files: dict[str, str | bytes] = Field(default_factory=dict)  # bytes: read from files_from
+    files_from: dict[str, str] = Field(default_factory=dict)  # read into `files` on load
+
+    @field_validator("name")
+    @classmethod
+    def _valid_name(cls, value: str) -> str:
+        # upload-artifact refuses these characters in a name.
+        if not value.strip() or set(value) & set(ARTIFACT_NAME_FORBIDDEN):
+            raise ValueError(f"not a valid artifact name: {value!r}")
+        return value
+
+    @field_validator("files", "files_from")
+    @classmethod
+    def _relative_paths(cls, value: dict[str, object]) -> dict[str, object]:
+        for path in value:
+            parts = path.split("/")
+            if "\\" in path or ".." in parts or "" in parts:
+                raise ValueError(f"not a relative path inside a zip: {path!r}")
+        return value
+
+    @model_validator(mode="after")
+    def _some_files_once(self) -> ArtifactSpec:
+        if not self.files and not self.files_from:
+            raise ValueError("an artifact needs at least one file")
+        twice = sorted(self.files.keys() & self.files_from.keys())
+        if twice:
+            raise ValueError(f"paths given in both files and files_from: {twice}")
+        return self
+
+    def contents(self) -> dict[str, bytes]:
+        """Each file's bytes, text as UTF-8; files_from must have been read (load_scenario)."""
+        if self.files_from:
+            raise ValueError(f"artifact {self.name!r}: files_from is read by load_scenario")
+        return {
+            path: data if isinstance(data, bytes) else data.encode()
+            for path, data in self.files.items()
+        }
+
+
 class Attempt(_Strict):
     conclusion: Conclusion
     log: str | None = None
     log_file: str | None = None  # relative to the scenario file; read into `log` on load
     annotations: list[Annotation] = Field(default_factory=list)
+    artifacts: list[ArtifactSpec] = Field(default_factory=list)
 
     @model_validator(mode="after")
-    def _one_log_source(self) -> Attempt:
+    def _consistent(self) -> Attempt:
         if self.log is not None and self.log_file is not None:
             raise ValueError("give either log or log_file, not both")
+        names = [artifact.name for artifact in self.artifacts]
+        if len(set(names)) != len(names):
+            raise ValueError("artifact names must be unique within an attempt")
         return self
 
 
@@ -105,6 +153,12 @@ class CheckSpec(_Strict):
     @property
     def is_actions(self) -> bool:
         return self.app == ACTIONS_SLUG
+
+    @model_validator(mode="after")
+    def _artifacts_need_actions(self) -> CheckSpec:
+        if not self.is_actions and any(attempt.artifacts for attempt in self.attempts):
+            raise ValueError("only GitHub Actions checks upload artifacts")
+        return self
 
 
 class IssueSpec(_Strict):
@@ -253,20 +307,37 @@ def _parse(text: str, source: str, base: Traversable | Path) -> Scenario:
         raise ScenarioError(f"{source}: {_describe(exc)}") from exc
     for check in scenario.checks:
         for index, attempt in enumerate(check.attempts):
-            if attempt.log_file is None:
-                continue
-            log_path = base / attempt.log_file
-            try:
-                text_of_log = log_path.read_text(encoding="utf-8")
-            except OSError as exc:
-                raise ScenarioError(
-                    f"{source}: check {check.name!r} attempt {index + 1}: "
-                    f"cannot read log_file {attempt.log_file!r}: {exc}"
-                ) from exc
-            check.attempts[index] = attempt.model_copy(
-                update={"log": text_of_log, "log_file": None}
-            )
+            where = f"{source}: check {check.name!r} attempt {index + 1}"
+            check.attempts[index] = _read_files(attempt, base, where)
     return scenario
+
+
+def _read_files(attempt: Attempt, base: Traversable | Path, where: str) -> Attempt:
+    """The attempt with its log_file and artifacts' files_from read in."""
+    update: dict[str, object] = {}
+    if attempt.log_file is not None:
+        try:
+            update["log"] = (base / attempt.log_file).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ScenarioError(
+                f"{where}: cannot read log_file {attempt.log_file!r}: {exc}"
+            ) from exc
+        update["log_file"] = None
+    if any(artifact.files_from for artifact in attempt.artifacts):
+        artifacts = []
+        for artifact in attempt.artifacts:
+            files = dict(artifact.files)
+            for inside, outside in artifact.files_from.items():
+                try:
+                    # Bytes, not text: reports keep their byte order mark and CRLF line ends.
+                    files[inside] = (base / outside).read_bytes()
+                except OSError as exc:
+                    raise ScenarioError(
+                        f"{where}: artifact {artifact.name!r}: cannot read {outside!r}: {exc}"
+                    ) from exc
+            artifacts.append(artifact.model_copy(update={"files": files, "files_from": {}}))
+        update["artifacts"] = artifacts
+    return attempt.model_copy(update=update) if update else attempt
 
 
 def _describe(exc: ValidationError) -> str:

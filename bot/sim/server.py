@@ -15,6 +15,7 @@ import aiohttp
 from aiohttp import web
 
 from bot.sim.auth import AppKeys, AuthError, TokenBook
+from bot.sim.blobs import Blob
 from bot.sim.faults import FaultPlan
 from bot.sim.record import TimelineEntry, Write
 from bot.sim.routes import DOCS, WRITE_BODY, Handler, Routes, error
@@ -59,7 +60,7 @@ class Simulator:
         self.keys = AppKeys()
         self.tokens = TokenBook()
         self.faults = FaultPlan(scenario.faults)
-        self.blobs: dict[str, tuple[str, float]] = {}
+        self.blobs: dict[str, Blob] = {}
         self.writes: list[Write] = []
         self.timeline: list[TimelineEntry] = []
         self.calls: Counter[str] = Counter()

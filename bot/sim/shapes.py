@@ -1,5 +1,5 @@
-"""JSON shapes of GitHub objects (users, repositories, pulls, issues, checks, jobs) as the API and
-webhooks return them, built from the simulator's state."""
+"""JSON shapes of GitHub objects (users, repositories, pulls, issues, checks, jobs, artifacts) as
+the API and webhooks return them, built from the simulator's state."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote
 
-from bot.sim.state import CheckRun, Comment, Issue, Label, PullRequest, Reaction, World
+from bot.sim.state import Artifact, CheckRun, Comment, Issue, Label, PullRequest, Reaction, World
 
 Json = dict[str, Any]
 HTML = "https://github.com"
@@ -518,6 +518,32 @@ class Shapes:
             "runner_name": "GitHub Actions 1",
             "runner_group_id": 1,
             "runner_group_name": "GitHub Actions",
+        }
+
+    def artifact(self, artifact: Artifact) -> Json:
+        run = artifact.run
+        pr = self.world.pulls[run.check.pr]
+        head_owner = pr.spec.author if pr.spec.fork else self.world.repo.owner
+        url = f"{self.repo_api}/actions/artifacts/{artifact.id}"
+        return {
+            "id": artifact.id,
+            "node_id": node_id("Artifact", artifact.id),
+            "name": artifact.name,
+            "size_in_bytes": len(artifact.data),
+            "url": url,
+            "archive_download_url": f"{url}/zip",
+            "expired": artifact.expired,
+            "created_at": iso(artifact.created_at),
+            "updated_at": iso(artifact.created_at),
+            "expires_at": iso(artifact.expires_at),
+            "digest": "sha256:" + hashlib.sha256(artifact.data).hexdigest(),
+            "workflow_run": {
+                "id": run.run_id,
+                "repository_id": self.world.repo_id(self.world.repo.owner),
+                "head_repository_id": self.world.repo_id(head_owner),
+                "head_branch": pr.spec.head_ref,
+                "head_sha": run.head_sha,
+            },
         }
 
     def content_file(self, path: str, text: str, ref: str) -> Json:

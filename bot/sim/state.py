@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import io
 import itertools
-from collections.abc import Iterator
+import zipfile
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from bot.sim.scenario import AppSpec, Attempt, CheckSpec, PullRequestSpec, RepoSpec, Scenario
 
 RERUNNABLE = frozenset({"failure", "timed_out", "cancelled"})
+ARTIFACT_RETENTION = timedelta(days=90)  # GitHub's default for public repositories
 
 
 def now() -> datetime:
@@ -83,6 +86,34 @@ class CheckRun:
     completed_at: datetime | None = None
 
 
+@dataclass
+class Artifact:
+    """A zip an Actions job uploaded; it belongs to the job's workflow run."""
+
+    id: int
+    name: str
+    run: CheckRun
+    data: bytes
+    created_at: datetime
+    expires_at: datetime
+
+    @property
+    def expired(self) -> bool:
+        return self.expires_at <= now()
+
+
+def build_zip(files: Mapping[str, bytes], moment: datetime) -> bytes:
+    """A deflated zip of the files, each stamped with `moment`, in the order given."""
+    buffer = io.BytesIO()
+    stamp = moment.astimezone(UTC).timetuple()[:6]
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for path, data in files.items():
+            info = zipfile.ZipInfo(path, date_time=stamp)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, data)
+    return buffer.getvalue()
+
+
 @dataclass(frozen=True)
 class RerunRequest:
     """A rerun the bot asked for, and what the simulator answered."""
@@ -103,6 +134,7 @@ class World:
     labels: dict[str, Label] = field(default_factory=dict)
     reactions: list[Reaction] = field(default_factory=list)
     runs: dict[int, CheckRun] = field(default_factory=dict)
+    artifacts: dict[int, Artifact] = field(default_factory=dict)
     reruns: list[RerunRequest] = field(default_factory=list)
     issues_created: list[int] = field(default_factory=list)
     _ids: dict[str, Iterator[int]] = field(default_factory=dict)
@@ -172,6 +204,7 @@ class World:
         "run": 40_000_000_000,
         "workflow": 12_000_000_000,
         "suite": 31_000_000_000,
+        "artifact": 4_800_000_000,
     }
 
     def new_id(self, kind: str) -> int:
@@ -276,9 +309,25 @@ class World:
         return run
 
     def complete_run(self, run: CheckRun) -> None:
+        """Finish the attempt; the artifacts it uploads join its workflow run."""
+        moment = now()
         run.status = "completed"
         run.conclusion = run.attempt.conclusion
-        run.completed_at = now()
+        run.completed_at = moment
+        for spec in run.attempt.artifacts:
+            artifact = Artifact(
+                id=self.new_id("artifact"),
+                name=spec.name,
+                run=run,
+                data=build_zip(spec.contents(), moment),
+                created_at=moment,
+                expires_at=moment + ARTIFACT_RETENTION,
+            )
+            self.artifacts[artifact.id] = artifact
+
+    def artifacts_of(self, run_id: int) -> list[Artifact]:
+        """A workflow run's artifacts from all its attempts, oldest first."""
+        return [artifact for artifact in self.artifacts.values() if artifact.run.run_id == run_id]
 
     def job(self, job_id: int) -> CheckRun | None:
         """An Actions job by id (= its check run id); None for unknown ids and other CI apps."""

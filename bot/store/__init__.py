@@ -12,9 +12,13 @@ async def open_store(database_url: str) -> Store:
         from bot.store.sqlite import SQLiteStore
 
         return await SQLiteStore.open(database_url)
+    if database_url.startswith(("postgresql://", "postgres://")):
+        from bot.store.postgres import PostgresStore
+
+        return await PostgresStore.open(database_url)
     raise ValueError(
-        f"unsupported DATABASE_URL scheme in {database_url.split(':', 1)[0]!r}: "
-        "use sqlite:///path/to/file.sqlite3"
+        f"unsupported DATABASE_URL scheme {database_url.split(':', 1)[0]!r}: "
+        "use sqlite:///path/to/file.sqlite3 or postgresql://user@host:5432/dbname"
     )
 
 

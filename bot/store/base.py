@@ -47,6 +47,12 @@ class Store(Protocol):
     async def inbox_depth(self) -> tuple[int, float | None]:
         """How many deliveries wait (pending or claimed) and when the oldest was received."""
 
+    async def prune_deliveries(self, older_than: float) -> int:
+        """Delete finished (done or dead) deliveries that finished before `older_than`.
+
+        Returns how many went. Waiting and claimed deliveries are never touched.
+        """
+
     # --- triage record ---------------------------------------------------------------------
     async def record_check_attempt(self, attempt: CheckAttempt) -> None: ...
 

@@ -212,6 +212,13 @@ class SQLiteStore:
         )
         return int(rows[0][0]), rows[0][1]
 
+    async def prune_deliveries(self, older_than: float) -> int:
+        cursor = await self._db.execute(
+            "DELETE FROM deliveries WHERE state IN ('done', 'dead') AND finished_at < ?",
+            (older_than,),
+        )
+        return cursor.rowcount
+
     # --- triage record ---------------------------------------------------------------------
     async def record_check_attempt(self, attempt: CheckAttempt) -> None:
         decisions = json.dumps([d.model_dump(mode="json") for d in attempt.decisions])
@@ -285,7 +292,7 @@ class SQLiteStore:
     async def reruns_for(self, repo: str, head_sha: str, check_name: str) -> list[int]:
         rows = await self._db.execute_fetchall(
             "SELECT status FROM reruns WHERE repo = ? AND head_sha = ? AND check_name = ? "
-            "ORDER BY requested_at",
+            "ORDER BY requested_at, rowid",
             (repo, head_sha, check_name),
         )
         return [int(r[0]) for r in rows]

@@ -1,29 +1,171 @@
-"""Failed tests from a CI job log: clean it, then let every registered parser read it."""
+"""Everything one failed job says about its failed tests, from every source, merged.
+
+Sources, best first: test reports (JUnit, TRX, go test -json, mocha JSON), check-run
+annotations, then the job log read by every registered log parser (and the repository's own
+patterns). The same test named by several sources is one Failure: the best source's reading
+wins where they disagree, gaps are filled from the others, and the paths of every trace are
+kept. Ids are matched across sources by a normalised key, so pytest's
+`tests/test_a.py::TestX::test_y` from the log meets `tests.test_a.TestX.test_y` from JUnit.
+"""
 
 from __future__ import annotations
 
-from bot.triage.models import Failure
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from bot.triage.annotations import failures_from_annotations
+from bot.triage.infra import classify_infra
+from bot.triage.logscan import LogScanner, parser_markers
+from bot.triage.models import Extraction, Failure
 from bot.triage.parsers import PARSERS
 from bot.triage.parsers.actions_log import clean_log
+from bot.triage.parsers.custom import CustomPattern, parse_custom
+from bot.triage.reports import parse_report
+from bot.triage.signature import is_generic
 
 # Test runners print their summary and failure details at the end of a run, so on a huge
-# log the tail is what matters; the head is mostly setup output.
+# log held in memory the tail is what matters; streamed logs go through LogScanner instead.
 MAX_LOG_CHARS = 8 * 1024 * 1024
+MASS_THRESHOLD = 10
+
+_RANK = {"junit": 0, "trx": 0, "go-json": 0, "mocha-json": 0, "annotation": 1, "log": 2}
+_WORST = max(_RANK.values()) + 1
+
+_EXTENSION = re.compile(r"\.(?:py|[cm]?[jt]sx?|rb|java|kt|cs|php|go|rs)(?=::| \u203a | > |#|$)")
+_SEPARATOR = re.compile(r"\s*(?:::|\u203a|#|/|\\|\.| > )\s*")
 
 
 def extract_failures(log: str) -> list[Failure]:
-    """The failed tests named in a raw job log, one Failure per test id.
+    """The failed tests named in a raw job log, one Failure per test.
 
     Only the last MAX_LOG_CHARS characters (8 MiB of ASCII) are read, starting at the first
-    full line inside that window, which bounds the work on a runaway log. When several
-    parsers name the same test the first registered parser's reading is kept.
+    full line inside that window, which bounds the work on a runaway log.
     """
     if len(log) > MAX_LOG_CHARS:
         tail = log[-MAX_LOG_CHARS:]
         log = tail[tail.find("\n") + 1 :]
-    lines = clean_log(log)
-    found: dict[str, Failure] = {}
-    for parse in PARSERS.values():
-        for failure in parse(lines):
-            found.setdefault(failure.test_id, failure)
-    return list(found.values())
+    return extract(log_lines=clean_log(log)).failures
+
+
+def extract_from_chunks(
+    chunks: Iterable[bytes],
+    *,
+    reports: Sequence[tuple[str, bytes]] = (),
+    annotations: Sequence[Mapping[str, Any]] = (),
+    custom: Sequence[CustomPattern] = (),
+    mass_threshold: int = MASS_THRESHOLD,
+) -> Extraction:
+    """`extract` over a log streamed in raw chunks, read in bounded memory by LogScanner."""
+    markers = parser_markers() + [pattern.compiled() for pattern in custom]
+    scanner = LogScanner(markers)
+    for chunk in chunks:
+        scanner.feed(chunk)
+    extraction = extract(
+        log_lines=scanner.finish(),
+        reports=reports,
+        annotations=annotations,
+        custom=custom,
+        mass_threshold=mass_threshold,
+    )
+    if scanner.truncated:
+        extraction.problems.append(
+            f"log: more matching lines than {scanner.max_kept_bytes // (1024 * 1024)} MiB; "
+            "the earliest were not read"
+        )
+    return extraction
+
+
+def extract(
+    *,
+    log_lines: Sequence[str] | None,
+    reports: Sequence[tuple[str, bytes]] = (),
+    annotations: Sequence[Mapping[str, Any]] = (),
+    custom: Sequence[CustomPattern] = (),
+    mass_threshold: int = MASS_THRESHOLD,
+    report_format: str = "auto",
+) -> Extraction:
+    """The failed tests of one job from every source, merged, and why the job failed when
+    no test did.
+
+    `infra` is set whenever the log shows an infrastructure cause; with failed tests beside
+    it, it is a note and the tests are still the failures to decide on. `mass_failure` is
+    set when more than `mass_threshold` distinct tests failed. `report_format` names the
+    reports' format when known (see reports.FORMATS); "auto" tells it from each content.
+    """
+    found: list[Failure] = []
+    problems: list[str] = []
+    for name, data in reports:
+        result = parse_report(name, data, report_format)
+        found.extend(result.failures)
+        problems.extend(result.problems)
+    found.extend(failures_from_annotations(annotations))
+    if log_lines is not None:
+        for parse in PARSERS.values():
+            found.extend(parse(log_lines))
+        if custom:
+            found.extend(parse_custom(log_lines, custom))
+    failures = merge(found)
+    return Extraction(
+        failures=failures,
+        infra=classify_infra(log_lines) if log_lines else None,
+        mass_failure=len(failures) > mass_threshold,
+        problems=problems,
+    )
+
+
+def merge(failures: Iterable[Failure]) -> list[Failure]:
+    """One Failure per test: the best-ranked source's reading, completed by the others.
+
+    Order follows each test's best reading, sources being stable-sorted by rank first.
+    """
+    ranked = sorted(failures, key=lambda f: _RANK.get(f.source, _WORST))
+    merged: list[Failure] = []
+    by_key: dict[str, int] = {}
+    for failure in ranked:
+        key = match_key(failure.test_id)
+        index = by_key.get(key)
+        if index is None:
+            index = _suffix_match(key, by_key)
+        if index is None:
+            by_key[key] = len(merged)
+            merged.append(failure)
+        else:
+            by_key.setdefault(key, index)
+            merged[index] = _complete(merged[index], failure)
+    return merged
+
+
+def match_key(test_id: str) -> str:
+    """`test_id` with file extensions dropped and every separator (`::`, `/`, `.`, `#`,
+    jest's U+203A) made one, so the same test named by two sources has one key."""
+    key = _EXTENSION.sub("", test_id.strip().removeprefix("./"))
+    return _SEPARATOR.sub(".", key).strip(".")
+
+
+def _suffix_match(key: str, by_key: Mapping[str, int]) -> int | None:
+    """A test already seen whose key ends with this one, or that this one ends with: one
+    source printed the id relative to a subdirectory. Only an unambiguous match counts."""
+    if "." not in key:
+        return None
+    hits = {
+        index
+        for other, index in by_key.items()
+        if "." in other and (other.endswith("." + key) or key.endswith("." + other))
+    }
+    return hits.pop() if len(hits) == 1 else None
+
+
+def _complete(best: Failure, other: Failure) -> Failure:
+    update: dict[str, Any] = {
+        "file": best.file or other.file,
+        "location": best.location or other.location,
+        "trace_paths": list(dict.fromkeys([*best.trace_paths, *other.trace_paths])),
+    }
+    if is_generic(best.message) and not is_generic(other.message):
+        update["message"] = other.message
+        update["signature"] = other.signature
+    if best.attempts_total == 1 and other.attempts_total > 1:
+        update["attempts_failed"] = other.attempts_failed
+        update["attempts_total"] = other.attempts_total
+    return best.model_copy(update=update)

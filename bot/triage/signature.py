@@ -8,6 +8,8 @@ is kept. Only the first lines count: later lines are mostly values and diffs.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from functools import lru_cache
 
 MAX_LINES = 2
 MAX_LENGTH = 240
@@ -62,3 +64,41 @@ def signature(message: str) -> str:
     for pattern, placeholder in _REPLACEMENTS:
         text = pattern.sub(placeholder, text)
     return text[:MAX_LENGTH]
+
+
+# Messages that say a step or command failed without saying why: they never count as a
+# match on their own, however often they recur.
+GENERIC_MESSAGES: tuple[str, ...] = (
+    r"(?:##\[error\]|Error: )?Process completed with exit code \d+\.?",
+    r"(?:Error: )?(?:exit status|exit code|exited with code) \d+\.?",
+    r"(?:Error: )?Command failed(?: with exit code \d+)?(?:: .*)?",
+    r"(?:Error: )?\d+ tests? failed\.?",
+    r"npm ERR! (?:Test failed\b.*|code ELIFECYCLE|errno \d+)",
+    r"(?:make: \*\*\* )?\[[^\]]*\] Error \d+",
+    r"(?:fail(?:ed|ure)?|error)[.:!]?",
+)
+_GENERIC = re.compile("|".join(f"(?:{p})" for p in GENERIC_MESSAGES), re.IGNORECASE)
+
+
+def is_generic(message: str, extra: Sequence[str] = ()) -> bool:
+    """True when `message` only says that something failed, not why.
+
+    Empty messages are generic. `extra` holds a repository's own regexes (config key
+    `generic_messages`); like the built-in ones, each must match the whole first line.
+    """
+    lines = [line.strip() for line in message[:_MAX_INPUT].splitlines() if line.strip()]
+    if not lines:
+        return True
+    first = lines[0]
+    if _GENERIC.fullmatch(first):
+        return True
+    return any(_compile_extra(pattern).fullmatch(first) for pattern in extra)
+
+
+@lru_cache(maxsize=256)
+def _compile_extra(pattern: str) -> re.Pattern[str]:
+    try:
+        return re.compile(pattern, re.IGNORECASE)
+    except re.error:
+        # A broken repository regex matches nothing rather than failing the triage.
+        return re.compile(r"(?!)")

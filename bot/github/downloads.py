@@ -1,0 +1,150 @@
+"""Large downloads (job logs, artifact zips): uncached, streamed, byte-capped.
+
+Never through the cached client: the API answers with a redirect to a short-lived blob URL,
+and the token goes only to the API, never to the blob host.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from http import HTTPStatus
+
+import aiohttp
+from gidgethub import BadRequest, GitHubBroken
+
+from bot.github.client import USER_AGENT
+
+CHUNK_BYTES = 256 * 1024
+TIMEOUT = aiohttp.ClientTimeout(total=300, sock_read=60)
+
+
+@dataclass(frozen=True)
+class Streamed:
+    truncated: bool  # True when only the tail of a larger log was passed on
+    size_read: int  # bytes received from the blob host
+
+
+class TooLarge(Exception):
+    """A download larger than its cap: refused, not truncated."""
+
+
+def _raise_for(status: int, headers: object = None) -> None:
+    if status >= 500:
+        raise GitHubBroken(HTTPStatus(status))
+    raise BadRequest(HTTPStatus(status), headers=headers)  # type: ignore[arg-type]
+
+
+async def _blob_location(session: aiohttp.ClientSession, url: str, token: str) -> str:
+    async with session.get(
+        url,
+        headers={
+            "Authorization": f"token {token}",
+            "Accept": "application/vnd.github+json",
+            "User-Agent": USER_AGENT,
+        },
+        allow_redirects=False,
+    ) as response:
+        if response.status not in (301, 302, 303, 307, 308):
+            _raise_for(response.status, response.headers)
+        return response.headers["Location"]
+
+
+async def stream_job_log(
+    session: aiohttp.ClientSession,
+    *,
+    api_url: str,
+    token: str,
+    repo: str,
+    job_id: int,
+    cap_bytes: int,
+    sink: Callable[[bytes], None],
+) -> Streamed:
+    """Pass the last `cap_bytes` of an Actions job log to `sink`, chunk by chunk.
+
+    Test summaries sit at the end of a log, so we ask for its tail with a suffix Range and
+    stream it straight through. A host that ignores Range sends the whole log: we keep a
+    rolling tail of `cap_bytes` and pass it on at the end, so memory stays bounded by the cap
+    whatever the log's size. A tail that starts mid-line loses that first, cut line.
+    """
+    location = await _blob_location(
+        session, f"{api_url.rstrip('/')}/repos/{repo}/actions/jobs/{job_id}/logs", token
+    )
+    async with session.get(
+        location,
+        headers={"Range": f"bytes=-{cap_bytes}", "User-Agent": USER_AGENT},
+        timeout=TIMEOUT,
+    ) as blob:
+        if blob.status not in (200, 206):
+            _raise_for(blob.status)
+        whole = blob.status == 200 and (
+            blob.content_length is not None and blob.content_length <= cap_bytes
+        )
+        partial = blob.status == 206 and _starts_after_zero(blob.headers.get("Content-Range"))
+        read = 0
+        if blob.status == 206 or whole:
+            first = partial
+            async for chunk in blob.content.iter_chunked(CHUNK_BYTES):
+                read += len(chunk)
+                if first:  # still inside the line the range cut
+                    _, newline, chunk = chunk.partition(b"\n")
+                    if not newline:
+                        continue
+                    first = False
+                sink(chunk)
+            return Streamed(truncated=partial, size_read=read)
+        tail: deque[bytes] = deque()
+        kept = 0
+        async for chunk in blob.content.iter_chunked(CHUNK_BYTES):
+            read += len(chunk)
+            tail.append(chunk)
+            kept += len(chunk)
+            while kept - len(tail[0]) >= cap_bytes:
+                kept -= len(tail.popleft())
+    data = b"".join(tail)
+    truncated = len(data) > cap_bytes or read > len(data)
+    if len(data) > cap_bytes:
+        data = data[-cap_bytes:]
+    if truncated:
+        data = data.partition(b"\n")[2]
+    sink(data)
+    return Streamed(truncated=truncated, size_read=read)
+
+
+async def download_artifact(
+    session: aiohttp.ClientSession,
+    *,
+    api_url: str,
+    token: str,
+    repo: str,
+    artifact_id: int,
+    cap_bytes: int,
+) -> bytes:
+    """An artifact's zip, refused (TooLarge) past `cap_bytes`: a zip cut short is useless."""
+    location = await _blob_location(
+        session,
+        f"{api_url.rstrip('/')}/repos/{repo}/actions/artifacts/{artifact_id}/zip",
+        token,
+    )
+    async with session.get(location, headers={"User-Agent": USER_AGENT}, timeout=TIMEOUT) as blob:
+        if blob.status != 200:
+            _raise_for(blob.status)
+        if blob.content_length is not None and blob.content_length > cap_bytes:
+            raise TooLarge(f"artifact {artifact_id} is {blob.content_length} bytes")
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in blob.content.iter_chunked(CHUNK_BYTES):
+            size += len(chunk)
+            if size > cap_bytes:
+                raise TooLarge(f"artifact {artifact_id} is over {cap_bytes} bytes")
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _starts_after_zero(content_range: str | None) -> bool:
+    """`bytes 100-199/200` starts after 0: part of the log was left out."""
+    if not content_range or " " not in content_range:
+        return False
+    span = content_range.split(" ", 1)[1].split("/", 1)[0]
+    return not span.startswith("0-")

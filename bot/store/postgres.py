@@ -1,0 +1,397 @@
+"""PostgreSQL backend: several replicas share one database.
+
+Claims use `FOR UPDATE SKIP LOCKED`, so replicas never take the same delivery; the rerun
+budget and each PR's comment are serialised with advisory locks, so they hold across
+processes too. Advisory lock keys are hashed with the schema name, so two installations
+sharing one database in different schemas (`?search_path=...` in DATABASE_URL, which
+asyncpg sends as a server setting) never wait on each other.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
+
+import asyncpg
+
+from bot.store.migrations import migration_files
+from bot.store.models import CheckAttempt, Delivery, DeliveryState, StickyComment
+from bot.triage.models import Decision
+
+_DELIVERY_COLUMNS = (
+    "id, event, action, payload, state, attempts, received_at, next_attempt_at, "
+    "last_error, claim_token"
+)
+_ATTEMPT_COLUMNS = (
+    "repo, check_run_id, pr_number, head_sha, check_name, html_url, attempt, conclusion, "
+    "decisions, rerun_note, recorded_at"
+)
+# A 64-bit advisory lock key, distinct per schema and per purpose.
+_LOCK_KEY = "hashtextextended(coalesce(current_schema(), '') || ':' || $1::text, 0)"
+
+# Queries are short; pr_lock holds its connection for a whole handler, so it draws from a
+# pool of its own: a handler inside the lock can always get a query connection.
+QUERY_POOL_SIZE = 10
+LOCK_POOL_SIZE = 10
+
+
+def _delivery(row: asyncpg.Record) -> Delivery:
+    return Delivery(
+        id=row["id"],
+        event=row["event"],
+        action=row["action"],
+        payload=bytes(row["payload"]),
+        state=DeliveryState(row["state"]),
+        attempts=row["attempts"],
+        received_at=row["received_at"],
+        next_attempt_at=row["next_attempt_at"],
+        last_error=row["last_error"],
+        claim_token=row["claim_token"],
+    )
+
+
+def _attempt(row: asyncpg.Record) -> CheckAttempt:
+    return CheckAttempt(
+        repo=row["repo"],
+        check_run_id=row["check_run_id"],
+        pr_number=row["pr_number"],
+        head_sha=row["head_sha"],
+        check_name=row["check_name"],
+        html_url=row["html_url"],
+        attempt=row["attempt"],
+        conclusion=row["conclusion"],
+        decisions=[Decision.model_validate(d) for d in json.loads(row["decisions"])],
+        rerun_note=row["rerun_note"],
+        recorded_at=row["recorded_at"],
+    )
+
+
+def _rows_touched(status: str) -> int:
+    """asyncpg's command tag, e.g. `UPDATE 3` or `INSERT 0 1`: the last number is the count."""
+    return int(status.rsplit(" ", 1)[-1])
+
+
+class PostgresStore:
+    def __init__(self, pool: asyncpg.Pool, lock_pool: asyncpg.Pool) -> None:
+        self._pool = pool
+        self._lock_pool = lock_pool
+        self._pr_locks: dict[tuple[str, int], asyncio.Lock] = {}
+
+    @classmethod
+    async def open(cls, database_url: str) -> PostgresStore:
+        pool = await asyncpg.create_pool(database_url, min_size=1, max_size=QUERY_POOL_SIZE)
+        try:
+            lock_pool = await asyncpg.create_pool(database_url, min_size=0, max_size=LOCK_POOL_SIZE)
+        except BaseException:
+            await pool.close()
+            raise
+        store = cls(pool, lock_pool)
+        try:
+            await store.migrate()
+        except BaseException:
+            await store.close()
+            raise
+        return store
+
+    async def migrate(self) -> list[str]:
+        """Apply the migrations not applied yet; returns their names.
+
+        Under a session advisory lock, so replicas starting together apply each file once:
+        the second waits, then finds everything recorded.
+        """
+        applied = []
+        async with self._pool.acquire() as conn:
+            await conn.execute(f"SELECT pg_advisory_lock({_LOCK_KEY})", "migrations")
+            try:
+                await conn.execute(
+                    "CREATE TABLE IF NOT EXISTS schema_migrations "
+                    "(version integer PRIMARY KEY, name text NOT NULL)"
+                )
+                done = {
+                    r["version"] for r in await conn.fetch("SELECT version FROM schema_migrations")
+                }
+                for version, name, sql in migration_files("postgres"):
+                    if version in done:
+                        continue
+                    async with conn.transaction():
+                        await conn.execute(sql)
+                        await conn.execute(
+                            "INSERT INTO schema_migrations (version, name) VALUES ($1, $2)",
+                            version,
+                            name,
+                        )
+                    applied.append(name)
+            finally:
+                await conn.execute(f"SELECT pg_advisory_unlock({_LOCK_KEY})", "migrations")
+        return applied
+
+    async def close(self) -> None:
+        await self._lock_pool.close()
+        await self._pool.close()
+
+    async def ping(self) -> None:
+        await self._pool.fetchval("SELECT 1")
+
+    # --- inbox ---------------------------------------------------------------------------
+    async def put_delivery(
+        self, delivery_id: str, event: str, action: str | None, payload: bytes, now: float
+    ) -> bool:
+        stored = await self._pool.fetchval(
+            "INSERT INTO deliveries (id, event, action, payload, state, received_at, "
+            "next_attempt_at) VALUES ($1, $2, $3, $4, $5, $6, $6) ON CONFLICT (id) DO NOTHING "
+            "RETURNING id",
+            delivery_id,
+            event,
+            action,
+            payload,
+            str(DeliveryState.PENDING),
+            now,
+        )
+        return stored is not None
+
+    async def claim(self, now: float, lease_seconds: float, limit: int) -> list[Delivery]:
+        # SKIP LOCKED: a replica claiming at the same moment passes over the rows this one is
+        # taking instead of waiting for them, and the two never take the same row.
+        rows = await self._pool.fetch(
+            f"UPDATE deliveries SET state = 'claimed', claim_token = $1, lease_until = $2, "
+            f"attempts = attempts + 1 WHERE id IN ("
+            f"  SELECT id FROM deliveries WHERE"
+            f"  (state = 'pending' AND next_attempt_at <= $3) OR"
+            f"  (state = 'claimed' AND lease_until <= $3)"
+            f"  ORDER BY next_attempt_at, id LIMIT $4 FOR UPDATE SKIP LOCKED"
+            f") RETURNING {_DELIVERY_COLUMNS}",
+            secrets.token_hex(8),
+            now + lease_seconds,
+            now,
+            limit,
+        )
+        return sorted((_delivery(r) for r in rows), key=lambda d: (d.next_attempt_at, d.id))
+
+    async def _finish(
+        self, delivery_id: str, claim_token: str, state: DeliveryState, **values: Any
+    ) -> None:
+        sets = ", ".join(f"{column} = ${n}" for n, column in enumerate(values, start=4))
+        await self._pool.execute(
+            f"UPDATE deliveries SET state = $1, claim_token = NULL, lease_until = NULL, {sets} "
+            f"WHERE id = $2 AND claim_token = $3",
+            str(state),
+            delivery_id,
+            claim_token,
+            *values.values(),
+        )
+
+    async def extend_lease(self, delivery_id: str, claim_token: str, lease_until: float) -> bool:
+        status = await self._pool.execute(
+            "UPDATE deliveries SET lease_until = $1 WHERE id = $2 AND claim_token = $3 "
+            "AND state = 'claimed'",
+            lease_until,
+            delivery_id,
+            claim_token,
+        )
+        return _rows_touched(status) == 1
+
+    async def complete(self, delivery_id: str, claim_token: str, now: float) -> None:
+        await self._finish(
+            delivery_id, claim_token, DeliveryState.DONE, finished_at=now, last_error=None
+        )
+
+    async def retry_later(
+        self, delivery_id: str, claim_token: str, error: str, next_attempt_at: float
+    ) -> None:
+        await self._finish(
+            delivery_id,
+            claim_token,
+            DeliveryState.PENDING,
+            last_error=error,
+            next_attempt_at=next_attempt_at,
+        )
+
+    async def dead_letter(self, delivery_id: str, claim_token: str, error: str, now: float) -> None:
+        await self._finish(
+            delivery_id, claim_token, DeliveryState.DEAD, last_error=error, finished_at=now
+        )
+
+    async def list_deliveries(
+        self, limit: int, states: Sequence[DeliveryState] | None = None
+    ) -> list[Delivery]:
+        rows = await self._pool.fetch(
+            f"SELECT {_DELIVERY_COLUMNS} FROM deliveries "
+            f"WHERE $1::text[] IS NULL OR state = ANY($1::text[]) "
+            f"ORDER BY received_at DESC, id LIMIT $2",
+            [str(s) for s in states] if states else None,
+            limit,
+        )
+        return [_delivery(r) for r in rows]
+
+    async def replay(self, delivery_id: str, now: float) -> bool:
+        status = await self._pool.execute(
+            "UPDATE deliveries SET state = 'pending', attempts = 0, next_attempt_at = $1, "
+            "claim_token = NULL, lease_until = NULL, finished_at = NULL WHERE id = $2",
+            now,
+            delivery_id,
+        )
+        return _rows_touched(status) == 1
+
+    async def inbox_depth(self) -> tuple[int, float | None]:
+        row = await self._pool.fetchrow(
+            "SELECT count(*) AS depth, min(received_at) AS oldest FROM deliveries "
+            "WHERE state IN ('pending', 'claimed')"
+        )
+        assert row is not None
+        return int(row["depth"]), row["oldest"]
+
+    async def prune_deliveries(self, older_than: float) -> int:
+        status = await self._pool.execute(
+            "DELETE FROM deliveries WHERE state IN ('done', 'dead') AND finished_at < $1",
+            older_than,
+        )
+        return _rows_touched(status)
+
+    # --- triage record ---------------------------------------------------------------------
+    async def record_check_attempt(self, attempt: CheckAttempt) -> None:
+        decisions = json.dumps([d.model_dump(mode="json") for d in attempt.decisions])
+        await self._pool.execute(
+            "INSERT INTO check_attempts (repo, check_run_id, pr_number, head_sha, check_name, "
+            "html_url, attempt, conclusion, decisions, rerun_note, recorded_at) "
+            "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11) "
+            "ON CONFLICT (repo, check_run_id) DO UPDATE "
+            "SET attempt = excluded.attempt, conclusion = excluded.conclusion, "
+            "decisions = excluded.decisions, rerun_note = excluded.rerun_note, "
+            "recorded_at = excluded.recorded_at",
+            attempt.repo,
+            attempt.check_run_id,
+            attempt.pr_number,
+            attempt.head_sha,
+            attempt.check_name,
+            attempt.html_url,
+            attempt.attempt,
+            attempt.conclusion,
+            decisions,
+            attempt.rerun_note,
+            attempt.recorded_at,
+        )
+
+    async def check_attempts_for_pr(self, repo: str, pr_number: int) -> list[CheckAttempt]:
+        rows = await self._pool.fetch(
+            f"SELECT {_ATTEMPT_COLUMNS} FROM check_attempts WHERE repo = $1 AND "
+            f"pr_number = $2 ORDER BY recorded_at, check_run_id",
+            repo,
+            pr_number,
+        )
+        return [_attempt(r) for r in rows]
+
+    async def check_attempts_for(
+        self, repo: str, head_sha: str, check_name: str
+    ) -> list[CheckAttempt]:
+        rows = await self._pool.fetch(
+            f"SELECT {_ATTEMPT_COLUMNS} FROM check_attempts WHERE repo = $1 AND "
+            f"head_sha = $2 AND check_name = $3 ORDER BY attempt, check_run_id",
+            repo,
+            head_sha,
+            check_name,
+        )
+        return [_attempt(r) for r in rows]
+
+    async def reserve_rerun(
+        self, repo: str, head_sha: str, check_name: str, job_id: int, budget: int, now: float
+    ) -> bool:
+        # Under READ COMMITTED two replicas could both count budget-1 reruns and both insert;
+        # a transaction lock on this (head SHA, check) makes the count and insert one step.
+        async with self._pool.acquire() as conn, conn.transaction():
+            await conn.execute(
+                f"SELECT pg_advisory_xact_lock({_LOCK_KEY})",
+                json.dumps(["rerun", repo, head_sha, check_name]),
+            )
+            await conn.execute(
+                "INSERT INTO reruns (repo, head_sha, check_name, job_id, status, requested_at) "
+                "SELECT $1, $2, $3, $4, 0, $5 WHERE (SELECT count(*) FROM reruns WHERE "
+                "repo = $1 AND head_sha = $2 AND check_name = $3) < $6 "
+                "ON CONFLICT (repo, job_id) DO NOTHING",
+                repo,
+                head_sha,
+                check_name,
+                job_id,
+                now,
+                budget,
+            )
+            status: int | None = await conn.fetchval(
+                "SELECT status FROM reruns WHERE repo = $1 AND job_id = $2", repo, job_id
+            )
+        return status == 0
+
+    async def finish_rerun(self, repo: str, job_id: int, status: int) -> None:
+        await self._pool.execute(
+            "UPDATE reruns SET status = $1 WHERE repo = $2 AND job_id = $3", status, repo, job_id
+        )
+
+    async def reruns_for(self, repo: str, head_sha: str, check_name: str) -> list[int]:
+        rows = await self._pool.fetch(
+            "SELECT status FROM reruns WHERE repo = $1 AND head_sha = $2 AND check_name = $3 "
+            "ORDER BY requested_at, seq",
+            repo,
+            head_sha,
+            check_name,
+        )
+        return [int(r["status"]) for r in rows]
+
+    # --- sticky comment ------------------------------------------------------------------
+    @asynccontextmanager
+    async def pr_lock(self, repo: str, pr_number: int) -> AsyncIterator[None]:
+        # Tasks of this process queue on the asyncio lock, so at most one connection per PR
+        # waits on the database lock; other replicas queue on the session advisory lock.
+        key = json.dumps(["pr", repo, pr_number])
+        async with (
+            self._pr_locks.setdefault((repo, pr_number), asyncio.Lock()),
+            self._lock_pool.acquire() as conn,
+        ):
+            await conn.execute(f"SELECT pg_advisory_lock({_LOCK_KEY})", key)
+            try:
+                yield
+            finally:
+                # If this is cancelled, the pool's reset on release unlocks all the same.
+                await conn.execute(f"SELECT pg_advisory_unlock({_LOCK_KEY})", key)
+
+    async def get_sticky_comment(self, repo: str, pr_number: int) -> StickyComment | None:
+        row = await self._pool.fetchrow(
+            "SELECT comment_id, body_sha FROM sticky_comments WHERE repo = $1 AND pr_number = $2",
+            repo,
+            pr_number,
+        )
+        if row is None:
+            return None
+        return StickyComment(
+            repo=repo, pr_number=pr_number, comment_id=row["comment_id"], body_sha=row["body_sha"]
+        )
+
+    async def save_sticky_comment(self, comment: StickyComment) -> None:
+        await self._pool.execute(
+            "INSERT INTO sticky_comments (repo, pr_number, comment_id, body_sha) "
+            "VALUES ($1, $2, $3, $4) ON CONFLICT (repo, pr_number) DO UPDATE "
+            "SET comment_id = excluded.comment_id, body_sha = excluded.body_sha",
+            comment.repo,
+            comment.pr_number,
+            comment.comment_id,
+            comment.body_sha,
+        )
+
+    # --- installations -------------------------------------------------------------------
+    async def set_installation(
+        self, installation_id: int, account: str, active: bool, now: float
+    ) -> None:
+        await self._pool.execute(
+            "INSERT INTO installations (id, account, active, updated_at) VALUES ($1, $2, $3, $4) "
+            "ON CONFLICT (id) DO UPDATE SET account = excluded.account, "
+            "active = excluded.active, updated_at = excluded.updated_at",
+            installation_id,
+            account,
+            active,
+            now,
+        )
+
+    async def installations(self) -> list[tuple[int, str, bool]]:
+        rows = await self._pool.fetch("SELECT id, account, active FROM installations ORDER BY id")
+        return [(int(r["id"]), str(r["account"]), bool(r["active"])) for r in rows]

@@ -1,0 +1,125 @@
+"""Failed tests from Gradle's console output.
+
+Gradle prints `FooTest > bar() FAILED` (JUnit 4 qualifies the class, JUnit 5 does not; nested
+classes and parameters add ` > ` segments), then the exception indented, in SHORT form
+(`AssertionError at FooTest.java:42`) or FULL form with `at com.acme.FooTest.bar(FooTest.java:
+42)` frames. A class printed without its package is qualified from a frame of that class. The
+test-retry plugin runs a failed test again: its later `PASSED` line makes it a pass, and each
+`FAILED` line counts as a failed attempt.
+
+Frames name a class's file (`FooTest.java`), not its directory, so `file` and `location` stay
+unknown; the class name in the id is what ties the failure to the code.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from bot.triage.models import Failure
+from bot.triage.parsers.actions_log import is_workflow_command
+from bot.triage.signature import signature
+
+FRAMEWORK = "gradle"
+
+_MAX_LINE = 4096
+_MAX_MESSAGE_LINES = 5
+
+MARKER = re.compile(
+    r"^\S.*? > .+ FAILED$|^> Task :|tests completed, \d+ failed|^BUILD FAILED|^FAILURE: Build"
+)
+
+_RESULT = re.compile(r"^(?P<cls>[^\s>][^>]*?) > (?P<name>.+) (?P<status>FAILED|PASSED|SKIPPED)$")
+_GRADLE = re.compile(r"^> Task :|tests completed, \d+ failed|^BUILD FAILED|^FAILURE: Build")
+_FRAME = re.compile(r"^\s+at (?:[\w.$-]+//)?(?P<cls>[\w.$]+)\.[\w$<>]+\([^)\n]*\)$")
+_FRAME_LIKE = re.compile(r"^\s+(?:at |\.\.\. \d+ more)")
+
+
+@dataclass
+class _Test:
+    cls: str
+    name: str
+    statuses: list[str] = field(default_factory=list)
+    message_lines: list[str] = field(default_factory=list)
+    frame_classes: list[str] = field(default_factory=list)
+
+
+class _Parser:
+    def __init__(self) -> None:
+        self.tests: dict[tuple[str, str], _Test] = {}
+        self.is_gradle = False
+        self.reading: _Test | None = None
+        self.in_frames = False
+
+    def feed(self, line: str) -> None:
+        if _GRADLE.search(line):
+            self.is_gradle = True
+        result = _RESULT.match(line)
+        if result:
+            key = (result.group("cls").strip(), result.group("name"))
+            test = self.tests.get(key)
+            if test is None:
+                test = self.tests[key] = _Test(*key)
+            test.statuses.append(result.group("status"))
+            if result.group("status") == "FAILED":
+                test.message_lines.clear()
+                self.reading, self.in_frames = test, False
+            else:
+                self.reading = None
+            return
+        test = self.reading
+        if test is None:
+            return
+        if not line.startswith(" ") or not line.strip():
+            self.reading = None
+            return
+        frame = _FRAME.match(line)
+        if frame:
+            self.in_frames = True
+            test.frame_classes.append(frame.group("cls"))
+        elif _FRAME_LIKE.match(line) or line.strip().startswith("Caused by:"):
+            self.in_frames = True
+        elif not self.in_frames and len(test.message_lines) < _MAX_MESSAGE_LINES:
+            test.message_lines.append(line.strip())
+
+    def failures(self) -> list[Failure]:
+        if not self.is_gradle:
+            return []
+        found: dict[str, Failure] = {}
+        for test in self.tests.values():
+            if not test.statuses or test.statuses[-1] != "FAILED":
+                continue
+            cls = _qualify(test.cls, test.frame_classes)
+            message = "\n".join(test.message_lines)
+            failed = test.statuses.count("FAILED")
+            found[f"{cls}#{test.name}"] = Failure(
+                test_id=f"{cls}#{test.name}",
+                name=f"{test.cls.rsplit('.', 1)[-1]}#{test.name}",
+                framework=FRAMEWORK,
+                message=message,
+                signature=signature(message),
+                attempts_failed=failed,
+                attempts_total=failed + test.statuses.count("PASSED"),
+            )
+        return list(found.values())
+
+
+def _qualify(printed: str, frame_classes: list[str]) -> str:
+    if "." in printed:
+        return printed
+    for cls in frame_classes:
+        outer = cls.split("$", 1)[0]
+        if outer.rsplit(".", 1)[-1] == printed:
+            return outer
+    return printed
+
+
+def parse_gradle(lines: Sequence[str]) -> list[Failure]:
+    """The tests Gradle reports as FAILED and not passed on a retry, one per `Class#name`."""
+    parser = _Parser()
+    for line in lines:
+        if is_workflow_command(line):
+            continue
+        parser.feed(line[:_MAX_LINE].rstrip())
+    return parser.failures()

@@ -1,0 +1,113 @@
+"""Failed tests from `go test -json`'s event stream (one JSON object a line).
+
+A test's last `pass`/`fail` event decides; earlier ones are retries (gotestsum
+--rerun-fails runs a test again in the same stream). A package that fails with no failed
+test in it (a panic in init, a build failure, a timeout) is reported as the package.
+Lines that are not events (build output mixed into the stream) are skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+
+from bot.triage.models import Failure
+from bot.triage.parsers.paths import PathMap
+from bot.triage.reports.messages import head
+from bot.triage.reports.traces import location, repo_frames, trace_paths
+from bot.triage.signature import signature
+
+SOURCE = "go-json"
+FRAMEWORK = "go"
+
+# Output a test's events carry that is the framework's framing, not the test's own words.
+_FRAMING = re.compile(
+    r"^\s*(?:=== (?:RUN|PAUSE|CONT|NAME)\b|--- (?:FAIL|PASS|SKIP):|FAIL$|PASS$"
+    r"|ok\s|FAIL\t|exit status \d+$)"
+)
+_TERMINAL = frozenset({"pass", "fail"})
+# Output kept per test: enough for a message and a panic's stack.
+_MAX_OUTPUT_LINES = 200
+
+
+@dataclass
+class _Test:
+    outcomes: list[str] = field(default_factory=list)
+    output: list[str] = field(default_factory=list)
+
+    def add_output(self, text: str) -> None:
+        if len(self.output) < _MAX_OUTPUT_LINES:
+            self.output.extend(text.splitlines())
+
+
+def is_event_stream(text: str) -> bool:
+    """True when the first non-blank line is a go test event."""
+    for line in text.splitlines():
+        if line.strip():
+            event = _event(line)
+            return event is not None and "Action" in event
+    return False
+
+
+def parse_go_json(text: str) -> tuple[list[Failure], int]:
+    """The failed tests (and failed packages without one) and the number of tests seen."""
+    tests: dict[tuple[str, str], _Test] = {}
+    packages: dict[str, _Test] = {}
+    for line in text.splitlines():
+        event = _event(line)
+        if event is None:
+            continue
+        package, test = event.get("Package"), event.get("Test")
+        action, output = event.get("Action"), event.get("Output")
+        if not isinstance(package, str) or not isinstance(action, str):
+            continue
+        if isinstance(test, str) and test:
+            record = tests.setdefault((package, test), _Test())
+        else:
+            record = packages.setdefault(package, _Test())
+        if action == "output" and isinstance(output, str):
+            record.add_output(output)
+        elif action in _TERMINAL:
+            record.outcomes.append(action)
+    failures = [
+        _failure(f"{pkg}.{test}", test, record)
+        for (pkg, test), record in tests.items()
+        if "fail" in record.outcomes
+    ]
+    failed_packages = {pkg for (pkg, test), r in tests.items() if "fail" in r.outcomes}
+    failures.extend(
+        _failure(pkg, pkg, record)
+        for pkg, record in packages.items()
+        if record.outcomes[-1:] == ["fail"] and pkg not in failed_packages
+    )
+    return failures, sum(1 for record in tests.values() if record.outcomes)
+
+
+def _event(line: str) -> dict[str, object] | None:
+    line = line.strip()
+    if not line.startswith("{"):
+        return None
+    try:
+        event = json.loads(line)
+    except ValueError:
+        return None
+    return event if isinstance(event, dict) else None
+
+
+def _failure(test_id: str, name: str, record: _Test) -> Failure:
+    own = [line.strip() for line in record.output if line.strip() and not _FRAMING.match(line)]
+    message = head("\n".join(own))
+    frames = repo_frames("\n".join(record.output), PathMap())
+    return Failure(
+        test_id=test_id,
+        name=name,
+        framework=FRAMEWORK,
+        location=location(frames),
+        message=message,
+        signature=signature(message),
+        trace_paths=trace_paths(frames),
+        source=SOURCE,
+        attempts_failed=record.outcomes.count("fail"),
+        attempts_total=len(record.outcomes),
+    )

@@ -1,0 +1,183 @@
+"""Streaming a job log through LogScanner: the lines kept, and the failures found in them."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot.triage.failures import extract, extract_from_chunks
+from bot.triage.logscan import LogScanner, parser_markers
+from bot.triage.parsers import PARSERS
+from bot.triage.parsers.actions_log import clean_log
+
+CORPUS_LOGS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "logs"
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "logs"
+ALL_MARKERS = re.compile("|".join(f"(?:{m.pattern})" for m in parser_markers()), re.MULTILINE)
+
+
+def _raw(path: Path) -> bytes:
+    """A log as the runner served it; corpus fixtures lose their tool's markers (INDEX.md)."""
+    kept = []
+    for line in path.read_text(encoding="utf-8").split("\n"):
+        if line.startswith("#=SOURCE=#"):
+            continue
+        kept.append(line.removeprefix("#=MATCH=# ").replace("\u2039", "").replace("\u203a", ""))
+    text = "\n".join(kept)
+    return (text if text.endswith("\n") else text + "\n").encode()
+
+
+def _logs() -> list[Path]:
+    corpus = sorted(CORPUS_LOGS.rglob("*.txt")) if CORPUS_LOGS.is_dir() else []
+    return corpus + sorted(FIXTURES.rglob("*.log"))
+
+
+LOGS = _logs()
+LOG_IDS = [f"{p.parent.name}/{p.name}" for p in LOGS]
+
+
+def keep_windows(lines: list[str], before: int, after: int, tail: int) -> list[str]:
+    """The reference: every marker line with its context and the last `tail` lines, by a
+    plain loop over the lines."""
+    keep = set(range(max(0, len(lines) - tail), len(lines)))
+    for i, line in enumerate(lines):
+        if ALL_MARKERS.search(line + "\n"):
+            keep.update(range(max(0, i - before), min(len(lines), i + after + 1)))
+    return [lines[i] for i in sorted(keep)]
+
+
+def _scan(
+    raw: bytes,
+    chunk: int,
+    *,
+    before: int = 40,
+    after: int = 300,
+    tail_lines: int = 2000,
+    max_kept_bytes: int = 16 << 20,
+) -> LogScanner:
+    scanner = LogScanner(
+        before=before, after=after, tail_lines=tail_lines, max_kept_bytes=max_kept_bytes
+    )
+    for start in range(0, len(raw), chunk):
+        scanner.feed(raw[start : start + chunk])
+    return scanner
+
+
+def test_every_registered_parser_has_a_marker() -> None:
+    assert len(parser_markers()) == len(PARSERS) + 1  # and the infrastructure patterns
+
+
+@pytest.mark.parametrize("path", LOGS, ids=LOG_IDS)
+@pytest.mark.parametrize("chunk", [7, 1 << 20])
+@pytest.mark.parametrize(
+    ("before", "after", "tail"), [(40, 300, 0), (3, 5, 10), (0, 0, 0), (1, 2, 50)]
+)
+def test_kept_lines_equal_the_line_by_line_reference(
+    path: Path, chunk: int, before: int, after: int, tail: int
+) -> None:
+    raw = _raw(path)
+    scanner = _scan(raw, chunk, before=before, after=after, tail_lines=tail)
+
+    assert scanner.finish() == keep_windows(clean_log(raw.decode()), before, after, tail)
+
+
+# Enough plain output around a log that neither its head nor its body is in the tail.
+_NOISE = b"".join(
+    b"2026-11-30T10:00:00.0000000Z INFO worker %d processed batch %d in 12ms\n" % (i, i * 7)
+    for i in range(3000)
+)
+
+
+@pytest.mark.parametrize("path", LOGS, ids=LOG_IDS)
+def test_extraction_over_the_scan_equals_extraction_over_the_whole_log(path: Path) -> None:
+    raw = _raw(path)
+    padded = _NOISE + raw + _NOISE
+
+    whole = extract(log_lines=clean_log(raw.decode()))
+    streamed = extract_from_chunks(padded[i : i + 65536] for i in range(0, len(padded), 65536))
+
+    assert streamed == whole
+
+
+def test_a_failure_far_from_the_end_is_kept_with_its_context() -> None:
+    body = [
+        "============================= test session starts ==============================",
+        "rootdir: /home/runner/work/shop/shop/backend",
+        "tests/test_cart.py::test_total FAILED                                      [ 50%]",
+        "=================================== FAILURES ===================================",
+        "__________________________________ test_total __________________________________",
+        "tests/test_cart.py:12: in test_total",
+        "E   assert 41 == 42",
+        "=========================== short test summary info ============================",
+        "FAILED tests/test_cart.py::test_total - assert 41 == 42",
+        "============================== 1 failed in 0.12s ===============================",
+    ]
+    raw = _NOISE + "".join(f"2026-11-30T10:00:01.0000000Z {line}\n" for line in body).encode()
+
+    lines = _scan(raw + _NOISE * 3, 4096).finish()
+    (failure,) = extract(log_lines=lines).failures
+
+    assert failure.test_id == "tests/test_cart.py::test_total"
+    assert failure.file == "backend/tests/test_cart.py"  # rootdir was kept, far above the end
+    assert failure.location == "backend/tests/test_cart.py:12"
+    assert len(lines) < 2000 + 400
+
+
+def test_held_windows_are_capped_oldest_first() -> None:
+    noise = _NOISE[: _NOISE.index(b"\n", 20000) + 1]
+    block = b"".join(b"--- FAIL: TestX%d (0.00s)\n" % i + noise for i in range(40))
+
+    scanner = _scan(block, 1 << 16, tail_lines=0, max_kept_bytes=100_000)
+    lines = scanner.finish()
+
+    assert scanner.truncated
+    assert sum(len(line) + 1 for line in lines) < 100_000 + 25_000
+    assert "--- FAIL: TestX39 (0.00s)" in lines
+    assert "--- FAIL: TestX0 (0.00s)" not in lines
+
+
+def test_a_line_without_end_is_cut_not_held_whole() -> None:
+    scanner = LogScanner(tail_lines=5)
+    scanner.feed(b"start\n")
+    for _ in range(3):
+        scanner.feed(b"x" * (1 << 20))
+    scanner.feed(b"\nFAIL\texample.com/shop\t0.1s\n")
+
+    lines = scanner.finish()
+
+    assert lines[0] == "start"
+    assert len(lines[1]) == 1 << 20
+    assert lines[2:] == ["FAIL\texample.com/shop\t0.1s"]
+
+
+def test_the_last_line_needs_no_newline() -> None:
+    scanner = LogScanner(before=0, after=0, tail_lines=0)
+    scanner.feed(b"noise\n2026-11-30T10:00:00.1234567Z --- FAIL: TestY (0.01s)")
+
+    assert scanner.finish() == ["--- FAIL: TestY (0.01s)"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            ["noise", "--- FAIL: TestZ (0.00s)", "", "\x1b[31mFAILED\x1b[0m x", "é ✕ ok", "a\rb"]
+        )
+        | st.text(max_size=30),
+        max_size=60,
+    ),
+    st.integers(min_value=1, max_value=64),
+    st.integers(min_value=0, max_value=4),
+)
+def test_any_text_in_any_chunks_gives_the_reference(
+    parts: list[str], chunk: int, context: int
+) -> None:
+    raw = "\n".join(parts).encode()
+
+    kept = _scan(raw, chunk, before=context, after=context, tail_lines=context).finish()
+
+    reference = clean_log(raw.decode())
+    assert kept == keep_windows(reference, context, context, context)

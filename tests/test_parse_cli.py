@@ -1,0 +1,126 @@
+"""`flakybot parse`, run as a subprocess on real logs and reports."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT.parent / "shared" / "corpus"
+FIXTURES = ROOT / "tests" / "fixtures" / "logs"
+
+
+def _corpus(relative: str) -> Path:
+    path = CORPUS / relative
+    if not path.is_file():
+        pytest.skip(f"{path} is absent (fresh clone without ../shared/corpus)")
+    return path
+
+
+def _run(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "bot.cli", "parse", *map(str, args)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def _json(*args: str | Path) -> list[dict[str, Any]]:
+    done = _run("--json", *args)
+    assert done.returncode == 0, done.stderr
+    result: list[dict[str, Any]] = json.loads(done.stdout)
+    return result
+
+
+def test_a_pytest_log_prints_its_failure() -> None:
+    log = _corpus("logs/pytorch-test-infra/pytest_failure.txt")
+
+    done = _run(log)
+
+    assert done.returncode == 0, done.stderr
+    assert "job: 1 failed tests" in done.stdout
+    assert (
+        "  - distributed/test_c10d_spawn_gloo.py::TestDistributedNNFunctionsGloo::test_all_gather"
+        in done.stdout.splitlines()
+    )
+    assert "framework: pytest  source: log  attempts: 1/1 failed" in done.stdout
+    assert "signature: RuntimeError: Process 0 terminated or timed out after <duration>" in (
+        done.stdout
+    )
+
+
+def test_json_lists_each_file_with_its_class_and_failures() -> None:
+    timeout = _corpus("logs/pytorch-test-infra/gha_timeout.txt")
+    report = _corpus("reports/test-reporter/__tests__/fixtures/python-xunit-pytest.xml")
+    passing = _corpus("logs/blastradius/agno-agi__agno__job97433407085__log.txt")
+
+    infra, junit, nothing = _json(timeout, report, passing)
+
+    assert (infra["job"], infra["infra"]["kind"], infra["failures"]) == ("infra", "timeout", [])
+    assert "has timed out after 360 minutes." in infra["infra"]["line"]
+    assert junit["job"] == "tests-failed"
+    assert [f["test_id"] for f in junit["failures"]] == [
+        "tests/test_lib.py::test_always_fail",
+        "tests/test_lib.py::test_error",
+    ]
+    assert junit["failures"][0] == {
+        "test_id": "tests/test_lib.py::test_always_fail",
+        "file": "tests/test_lib.py",
+        "location": "tests/test_lib.py:25",
+        "framework": "pytest",
+        "source": "junit",
+        "signature": "assert False",
+        "message": junit["failures"][0]["message"],
+        "attempts_failed": 1,
+        "attempts_total": 1,
+    }
+    assert (nothing["job"], nothing["failures"]) == ("unknown", [])
+
+
+def test_formats_are_told_by_extension_and_content() -> None:
+    gojson = _corpus("logs/go-junit-report/101-fail.gojson.txt")  # a .txt holding go test -json
+    trx = _corpus("reports/test-reporter/__tests__/fixtures/dotnet-trx.trx")
+    log = FIXTURES / "infra" / "oom_killed.log"
+
+    results = _json(gojson, trx, log)
+
+    assert [r["format"] for r in results] == ["auto", "auto", "log"]
+    assert [f["source"] for f in results[0]["failures"]] == ["go-json"]
+    assert {f["source"] for f in results[1]["failures"]} == {"trx"}
+    assert (results[2]["job"], results[2]["infra"]["kind"]) == ("infra", "oom")
+
+
+def test_an_explicit_format_is_obeyed() -> None:
+    gojson = _corpus("logs/go-junit-report/101-fail.gojson.txt")
+
+    (as_log,) = _json("--format", "log", gojson)
+
+    # Read as a console log, go's JSON events name no failure: the format was not sniffed.
+    assert (as_log["format"], as_log["job"], as_log["failures"]) == ("log", "unknown", [])
+
+
+def test_a_broken_report_is_a_problem_and_still_exit_0() -> None:
+    corrupt = _corpus(
+        "reports/publish-unit-test-result-action/python/test/files/junit-xml/pytest/corrupt-xml.xml"
+    )
+
+    (result,) = _json(corrupt)
+
+    assert result["job"] == "unknown"
+    assert result["problems"][0].startswith("corrupt-xml.xml")
+
+
+def test_a_missing_file_exits_2_with_a_message(tmp_path: Path) -> None:
+    done = _run(tmp_path / "nope.log")
+
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert f"flakybot parse: no such file: {tmp_path / 'nope.log'}" in done.stderr

@@ -1,0 +1,262 @@
+"""Two real `flakybot serve` replicas on one PostgreSQL: nothing doubled, nothing lost."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import asyncpg
+import pytest
+
+from bot.sim.scenario import Scenario
+from bot.sim.server import Simulator
+from bot.sim.webhooks import delivery_headers
+from bot.store import DeliveryState, open_store
+
+Send = tuple[str, dict[str, Any]]  # a delivery id and its payload
+
+PRS = int(os.environ.get("REPLICA_PRS", "50"))
+CHECKS_PER_PR = 10
+REDELIVERED = 0.2
+SECRET = "replica-test-secret"
+ADMIN_URL = os.environ.get("TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test")
+
+
+def failing_log(shard: int) -> str:
+    stamp = "2026-11-30T10:00:00.0000000Z "
+    lines = [
+        "##[group]Run pytest",
+        "============================= test session starts ==============================",
+        f"tests/shard{shard}/test_io.py::test_reads_back F",
+        "=================================== FAILURES ===================================",
+        "________________________________ test_reads_back _______________________________",
+        f"tests/shard{shard}/test_io.py:12: in test_reads_back",
+        "    assert read() == b'x'",
+        "E   AssertionError: assert b'' == b'x'",
+        "=========================== short test summary info ============================",
+        f"FAILED tests/shard{shard}/test_io.py::test_reads_back"
+        " - AssertionError: assert b'' == b'x'",
+        "============================== 1 failed in 0.10s ===============================",
+        "##[endgroup]",
+        "##[error]Process completed with exit code 1.",
+    ]
+    return "\n".join(stamp + line for line in lines) + "\n"
+
+
+def check_name(pr: int, shard: int) -> str:
+    return f"tests shard {shard} (pr {pr})"
+
+
+def big_scenario() -> Scenario:
+    return Scenario.model_validate(
+        {
+            "name": "replicas",
+            "repo": {"owner": "acme", "name": "bus"},
+            "files": {".github/flaky.yml": "rerun: false\n"},
+            "pull_requests": [
+                {
+                    "number": pr,
+                    "title": f"change {pr}",
+                    "author": f"dev{pr % 7}",
+                    "head_sha": f"{pr:040x}",
+                    "base_sha": "f" * 40,
+                    "head_ref": f"topic-{pr}",
+                    "files": [f"docs/page{pr}.md"],
+                }
+                for pr in range(1, PRS + 1)
+            ],
+            "checks": [
+                {
+                    "name": check_name(pr, shard),
+                    "pr": pr,
+                    "attempts": [{"conclusion": "failure", "log": failing_log(shard)}],
+                }
+                for pr in range(1, PRS + 1)
+                for shard in range(CHECKS_PER_PR)
+            ],
+        }
+    )
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+async def database_url() -> AsyncIterator[str]:
+    """A fresh database for the two replicas, dropped afterwards."""
+    name = f"flaky_replicas_{secrets.token_hex(4)}"
+    try:
+        admin = await asyncpg.connect(ADMIN_URL)
+    except (OSError, asyncpg.PostgresError) as exc:
+        if os.environ.get("CI"):
+            raise
+        pytest.skip(f"PostgreSQL not reachable at {ADMIN_URL}: {exc}")
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}"')
+        yield ADMIN_URL.rsplit("/", 1)[0] + f"/{name}"
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        await admin.close()
+
+
+def start_replica(env: dict[str, str], cwd: Path) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "bot.cli", "serve"],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+async def wait_listening(port: int, limit: float = 30.0) -> None:
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        try:
+            _, writer = await asyncio.open_connection("127.0.0.1", port)
+        except OSError:
+            await asyncio.sleep(0.1)
+            continue
+        writer.close()
+        await writer.wait_closed()
+        return
+    raise AssertionError(f"nothing listens on port {port}")
+
+
+async def test_two_replicas_process_every_delivery_once_even_when_one_is_killed(
+    database_url: str, tmp_path: Path
+) -> None:
+    scenario = big_scenario()
+    ports = [free_port(), free_port()]
+    async with Simulator(scenario, webhook_secret=SECRET) as sim:
+        base_env = {
+            k: v
+            for k, v in os.environ.items()
+            if k not in ("APP_ID", "PRIVATE_KEY", "PRIVATE_KEY_PATH", "WEBHOOK_SECRET")
+        }
+        base_env.update(
+            APP_ID=str(sim.app_id),
+            PRIVATE_KEY=sim.private_key_pem,
+            WEBHOOK_SECRET=SECRET,
+            GITHUB_API_URL=sim.url,
+            DATABASE_URL=database_url,
+            HOST="127.0.0.1",
+            CLAIM_LEASE_SECONDS="3",
+            WORKER_CONCURRENCY="4",
+            LOG_LEVEL="WARNING",
+        )
+        replicas = [start_replica({**base_env, "PORT": str(port)}, tmp_path) for port in ports]
+        try:
+            await asyncio.gather(*(wait_listening(port) for port in ports))
+            deliveries = [
+                (f"delivery-{pr}-{shard}", sim.next_completion(check_name(pr, shard)))
+                for pr in range(1, PRS + 1)
+                for shard in range(CHECKS_PER_PR)
+            ]
+            rng = random.Random(7)
+            sends = deliveries + rng.sample(deliveries, int(len(deliveries) * REDELIVERED))
+            rng.shuffle(sends)
+            alive = [True, True]
+            sent = 0
+            kill_now = asyncio.Event()
+
+            async def deliver(
+                session: aiohttp.ClientSession, item: tuple[str, dict[str, Any]]
+            ) -> None:
+                nonlocal sent
+                delivery_id, payload = item
+                body = json.dumps(payload).encode()
+                headers = delivery_headers(
+                    "check_run", delivery_id, body, secret=SECRET, sign=True, app_id=sim.app_id
+                )
+                # Like GitHub, keep trying until a replica answers 2xx.
+                for attempt in range(50):
+                    target = rng.randrange(2)
+                    if not alive[target]:
+                        target = 1 - target
+                    url = f"http://127.0.0.1:{ports[target]}/api/github/webhooks"
+                    try:
+                        async with session.post(url, data=body, headers=headers) as answer:
+                            if answer.status == 202:
+                                sent += 1
+                                if sent >= len(sends) * 0.4:
+                                    kill_now.set()
+                                return
+                    except aiohttp.ClientError:
+                        pass
+                    await asyncio.sleep(0.05 * (attempt + 1))
+                raise AssertionError(f"{delivery_id} was never accepted")
+
+            gate = asyncio.Semaphore(20)
+
+            async def bounded(
+                session: aiohttp.ClientSession, item: tuple[str, dict[str, Any]]
+            ) -> None:
+                async with gate:
+                    await deliver(session, item)
+
+            async def killer() -> None:
+                await kill_now.wait()
+                alive[0] = False
+                replicas[0].send_signal(signal.SIGKILL)
+                replicas[0].wait(timeout=10)
+
+            async with aiohttp.ClientSession() as session:
+                await asyncio.gather(killer(), *(bounded(session, item) for item in sends))
+
+            store = await open_store(database_url)
+            try:
+                deadline = time.monotonic() + 240
+                while time.monotonic() < deadline:
+                    rows = await store.list_deliveries(10_000)
+                    if len(rows) == len(deliveries) and all(
+                        d.state == DeliveryState.DONE for d in rows
+                    ):
+                        break
+                    await asyncio.sleep(0.25)
+                rows = await store.list_deliveries(10_000)
+                attempts = {
+                    pr: await store.check_attempts_for_pr("acme/bus", pr)
+                    for pr in range(1, PRS + 1)
+                }
+            finally:
+                await store.close()
+        finally:
+            for replica in replicas:
+                if replica.poll() is None:
+                    replica.send_signal(signal.SIGTERM)
+            for replica in replicas:
+                try:
+                    replica.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    replica.kill()
+
+        assert sorted(d.id for d in rows) == sorted(d for d, _ in deliveries)
+        assert {d.state for d in rows} == {DeliveryState.DONE}, {d.last_error for d in rows}
+        for pr in range(1, PRS + 1):
+            assert len(attempts[pr]) == CHECKS_PER_PR, f"PR {pr}"
+            comments = sim.bot_comments(pr)
+            assert len(comments) == 1, f"PR {pr} has {len(comments)} comments"
+            posts = [
+                w
+                for w in sim.writes
+                if w.method == "POST" and w.path == f"/repos/acme/bus/issues/{pr}/comments"
+            ]
+            assert len(posts) == 1, f"PR {pr} got {len(posts)} comment POSTs"
+            for shard in range(CHECKS_PER_PR):
+                assert check_name(pr, shard) in comments[0].body
