@@ -10,7 +10,7 @@ import logging
 import signal
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -61,10 +61,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     if args.command == "serve":
-        return asyncio.run(serve(settings))
+        with asyncio.Runner(loop_factory=_fast_loop_factory()) as runner:
+            return runner.run(serve(settings))
     if args.command == "deliveries":
         return asyncio.run(list_deliveries(settings, args.failed, args.replay, args.limit))
     return asyncio.run(migrate(settings))
+
+
+def _fast_loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """uvloop's event loop where it is installed: less overhead per webhook request."""
+    try:
+        import uvloop
+    except ImportError:
+        return None
+    return uvloop.new_event_loop
 
 
 PARSE_FORMATS = ("auto", "log", "junit", "trx", "go-json", "mocha-json")

@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
+import fnmatch
+import re
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from bot.triage.parsers.custom import CustomPattern
 
 DEFAULT_DATABASE_URL = "sqlite:///flakybot.sqlite3"
 REPO_CONFIG_PATH = ".github/flaky.yml"
@@ -69,6 +81,20 @@ class Settings(BaseSettings):
         return self.webhook_secret.get_secret_value()
 
 
+class ReportSource(BaseModel):
+    """Which artifacts of the job's workflow run hold test reports, and which files in them."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    # A glob on the artifact's name; `{job}` stands for the failed check run's name, so a
+    # matrix that names artifacts after its jobs reads only the failed job's reports.
+    artifact: str = Field(min_length=1, max_length=200)
+    files: list[str] = Field(default_factory=lambda: ["**/*.xml"], min_length=1, max_length=20)
+
+    def matches(self, artifact_name: str, job_name: str) -> bool:
+        return fnmatch.fnmatchcase(artifact_name, self.artifact.replace("{job}", job_name))
+
+
 class CommentMode(StrEnum):
     ALWAYS = "always"  # also post when every check passes
     FAILURES = "failures"  # only when a check failed (the default)
@@ -83,6 +109,25 @@ class RepoConfig(BaseModel):
     comment: CommentMode = CommentMode.FAILURES
     rerun: bool = True
     max_reruns: int = Field(default=1, ge=0, le=5)
+    # Test reports inside the failed job's workflow-run artifacts (JUnit XML, TRX, go test
+    # -json, mocha JSON). Unset: artifacts are not read.
+    reports: list[ReportSource] = Field(default_factory=list, max_length=10)
+    # In-house harnesses: regexes whose named group `test` names a failed test.
+    custom_patterns: list[CustomPattern] = Field(default_factory=list, max_length=20)
+    # More distinct failed tests than this in one job: a mass failure, never "flaky".
+    mass_failure_threshold: int = Field(default=10, ge=1, le=10_000)
+    # Messages too generic to match two failures on their own (regexes, whole first line).
+    generic_messages: list[str] = Field(default_factory=list, max_length=50)
+
+    @field_validator("generic_messages")
+    @classmethod
+    def _compiles(cls, patterns: list[str]) -> list[str]:
+        for pattern in patterns:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"{pattern!r} is not a regular expression: {exc}") from exc
+        return patterns
 
 
 class LoadedRepoConfig(BaseModel):
@@ -107,13 +152,35 @@ def parse_repo_config(text: str | None) -> LoadedRepoConfig:
     unknown = sorted(str(k) for k in raw if k not in known)
     values = {k: v for k, v in raw.items() if k in known}
     errors: list[str] = []
-    try:
-        config = RepoConfig.model_validate(values)
-    except ValidationError as exc:
-        bad = {str(err["loc"][0]) for err in exc.errors() if err["loc"]}
-        errors = [
-            f"{REPO_CONFIG_PATH}: {'.'.join(str(p) for p in err['loc'])}: {err['msg']}"
-            for err in exc.errors()
-        ]
-        config = RepoConfig.model_validate({k: v for k, v in values.items() if k not in bad})
+    # Drop what is invalid, as narrowly as possible (one bad pattern keeps the others), and
+    # try again; each pass removes at least one value, so this ends.
+    while True:
+        try:
+            config = RepoConfig.model_validate(values)
+            break
+        except ValidationError as exc:
+            problems = exc.errors()
+            errors.extend(
+                f"{REPO_CONFIG_PATH}: {'.'.join(str(p) for p in err['loc'])}: {err['msg']}"
+                for err in problems
+            )
+            values = _without(values, [err["loc"] for err in problems])
     return LoadedRepoConfig(config=config, unknown_keys=unknown, errors=errors)
+
+
+def _without(values: dict[str, Any], locs: list[tuple[int | str, ...]]) -> dict[str, Any]:
+    """`values` less the items errors point at: list elements, else whole keys."""
+    rest = dict(values)
+    drop: dict[str, set[int]] = {}
+    for loc in locs:
+        if not loc:
+            return {}
+        key = str(loc[0])
+        if len(loc) > 1 and isinstance(loc[1], int) and isinstance(rest.get(key), list):
+            drop.setdefault(key, set()).add(loc[1])
+        else:
+            rest.pop(key, None)
+    for key, indexes in drop.items():
+        if key in rest:
+            rest[key] = [v for i, v in enumerate(rest[key]) if i not in indexes]
+    return rest

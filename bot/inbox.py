@@ -33,14 +33,20 @@ class HandlerFailures(Exception):
         self.failures = failures
 
 
-def transient_reading(exc: Exception) -> TransientError | None:
+def transient_reading(exc: BaseException) -> TransientError | None:
+    """Transient only when every failure inside is: one permanent error makes retries useless."""
+    inner: list[BaseException] | None = None
     if isinstance(exc, HandlerFailures):
-        readings = [classify(e) for e in exc.failures]
-        if any(r is None for r in readings):
-            return None
-        waits = [r.retry_after for r in readings if r is not None and r.retry_after is not None]
-        return TransientError(str(exc), max(waits, default=None))
-    return classify(exc)
+        inner = list(exc.failures)
+    elif isinstance(exc, BaseExceptionGroup):  # from asyncio.TaskGroup in a handler
+        inner = list(exc.exceptions)
+    if inner is None:
+        return classify(exc)
+    readings = [transient_reading(e) for e in inner]
+    if any(r is None for r in readings):
+        return None
+    waits = [r.retry_after for r in readings if r is not None and r.retry_after is not None]
+    return TransientError(str(exc), max(waits, default=None))
 
 
 class Worker:

@@ -111,3 +111,25 @@ def test_yaml_that_is_not_a_mapping_is_survived(text: str) -> None:
     loaded = parse_repo_config(text)
     assert loaded.config == RepoConfig()
     assert loaded.errors == [".github/flaky.yml must be a mapping of settings"]
+
+
+def test_one_bad_list_item_is_dropped_and_named_while_the_others_stay() -> None:
+    loaded = parse_repo_config(
+        "custom_patterns:\n"
+        "  - {name: scenario, regex: 'scenario (?P<test>[\\w-]+) failed'}\n"
+        "  - {name: hang, regex: '(a+)+(?P<test>x)'}\n"
+        "  - 5\n"
+        "reports:\n"
+        "  - {artifact: 'junit-{job}', files: ['**/*.xml']}\n"
+        "max_reruns: 99\n"
+    )
+
+    assert [p.name for p in loaded.config.custom_patterns] == ["scenario"]
+    assert loaded.config.max_reruns == 1
+    assert [r.artifact for r in loaded.config.reports] == ["junit-{job}"]
+    assert loaded.config.reports[0].matches("junit-tests (3.12)", "tests (3.12)")
+    assert not loaded.config.reports[0].matches("junit-lint", "tests (3.12)")
+    named = "\n".join(loaded.errors)
+    assert "custom_patterns.1.regex" in named and "custom_patterns.2" in named
+    assert "max_reruns" in named
+    assert "custom_patterns.0" not in named

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from bot.demo import final_verdicts, run_scenario, running, settle
 from bot.report.comment import MARKER
 from bot.runtime import Bot
@@ -28,6 +30,13 @@ async def test_builtin_scenario_ends_with_one_flaky_comment(tmp_path: Path) -> N
     # Edited in place, never a second comment: one POST, then PATCHes.
     posts = [w for w in result.sim.writes if w.path.endswith("/issues/7/comments")]
     assert len(posts) == 1
+
+
+@pytest.mark.parametrize("path", sorted(SCENARIOS.glob("*.yml")), ids=lambda path: path.stem)
+async def test_every_scenario_meets_its_expectations(path: Path, tmp_path: Path) -> None:
+    result = await run_scenario(load_scenario(path), tmp_path)
+
+    assert result.problems == []
 
 
 async def test_related_failure_is_never_called_unrelated_nor_rerun(tmp_path: Path) -> None:

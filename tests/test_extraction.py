@@ -286,6 +286,20 @@ def test_a_generic_message_is_replaced_by_a_telling_one() -> None:
     assert merged.signature == log.signature
 
 
+def test_repository_generic_messages_apply_to_annotations_and_merging() -> None:
+    harness = r"harness: \d+ checks? failed"
+    annotation = _annotation(title="[Cart] adds items", message="harness: 2 checks failed")
+    log = Failure(test_id="Cart.adds items", name="adds items", framework="x", message="E: 41")
+
+    (plain,) = extract(log_lines=None, annotations=[annotation]).failures
+    (merged,) = merge(
+        [*failures_from_annotations([annotation], [harness]), log], generic_messages=[harness]
+    )
+
+    assert plain.message == "harness: 2 checks failed"
+    assert merged.message == "E: 41"
+
+
 def test_an_id_printed_from_a_subdirectory_meets_the_full_one() -> None:
     full = Failure(test_id="test/test_spark.py::SparkTests::test_rsh", name="n", framework="p")
     short = Failure(

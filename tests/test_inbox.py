@@ -11,7 +11,7 @@ from gidgethub import GitHubBroken
 from pydantic import BaseModel
 
 from bot.github.errors import TransientError
-from bot.inbox import RETRY_BASE_SECONDS, Dispatch, HandlerFailures, Worker
+from bot.inbox import RETRY_BASE_SECONDS, Dispatch, HandlerFailures, Worker, transient_reading
 from bot.metrics import Metrics
 from bot.store import Delivery, DeliveryState
 from bot.store.sqlite import SQLiteStore
@@ -187,3 +187,14 @@ async def test_crashed_worker_leaves_its_claim_for_the_next_worker(
         await successor.stop()
     assert handled == ["d1"]
     assert done.attempts == 2
+
+
+def test_an_exception_group_is_transient_only_when_all_its_errors_are() -> None:
+    transient = GitHubBroken(HTTPStatus.BAD_GATEWAY)
+    limited = TransientError("rate limited", retry_after=30.0)
+
+    both = transient_reading(ExceptionGroup("gather", [transient, limited]))
+    mixed = transient_reading(ExceptionGroup("gather", [transient, ValueError("bad")]))
+
+    assert both is not None and both.retry_after == 30.0
+    assert mixed is None

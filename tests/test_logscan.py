@@ -13,6 +13,7 @@ from bot.triage.failures import extract, extract_from_chunks
 from bot.triage.logscan import LogScanner, parser_markers
 from bot.triage.parsers import PARSERS
 from bot.triage.parsers.actions_log import clean_log
+from bot.triage.parsers.custom import CustomPattern
 
 CORPUS_LOGS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "logs"
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "logs"
@@ -40,11 +41,12 @@ LOG_IDS = [f"{p.parent.name}/{p.name}" for p in LOGS]
 
 
 def keep_windows(lines: list[str], before: int, after: int, tail: int) -> list[str]:
-    """The reference: every marker line with its context and the last `tail` lines, by a
-    plain loop over the lines."""
+    """The reference: every marker line (with or without a leading workflow command) with
+    its context and the last `tail` lines, by a plain loop over the lines."""
     keep = set(range(max(0, len(lines) - tail), len(lines)))
     for i, line in enumerate(lines):
-        if ALL_MARKERS.search(line + "\n"):
+        text = re.sub(r"^##\[[a-z]+\]", "", line)
+        if ALL_MARKERS.search(line + "\n") or (text and ALL_MARKERS.search(text + "\n")):
             keep.update(range(max(0, i - before), min(len(lines), i + after + 1)))
     return [lines[i] for i in sorted(keep)]
 
@@ -99,6 +101,22 @@ def test_extraction_over_the_scan_equals_extraction_over_the_whole_log(path: Pat
     whole = extract(log_lines=clean_log(raw.decode()))
     streamed = extract_from_chunks(padded[i : i + 65536] for i in range(0, len(padded), 65536))
 
+    assert streamed == whole
+
+
+def test_repository_patterns_are_kept_too() -> None:
+    raw = _raw(FIXTURES / "custom" / "scenarios.log")
+    patterns = [CustomPattern(name="scenario", regex=r"^scenario (?P<test>[\w-]+) failed")]
+    padded = _NOISE + raw + _NOISE
+
+    whole = extract(log_lines=clean_log(raw.decode()), custom=patterns)
+    streamed = extract_from_chunks([padded], custom=patterns)
+
+    assert {f.test_id for f in whole.failures} == {
+        "captain-idle-wakeup",
+        "dock-überfüllt",
+        "storm-reroute",
+    }
     assert streamed == whole
 
 
@@ -181,3 +199,19 @@ def test_any_text_in_any_chunks_gives_the_reference(
 
     reference = clean_log(raw.decode())
     assert kept == keep_windows(reference, context, context, context)
+
+
+def test_a_marker_without_a_word_still_finds_its_lines() -> None:
+    scanner = LogScanner(re.compile(r"^\d+$"), before=0, after=1, tail_lines=0)
+    scanner.feed(b"noise\n2026-11-30T10:00:00.0000000Z 12\n  at cart.js:3\nmore\n")
+
+    assert scanner.finish() == ["12", "  at cart.js:3"]
+
+
+def test_a_marker_whose_alternatives_share_a_group_is_kept_whole() -> None:
+    marker = re.compile(r"^(?P<w>FAIL) |^again (?P=w)")
+    scanner = LogScanner(marker, before=0, after=0, tail_lines=0)
+    scanner.feed(b"a\nFAIL pkg\nb\nagain FAIL\nc\n")
+
+    # Python never matches a backreference to another alternative's group: only line 2.
+    assert scanner.finish() == ["FAIL pkg"]

@@ -22,6 +22,17 @@ def _corpus(relative: str) -> Path:
     return path
 
 
+def _as_served(path: Path, tmp_path: Path) -> Path:
+    """A temporary copy of a corpus log without its fixture tool's markers (INDEX.md)."""
+    kept = []
+    for line in path.read_text(encoding="utf-8").split("\n"):
+        if not line.startswith("#=SOURCE=#"):
+            kept.append(line.removeprefix("#=MATCH=# ").replace("\u2039", "").replace("\u203a", ""))
+    copy = tmp_path / path.name
+    copy.write_text("\n".join(kept), encoding="utf-8")
+    return copy
+
+
 def _run(*args: str | Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "bot.cli", "parse", *map(str, args)],
@@ -57,8 +68,8 @@ def test_a_pytest_log_prints_its_failure() -> None:
     )
 
 
-def test_json_lists_each_file_with_its_class_and_failures() -> None:
-    timeout = _corpus("logs/pytorch-test-infra/gha_timeout.txt")
+def test_json_lists_each_file_with_its_class_and_failures(tmp_path: Path) -> None:
+    timeout = _as_served(_corpus("logs/pytorch-test-infra/gha_timeout.txt"), tmp_path)
     report = _corpus("reports/test-reporter/__tests__/fixtures/python-xunit-pytest.xml")
     passing = _corpus("logs/blastradius/agno-agi__agno__job97433407085__log.txt")
 

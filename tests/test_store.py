@@ -7,12 +7,14 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import time
+from collections.abc import Sequence
 
 import asyncpg
 
 from bot.inbox import Worker
 from bot.metrics import Metrics
 from bot.store import CheckAttempt, Delivery, DeliveryState, StickyComment, Store, open_store
+from bot.store.group_commit import GroupCommit, NewDelivery
 from bot.store.migrations import migration_files
 from bot.store.postgres import PostgresStore
 from bot.store.sqlite import SQLiteStore, sqlite_path
@@ -46,6 +48,82 @@ async def test_put_delivery_dedupes_by_id(store: Store) -> None:
     assert [(d.id, d.event, d.payload) for d in rows] == [("d1", "check_run", b'{"a": 1}')]
     assert rows[0].state == DeliveryState.PENDING
     assert rows[0].attempts == 0
+
+
+async def test_concurrent_puts_answer_new_once_per_id_even_within_one_batch(
+    store: Store,
+) -> None:
+    ids = [f"d{i % 40}" for i in range(100)]  # 40 ids, most sent two or three times
+    answers = await asyncio.gather(
+        *(
+            store.put_delivery(d, "check_run", "completed", f"body {n}".encode(), T0 + n)
+            for n, d in enumerate(ids)
+        )
+    )
+    assert answers == [n < 40 for n in range(100)]
+    rows = {d.id: d for d in await store.list_deliveries(1000)}
+    assert sorted(rows) == sorted(set(ids))
+    # The first delivery of each id is the one kept.
+    assert all(rows[f"d{i}"].payload == f"body {i}".encode() for i in range(40))
+    assert all(rows[f"d{i}"].received_at == T0 + i for i in range(40))
+    assert await _put(store, "d7") is False
+
+
+async def test_a_put_delivery_is_committed_before_it_returns(store_url: str) -> None:
+    writer = await open_store(store_url)
+    reader = await open_store(store_url)
+    try:
+        answers = await asyncio.gather(*(_put(writer, f"d{i}") for i in range(30)))
+        assert all(answers)
+        # Another connection sees every row the moment the callers have their answers.
+        assert len(await reader.list_deliveries(100)) == 30
+    finally:
+        await writer.close()
+        await reader.close()
+
+
+def _new(delivery_id: str) -> NewDelivery:
+    return NewDelivery(delivery_id, "check_run", None, b"{}", T0)
+
+
+async def test_group_commit_writes_what_queued_meanwhile_in_batches_up_to_the_cap() -> None:
+    batches: list[list[str]] = []
+    stored: set[str] = set()
+
+    async def write(batch: Sequence[NewDelivery]) -> set[str]:
+        batches.append([d.id for d in batch])
+        await asyncio.sleep(0)
+        new = {d.id for d in batch} - stored
+        stored.update(new)
+        return new
+
+    group = GroupCommit(write, max_batch=30)
+    answers = await asyncio.gather(*(group.put(_new(f"d{i}")) for i in range(100)))
+    assert all(answers)
+    assert [len(b) for b in batches] == [30, 30, 30, 10]
+    assert [d for b in batches for d in b] == [f"d{i}" for i in range(100)]
+    assert await group.put(_new("d5")) is False
+    assert batches[-1] == ["d5"]
+
+
+async def test_group_commit_failure_reaches_every_caller_of_that_batch_only() -> None:
+    calls = 0
+
+    async def write(batch: Sequence[NewDelivery]) -> set[str]:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            raise OSError("disk full")
+        return {d.id for d in batch}
+
+    group = GroupCommit(write, max_batch=3)
+    answers = await asyncio.gather(
+        *(group.put(_new(f"d{i}")) for i in range(5)), return_exceptions=True
+    )
+    assert [type(a) for a in answers[:3]] == [OSError] * 3
+    assert answers[3:] == [True, True]
+    assert await group.put(_new("d0")) is True
+    await group.close()
 
 
 async def test_claim_takes_only_due_pending_deliveries_up_to_limit(store: Store) -> None:

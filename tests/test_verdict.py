@@ -7,8 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.triage.footprint import footprint
-from bot.triage.models import Failure, Verdict
-from bot.triage.verdict import NO_TEST_IDENTIFIED, decide, summarise
+from bot.triage.models import Extraction, Failure, InfraCause, Verdict
+from bot.triage.verdict import NO_TEST_IDENTIFIED, decide, decide_extraction, summarise
 
 
 def failure(
@@ -180,3 +180,36 @@ def test_never_unrelated_or_flaky_when_a_changed_path_is_in_the_traceback(
     if not complete:
         assert decision.verdict in {Verdict.RELATED, Verdict.UNKNOWN}
     assert decision.verdict in {Verdict.RELATED, Verdict.UNKNOWN} or not decision.matched_paths
+
+
+def test_an_infrastructure_failure_without_a_test_is_infra_with_its_line() -> None:
+    extraction = Extraction(
+        infra=InfraCause(kind="cancelled", line="##[error]The operation was canceled.")
+    )
+
+    (decision,) = decide_extraction(extraction, ["docs/a.md"])
+
+    assert decision.verdict is Verdict.INFRA
+    assert decision.failure is None
+    assert "The operation was canceled." in decision.evidence
+
+
+def test_a_mass_failure_is_never_unrelated_nor_flaky_but_related_stays() -> None:
+    failures = [
+        Failure(test_id=f"tests/t{i}/test_x.py::test_{i}", name=f"test_{i}", framework="pytest")
+        for i in range(12)
+    ]
+    extraction = Extraction(failures=failures, mass_failure=True)
+
+    decisions = decide_extraction(extraction, ["tests/t0/test_x.py"], passed_on_rerun=True)
+
+    verdicts = [d.verdict for d in decisions]
+    assert verdicts[0] is Verdict.RELATED
+    assert set(verdicts[1:]) == {Verdict.UNKNOWN}
+    assert "12 tests failed in this job" in decisions[1].evidence
+
+
+def test_without_a_test_or_a_cause_the_job_is_unknown() -> None:
+    (decision,) = decide_extraction(Extraction(), ["docs/a.md"])
+
+    assert decision.verdict is Verdict.UNKNOWN

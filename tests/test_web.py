@@ -312,3 +312,33 @@ async def test_random_requests_never_fail_the_server_nor_store_unsigned_bodies(
         assert after == before
     if after > before:
         assert status == 202
+
+
+async def test_bodies_orjson_refuses_get_the_answers_stdlib_json_gives(
+    client: Client, store: SQLiteStore
+) -> None:
+    body = b'{"action": "completed", "big": 123456789012345678901234567890, "x": NaN}'
+    assert (await _post(client, body, webhook_headers(body)))[0] == 202
+    (stored,) = await store.list_deliveries(10)
+    assert (stored.action, stored.payload) == ("completed", body)
+
+
+async def test_latin1_json_is_parsed_in_its_charset_and_stored_as_sent(
+    client: Client, store: SQLiteStore
+) -> None:
+    body = '{"action": "édité"}'.encode("latin-1")
+    headers = webhook_headers(body, content_type="application/json; charset=latin-1")
+    assert (await _post(client, body, headers))[0] == 202
+    (stored,) = await store.list_deliveries(10)
+    assert (stored.action, stored.payload) == ("édité", body)
+
+
+async def test_a_signature_that_is_not_ascii_is_refused_not_an_error(
+    client: Client, store: SQLiteStore
+) -> None:
+    headers = webhook_headers(PAYLOAD, signature="sha256=" + "é" * 64)
+    async with client.post(
+        PATH, data=PAYLOAD, headers={k: v.encode().decode("latin-1") for k, v in headers.items()}
+    ) as response:
+        assert response.status == 401
+    assert await _ids(store) == []

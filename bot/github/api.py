@@ -129,3 +129,42 @@ async def create_comment(gh: GitHubAPI, repo: str, number: int, body: str) -> in
 
 async def edit_comment(gh: GitHubAPI, repo: str, comment_id: int, body: str) -> None:
     await gh.patch(f"/repos/{repo}/issues/comments/{comment_id}", data={"body": body})
+
+
+class Artifact(BaseModel):
+    id: int
+    name: str
+    size_in_bytes: int
+    expired: bool
+
+
+# Reporters annotate a handful of failures; past this the rest are noise.
+ANNOTATIONS_LIMIT = 500
+
+
+async def check_annotations(gh: GitHubAPI, repo: str, check_run_id: int) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = []
+    async for note in gh.getiter(
+        f"/repos/{repo}/check-runs/{check_run_id}/annotations?per_page=100"
+    ):
+        found.append(dict(note))
+        if len(found) >= ANNOTATIONS_LIMIT:
+            break
+    return found
+
+
+async def run_artifacts(gh: GitHubAPI, repo: str, run_id: int) -> list[Artifact]:
+    """The run's artifacts, newest first (a rerun's artifacts join its run)."""
+    found: list[Artifact] = []
+    async for item in gh.getiter(
+        f"/repos/{repo}/actions/runs/{run_id}/artifacts?per_page=100", iterable_key="artifacts"
+    ):
+        found.append(
+            Artifact(
+                id=item["id"],
+                name=item["name"],
+                size_in_bytes=item.get("size_in_bytes") or 0,
+                expired=bool(item.get("expired")),
+            )
+        )
+    return sorted(found, key=lambda a: a.id, reverse=True)

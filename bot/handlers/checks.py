@@ -12,14 +12,13 @@ from bot.config import REPO_CONFIG_PATH, CommentMode, LoadedRepoConfig, parse_re
 from bot.events import CheckRun, CheckRunEvent
 from bot.github import api
 from bot.github.client import GitHubClient
-from bot.github.downloads import stream_job_log
 from bot.handlers.context import BotContext
+from bot.handlers.job_evidence import read_job
 from bot.handlers.sticky import update_sticky_comment
 from bot.store import CheckAttempt
 from bot.triage.attempts import FAILED_CONCLUSIONS, EarlierAttempt, rerun_evidence
-from bot.triage.failures import extract_failures
-from bot.triage.models import Decision, Failure, Verdict
-from bot.triage.verdict import decide
+from bot.triage.models import Decision, Extraction, Verdict
+from bot.triage.verdict import decide_extraction
 
 log = logging.getLogger(__name__)
 router = routing.Router()
@@ -44,43 +43,56 @@ async def on_check_run_completed(
     pr_numbers = [pr.number for pr in run.pull_requests] or await api.pulls_for_commit(
         gh, repo, run.head_sha
     )
-    for number in pr_numbers:
-        await triage_for_pull(ctx, gh, repo, number, run, earlier)
+    if not pr_numbers:
+        return
+
+    # Gather: the repo's settings, the job's evidence (once), each PR and its changes.
+    async with asyncio.TaskGroup() as tg:
+        config_task = tg.create_task(_repo_config(gh, repo))
+        job_task = tg.create_task(_read_job_when_failed(ctx, gh, repo, run, config_task))
+        pull_tasks = [tg.create_task(_pull_and_changes(gh, repo, n)) for n in pr_numbers]
+    config, extraction = config_task.result(), job_task.result()
+    for task in pull_tasks:
+        pull, changed = task.result()
+        await decide_and_act(ctx, gh, repo, run, earlier, config, extraction, pull, changed)
 
 
-async def triage_for_pull(
+async def decide_and_act(
     ctx: BotContext,
     gh: GitHubClient,
     repo: str,
-    number: int,
     run: CheckRun,
     earlier: list[CheckAttempt],
+    config: LoadedRepoConfig,
+    extraction: Extraction,
+    pull: api.PullRequest,
+    changed: api.ChangedFiles,
 ) -> None:
-    # Gather.
-    failed = run.conclusion in FAILED_CONCLUSIONS
-    pull, changed, config_text, failures = await asyncio.gather(
-        api.get_pull(gh, repo, number),
-        api.changed_files(gh, repo, number),
-        api.get_file(gh, repo, REPO_CONFIG_PATH),
-        _failures_from_log(ctx, gh, repo, run) if failed else _no_failures(),
-    )
-    config = parse_repo_config(config_text)
-    for problem in config.errors + [f"unknown key {k!r}" for k in config.unknown_keys]:
-        log.warning("%s %s: %s (ignored)", repo, REPO_CONFIG_PATH, problem)
-
     # Decide.
-    evidence = rerun_evidence(
-        run.conclusion or "",
-        failures,
-        [
-            EarlierAttempt(attempt=a.attempt, conclusion=a.conclusion, decisions=a.decisions)
-            for a in earlier
-        ],
-    )
+    previous = [
+        EarlierAttempt(attempt=a.attempt, conclusion=a.conclusion, decisions=a.decisions)
+        for a in earlier
+    ]
+    evidence = rerun_evidence(run.conclusion or "", extraction.failures, previous)
     if evidence is None:
         return
-    decisions = decide(
-        evidence.failures,
+    attempt = max((a.attempt for a in earlier), default=0) + 1
+    rerun_note = None
+    testless: list[Decision] = []
+    if evidence.passed_on_rerun:
+        rerun_note = (
+            f"passed on rerun (attempt {attempt}, after attempt {evidence.failed_attempt} failed)"
+        )
+        extraction = Extraction(
+            failures=evidence.failures,
+            mass_failure=len(evidence.failures) > config.config.mass_failure_threshold,
+        )
+        # A failure with no test (infrastructure, unidentified) keeps its verdict: the pass
+        # shows the job can pass, not what failed.
+        failed_before = next(a for a in previous if a.attempt == evidence.failed_attempt)
+        testless = [d for d in failed_before.decisions if d.failure is None]
+    decisions = testless or decide_extraction(
+        extraction,
         changed.paths,
         changed_complete=changed.complete(pull.changed_files),
         passed_on_rerun=evidence.passed_on_rerun,
@@ -88,20 +100,14 @@ async def triage_for_pull(
     )
     for decision in decisions:
         ctx.metrics.verdicts.labels(str(decision.verdict)).inc()
-    attempt = max((a.attempt for a in earlier), default=0) + 1
-    rerun_note = (
-        f"passed on rerun (attempt {attempt}, after attempt {evidence.failed_attempt} failed)"
-        if evidence.passed_on_rerun
-        else None
-    )
 
     # Act.
-    if failed and _may_rerun(run, pull, decisions, config):
+    if run.conclusion in FAILED_CONCLUSIONS and _may_rerun(run, pull, decisions, config):
         rerun_note = await _rerun(ctx, gh, repo, run, attempt, config)
     await ctx.store.record_check_attempt(
         CheckAttempt(
             repo=repo,
-            pr_number=number,
+            pr_number=pull.number,
             head_sha=run.head_sha,
             check_name=run.name,
             check_run_id=run.id,
@@ -117,27 +123,32 @@ async def triage_for_pull(
         await update_sticky_comment(ctx, gh, repo, pull, config)
 
 
-async def _no_failures() -> list[Failure]:
-    return []
+async def _repo_config(gh: GitHubClient, repo: str) -> LoadedRepoConfig:
+    config = parse_repo_config(await api.get_file(gh, repo, REPO_CONFIG_PATH))
+    for problem in config.errors + [f"unknown key {k!r}" for k in config.unknown_keys]:
+        log.warning("%s %s: %s (ignored)", repo, REPO_CONFIG_PATH, problem)
+    return config
 
 
-async def _failures_from_log(
-    ctx: BotContext, gh: GitHubClient, repo: str, run: CheckRun
-) -> list[Failure]:
-    job_id = run.actions_job_id
-    if job_id is None:
-        return []
-    chunks: list[bytes] = []
-    await stream_job_log(
-        ctx.github.session,
-        api_url=ctx.github.api_url,
-        token=await ctx.github.token(gh.installation_id or 0),
-        repo=repo,
-        job_id=job_id,
-        cap_bytes=ctx.log_cap_bytes,
-        sink=chunks.append,
+async def _read_job_when_failed(
+    ctx: BotContext,
+    gh: GitHubClient,
+    repo: str,
+    run: CheckRun,
+    config: asyncio.Task[LoadedRepoConfig],
+) -> Extraction:
+    if run.conclusion not in FAILED_CONCLUSIONS:
+        return Extraction()
+    return await read_job(ctx, gh, repo, run, (await config).config)
+
+
+async def _pull_and_changes(
+    gh: GitHubClient, repo: str, number: int
+) -> tuple[api.PullRequest, api.ChangedFiles]:
+    pull, changed = await asyncio.gather(
+        api.get_pull(gh, repo, number), api.changed_files(gh, repo, number)
     )
-    return extract_failures(b"".join(chunks).decode("utf-8", errors="replace"))
+    return pull, changed
 
 
 def _may_rerun(

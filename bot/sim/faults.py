@@ -36,6 +36,8 @@ class FaultPlan:
     def latency_s(self) -> float:
         if self.faults.latency_ms == 0:
             return 0.0
+        if self.faults.latency == "fixed":
+            return self.faults.latency_ms / 1000
         return self.rng.uniform(0, self.faults.latency_ms) / 1000
 
     def decide(self, method: str, path: str) -> Fault | None:

@@ -227,6 +227,8 @@ class FaultRule(_Strict):
 
 class Faults(_Strict):
     latency_ms: int = Field(default=0, ge=0)
+    # "uniform": each call waits a random 0..latency_ms; "fixed": exactly latency_ms.
+    latency: Literal["uniform", "fixed"] = "uniform"
     seed: int | None = None  # makes probability rules and latency repeatable
     rules: list[FaultRule] = Field(default_factory=list)
 

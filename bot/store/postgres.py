@@ -18,6 +18,7 @@ from typing import Any
 
 import asyncpg
 
+from bot.store.group_commit import GroupCommit, NewDelivery
 from bot.store.migrations import migration_files
 from bot.store.models import CheckAttempt, Delivery, DeliveryState, StickyComment
 from bot.triage.models import Decision
@@ -37,6 +38,8 @@ _LOCK_KEY = "hashtextextended(coalesce(current_schema(), '') || ':' || $1::text,
 # pool of its own: a handler inside the lock can always get a query connection.
 QUERY_POOL_SIZE = 10
 LOCK_POOL_SIZE = 10
+# Deliveries stored by one group commit at most (one INSERT over arrays).
+MAX_INGEST_BATCH = 512
 
 
 def _delivery(row: asyncpg.Record) -> Delivery:
@@ -80,6 +83,7 @@ class PostgresStore:
         self._pool = pool
         self._lock_pool = lock_pool
         self._pr_locks: dict[tuple[str, int], asyncio.Lock] = {}
+        self._group_commit = GroupCommit(self._insert_deliveries, MAX_INGEST_BATCH)
 
     @classmethod
     async def open(cls, database_url: str) -> PostgresStore:
@@ -130,6 +134,7 @@ class PostgresStore:
         return applied
 
     async def close(self) -> None:
+        await self._group_commit.close()
         await self._lock_pool.close()
         await self._pool.close()
 
@@ -140,18 +145,24 @@ class PostgresStore:
     async def put_delivery(
         self, delivery_id: str, event: str, action: str | None, payload: bytes, now: float
     ) -> bool:
-        stored = await self._pool.fetchval(
+        return await self._group_commit.put(NewDelivery(delivery_id, event, action, payload, now))
+
+    async def _insert_deliveries(self, batch: Sequence[NewDelivery]) -> set[str]:
+        # One statement, so one transaction and one commit for the whole batch.
+        rows = await self._pool.fetch(
             "INSERT INTO deliveries (id, event, action, payload, state, received_at, "
-            "next_attempt_at) VALUES ($1, $2, $3, $4, $5, $6, $6) ON CONFLICT (id) DO NOTHING "
-            "RETURNING id",
-            delivery_id,
-            event,
-            action,
-            payload,
+            "next_attempt_at) SELECT id, event, action, payload, $5, received_at, received_at "
+            "FROM unnest($1::text[], $2::text[], $3::text[], $4::bytea[], $6::float8[]) "
+            "AS t (id, event, action, payload, received_at) "
+            "ON CONFLICT (id) DO NOTHING RETURNING id",
+            [d.id for d in batch],
+            [d.event for d in batch],
+            [d.action for d in batch],
+            [d.payload for d in batch],
             str(DeliveryState.PENDING),
-            now,
+            [d.received_at for d in batch],
         )
-        return stored is not None
+        return {str(row["id"]) for row in rows}
 
     async def claim(self, now: float, lease_seconds: float, limit: int) -> list[Delivery]:
         # SKIP LOCKED: a replica claiming at the same moment passes over the rows this one is

@@ -12,9 +12,14 @@ from typing import Any
 
 import aiosqlite
 
+from bot.store.group_commit import GroupCommit, NewDelivery
 from bot.store.migrations import migration_files
 from bot.store.models import CheckAttempt, Delivery, DeliveryState, StickyComment
 from bot.triage.models import Decision
+
+# One multi-row INSERT per group commit, 7 bound values a row: well under SQLite's limit of
+# 32766 variables.
+MAX_INGEST_BATCH = 512
 
 _DELIVERY_COLUMNS = (
     "id, event, action, payload, state, attempts, received_at, next_attempt_at, "
@@ -63,24 +68,50 @@ def _attempt(row: Any) -> CheckAttempt:
     )
 
 
+async def _connect(path: str, *, synchronous: str) -> aiosqlite.Connection:
+    # Autocommit: every statement below is atomic on its own, so any number of
+    # processes can share the file (a CLI reading while `serve` writes).
+    db = await aiosqlite.connect(path, isolation_level=None)
+    try:
+        await db.execute("PRAGMA journal_mode=WAL")
+        await db.execute("PRAGMA busy_timeout=10000")
+        await db.execute(f"PRAGMA synchronous={synchronous}")
+    except BaseException:
+        await db.close()
+        raise
+    return db
+
+
 class SQLiteStore:
-    def __init__(self, db: aiosqlite.Connection) -> None:
+    def __init__(
+        self, db: aiosqlite.Connection, ingest: aiosqlite.Connection | None = None
+    ) -> None:
         self._db = db
+        # The inbox writes on a connection of its own with synchronous=FULL: a delivery is
+        # answered 2xx only once its commit has reached the disk. The other connection keeps
+        # synchronous=NORMAL (WAL: safe against a crash of the process) for the worker's
+        # bookkeeping, which would otherwise pay an fsync per statement.
+        self._ingest = ingest or db
         self._pr_locks: dict[tuple[str, int], asyncio.Lock] = {}
+        self._group_commit = GroupCommit(self._insert_deliveries, MAX_INGEST_BATCH)
 
     @classmethod
     async def open(cls, database_url: str) -> SQLiteStore:
         path = sqlite_path(database_url)
         if path != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
-        # Autocommit: every statement below is atomic on its own, so any number of
-        # processes can share the file (a CLI reading while `serve` writes).
-        db = await aiosqlite.connect(path, isolation_level=None)
-        await db.execute("PRAGMA journal_mode=WAL")
-        await db.execute("PRAGMA busy_timeout=10000")
-        await db.execute("PRAGMA synchronous=NORMAL")
-        store = cls(db)
-        await store.migrate()
+        db = await _connect(path, synchronous="NORMAL")
+        try:
+            ingest = None if path == ":memory:" else await _connect(path, synchronous="FULL")
+        except BaseException:
+            await db.close()
+            raise
+        store = cls(db, ingest)
+        try:
+            await store.migrate()
+        except BaseException:
+            await store.close()
+            raise
         return store
 
     async def migrate(self) -> list[str]:
@@ -112,6 +143,9 @@ class SQLiteStore:
         return applied
 
     async def close(self) -> None:
+        await self._group_commit.close()
+        if self._ingest is not self._db:
+            await self._ingest.close()
         await self._db.close()
 
     async def ping(self) -> None:
@@ -121,12 +155,24 @@ class SQLiteStore:
     async def put_delivery(
         self, delivery_id: str, event: str, action: str | None, payload: bytes, now: float
     ) -> bool:
-        cursor = await self._db.execute(
+        return await self._group_commit.put(NewDelivery(delivery_id, event, action, payload, now))
+
+    async def _insert_deliveries(self, batch: Sequence[NewDelivery]) -> set[str]:
+        # One statement is one transaction in autocommit mode, so nothing else sent on the
+        # connection meanwhile can land inside it.
+        values = ", ".join("(?, ?, ?, ?, ?, ?, ?)" for _ in batch)
+        pending = str(DeliveryState.PENDING)
+        params = [
+            value
+            for d in batch
+            for value in (d.id, d.event, d.action, d.payload, pending, d.received_at, d.received_at)
+        ]
+        rows = await self._ingest.execute_fetchall(
             "INSERT INTO deliveries (id, event, action, payload, state, received_at, "
-            "next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
-            (delivery_id, event, action, payload, DeliveryState.PENDING, now, now),
+            f"next_attempt_at) VALUES {values} ON CONFLICT (id) DO NOTHING RETURNING id",
+            params,
         )
-        return cursor.rowcount == 1
+        return {str(row[0]) for row in rows}
 
     async def claim(self, now: float, lease_seconds: float, limit: int) -> list[Delivery]:
         token = secrets.token_hex(8)

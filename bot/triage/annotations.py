@@ -45,25 +45,32 @@ _TEST_FILE = re.compile(
 )
 
 
-def failures_from_annotations(annotations: Sequence[Mapping[str, Any]]) -> list[Failure]:
-    """One Failure per test the annotations name, in their order; the first naming wins."""
+def failures_from_annotations(
+    annotations: Sequence[Mapping[str, Any]], generic_messages: Sequence[str] = ()
+) -> list[Failure]:
+    """One Failure per test the annotations name, in their order; the first naming wins.
+
+    `generic_messages` are the repository's own regexes for messages that say nothing.
+    """
     paths = PathMap()
     found: dict[str, Failure] = {}
     for annotation in annotations:
-        failure = _failure(annotation, paths)
+        failure = _failure(annotation, paths, generic_messages)
         if failure is not None:
             found.setdefault(failure.test_id, failure)
     return list(found.values())
 
 
-def _failure(annotation: Mapping[str, Any], paths: PathMap) -> Failure | None:
+def _failure(
+    annotation: Mapping[str, Any], paths: PathMap, generic: Sequence[str]
+) -> Failure | None:
     level = _text(annotation.get("annotation_level"))
     printed_path = _text(annotation.get("path"))
     title = _text(annotation.get("title")).strip()[:_MAX_TITLE]
     message = _message(_text(annotation.get("message")))
     if level not in _LEVELS or not printed_path or printed_path == _RUNNER_PATH:
         return None
-    if is_generic(message) and is_generic(title):
+    if is_generic(message, generic) and is_generic(title, generic):
         return None
     file = paths.to_repo(printed_path)
     test_id = name = ""
@@ -77,14 +84,14 @@ def _failure(annotation: Mapping[str, Any], paths: PathMap) -> Failure | None:
     elif suited:
         name = suited.group("name")
         test_id = f"{suited.group('suite')}{_SEP}{name}"
-    elif title and file is not None and _TEST_FILE.search(file) and not is_generic(title):
+    elif title and file and _TEST_FILE.search(file) and not is_generic(title, generic):
         name = title
         test_id = f"{file}{_SEP}{title}"
     if not test_id:
         return None
     line = annotation.get("start_line")
     location = f"{file}:{line}" if file and isinstance(line, int) and line > 0 else None
-    if is_generic(message):
+    if is_generic(message, generic):
         message = ""
     return Failure(
         test_id=test_id,

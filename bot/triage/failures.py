@@ -57,8 +57,7 @@ def extract_from_chunks(
     mass_threshold: int = MASS_THRESHOLD,
 ) -> Extraction:
     """`extract` over a log streamed in raw chunks, read in bounded memory by LogScanner."""
-    markers = parser_markers() + [pattern.compiled() for pattern in custom]
-    scanner = LogScanner(markers)
+    scanner = log_scanner(custom)
     for chunk in chunks:
         scanner.feed(chunk)
     extraction = extract(
@@ -76,6 +75,11 @@ def extract_from_chunks(
     return extraction
 
 
+def log_scanner(custom: Sequence[CustomPattern] = ()) -> LogScanner:
+    """A scanner keeping what every log parser and the repository's own patterns read."""
+    return LogScanner([*parser_markers(), *(pattern.compiled() for pattern in custom)])
+
+
 def extract(
     *,
     log_lines: Sequence[str] | None,
@@ -84,6 +88,7 @@ def extract(
     custom: Sequence[CustomPattern] = (),
     mass_threshold: int = MASS_THRESHOLD,
     report_format: str = "auto",
+    generic_messages: Sequence[str] = (),
 ) -> Extraction:
     """The failed tests of one job from every source, merged, and why the job failed when
     no test did.
@@ -92,6 +97,8 @@ def extract(
     it, it is a note and the tests are still the failures to decide on. `mass_failure` is
     set when more than `mass_threshold` distinct tests failed. `report_format` names the
     reports' format when known (see reports.FORMATS); "auto" tells it from each content.
+    `generic_messages` are the repository's own regexes for messages that say nothing
+    (see signature.is_generic).
     """
     found: list[Failure] = []
     problems: list[str] = []
@@ -99,13 +106,13 @@ def extract(
         result = parse_report(name, data, report_format)
         found.extend(result.failures)
         problems.extend(result.problems)
-    found.extend(failures_from_annotations(annotations))
+    found.extend(failures_from_annotations(annotations, generic_messages))
     if log_lines is not None:
         for parse in PARSERS.values():
             found.extend(parse(log_lines))
         if custom:
             found.extend(parse_custom(log_lines, custom))
-    failures = merge(found)
+    failures = merge(found, generic_messages)
     return Extraction(
         failures=failures,
         infra=classify_infra(log_lines) if log_lines else None,
@@ -114,7 +121,7 @@ def extract(
     )
 
 
-def merge(failures: Iterable[Failure]) -> list[Failure]:
+def merge(failures: Iterable[Failure], generic_messages: Sequence[str] = ()) -> list[Failure]:
     """One Failure per test: the best-ranked source's reading, completed by the others.
 
     Order follows each test's best reading, sources being stable-sorted by rank first.
@@ -132,7 +139,7 @@ def merge(failures: Iterable[Failure]) -> list[Failure]:
             merged.append(failure)
         else:
             by_key.setdefault(key, index)
-            merged[index] = _complete(merged[index], failure)
+            merged[index] = _complete(merged[index], failure, generic_messages)
     return merged
 
 
@@ -156,13 +163,13 @@ def _suffix_match(key: str, by_key: Mapping[str, int]) -> int | None:
     return hits.pop() if len(hits) == 1 else None
 
 
-def _complete(best: Failure, other: Failure) -> Failure:
+def _complete(best: Failure, other: Failure, generic: Sequence[str]) -> Failure:
     update: dict[str, Any] = {
         "file": best.file or other.file,
         "location": best.location or other.location,
         "trace_paths": list(dict.fromkeys([*best.trace_paths, *other.trace_paths])),
     }
-    if is_generic(best.message) and not is_generic(other.message):
+    if is_generic(best.message, generic) and not is_generic(other.message, generic):
         update["message"] = other.message
         update["signature"] = other.signature
     if best.attempts_total == 1 and other.attempts_total > 1:

@@ -16,47 +16,48 @@ from bot.triage.models import InfraCause
 # Lines longer than this are output, not a runner's statement: only their head is read.
 _MAX_LINE = 1000
 
-# (kind, pattern over clean lines, MULTILINE), most telling first.
+# A network error counts only on a line that reports an error: a retry notice that later
+# succeeded says "warn" or nothing. It also keeps the scanner's searches few (logscan).
+_REPORTS_ERROR = r"(?=[^\n]*(?:error|Error|ERROR|npm ERR!|fatal|failure|Failure))"
+
+# (kind, pattern over clean lines, MULTILINE), most telling first. The runner's own
+# statements are `##[error]` lines.
 _KINDS: tuple[tuple[str, str], ...] = (
     (
         "runner-lost",
-        r"The runner has received a shutdown signal"
-        r"|lost communication with the server"
-        r"|The hosted runner encountered an error",
+        r"^##\[error\].*(?:The runner has received a shutdown signal"
+        r"|lost communication with the server|The hosted runner encountered an error)",
     ),
     (
         "timeout",
-        r"has timed out after \d+ minutes"
-        r"|has exceeded the maximum execution time of \d+ minutes",
+        r"^##\[error\].*(?:has timed out after \d+ minutes"
+        r"|has exceeded the maximum execution time of \d+ minutes)",
     ),
     (
         "runner-unavailable",
-        r"pod failed to come online"
-        r"|Pod \S+ is unhealthy with phase status"
-        r"|Failed to start the job container"
-        r"|No runner matching the specified labels",
+        r"^##\[error\].*(?:pod failed to come online|Pod \S+ is unhealthy with phase status"
+        r"|Failed to start the job container|No runner matching the specified labels)",
     ),
-    ("disk-full", r"No space left on device|\bENOSPC\b|You are running out of disk space"),
+    ("disk-full", r"No space left on device|\bENOSPC\b"),
     (
         "oom",
-        r"Process completed with exit code 137\b"
+        r"^##\[error\]Process completed with exit code 137\b"
         r"|^(?:\S+: line \d+: +\d+ )?Killed\b"
         r"|Out of memory: Killed process"
         r"|\boom-kill\b|\bOOMKilled\b"
-        r"|JavaScript heap out of memory",
+        r"|FATAL ERROR: .*JavaScript heap out of memory",
     ),
     (
         "network",
-        r"\bECONNRESET\b|\bETIMEDOUT\b|\bEAI_AGAIN\b"
+        rf"^{_REPORTS_ERROR}.*(?:\bECONNRESET\b|\bETIMEDOUT\b|\bEAI_AGAIN\b"
         r"|Could not resolve host|Temporary failure in name resolution"
-        r"|^npm ERR! (?:code E5\d\d|5\d\d\b)"
-        r"|\b50[234] (?:Service Unavailable|Bad Gateway|Gateway Time-?out)"
-        r"|\btoomanyrequests\b|You have reached your pull rate limit"
-        r"|HTTPSConnectionPool\(.*(?:Read timed out|Max retries exceeded)",
+        r"|\bE5\d\d\b|\b50[234] (?:Service Unavailable|Bad Gateway|Gateway Time-?out)"
+        r"|\btoomanyrequests\b|pull rate limit"
+        r"|HTTPSConnectionPool\(.*(?:Read timed out|Max retries exceeded))",
     ),
     (
         "cancelled",
-        r"^(?:##\[error\]|Error: )?The (?:operation|job) was cancell?ed\."
+        r"^(?:##\[error\]|Error: )The (?:operation|job) was cancell?ed\."
         r"|^!{3,} KeyboardInterrupt !{3,}$",
     ),
 )

@@ -6,10 +6,11 @@ above and `after` lines below it, plus the log's last `tail_lines` lines.
 
 Python's regex engine has no fast path for an alternation of anchored patterns (tens of MB/s
 at best), so the scan is done in two steps. Each marker alternative holds a word it cannot
-match without ("FAIL", "panic", "rootdir", ...); those words are found with one C-level
-search each over the whole chunk, and only the lines holding one are cleaned and tried
-against the full markers. The cost per megabyte is a handful of memchr-speed passes; Python
-only touches candidate lines, kept windows and the tail.
+match without ("FAIL", "panic", "rootdir", ...); all those words are found case-folded in ONE
+pass of Hyperscan's multi-literal matcher over the raw chunk (GB/s), and only the lines
+holding one are cleaned and tried against the alternatives that word stands for. Python only
+touches candidate lines, kept windows and the tail; positions are byte offsets, so no pass
+counts the lines of the log.
 """
 
 from __future__ import annotations
@@ -21,36 +22,31 @@ from collections import deque
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+import hyperscan
+
 from bot.triage.infra import INFRA_MARKER
 from bot.triage.parsers import PARSERS
 from bot.triage.parsers.actions_log import clean_log
 
 MIB = 1024 * 1024
 
-# pytest's parser predates the MARKER convention; these are the lines it reads to find a
-# failure: section and block headers, outcome words, the rootdir its paths are relative to.
-PYTEST_MARKER = re.compile(
-    r"^={3,} .*(?:FAILURES|ERRORS|short test summary info|test session starts|failed|error)"
-    r".* ={3,}$"
-    r"|^_{3,} .+ _{3,}$|^rootdir: |(?:^|\s)(?:FAILED|ERROR)(?:\s|$)"
-)
-_FALLBACK_MARKERS = {"bot.triage.parsers.pytest": PYTEST_MARKER}
-
 # A line longer than this without a newline is cut; the rest of it is dropped.
 _MAX_PARTIAL = MIB
+# The scanned text held back for the tail before it is cut to its last lines.
+_RECENT_BYTES = 8 * MIB
 # A candidate line is tried against the markers on its first characters only.
 _MAX_CANDIDATE = 4096
 _TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z ?")
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")
 _WORD = re.compile(r"\w{3,}")
+_COMMAND = re.compile(r"##\[[a-z]+\]")
+_LINE_START = re.compile(rb"^(?=[\s\S])", re.MULTILINE)
 _SYMBOLS = re.compile(r"[^\x00-\x7f]+")
+_JOIN = "\x00"  # between a word and the literal text that must follow it
 # Words most markers share: a word holding one is replaced by it, so one search serves many.
 _ROOTS = ("fail", "error", "panic")
 # Words on most lines of a passing run: a marker is found by another of its words if it has one.
-_COMMON = frozenset(
-    {"test", "tests", "pass", "passed", "run", "std", "out", "err", "not"}
-    | {"===", "----", "# ", ") "}
-)
+_COMMON = frozenset({"test", "tests", "pass", "passed", "run", "std", "out", "err", "not", "----"})
 
 _sre: Any = importlib.import_module("re._parser")
 
@@ -60,7 +56,7 @@ def parser_markers() -> list[re.Pattern[str]]:
     markers: list[re.Pattern[str]] = []
     for name, parse in PARSERS.items():
         module = sys.modules[parse.__module__]
-        marker = getattr(module, "MARKER", None) or _FALLBACK_MARKERS.get(module.__name__)
+        marker = getattr(module, "MARKER", None)
         if not isinstance(marker, re.Pattern):
             raise TypeError(f"log parser {name!r} ({module.__name__}) has no MARKER regex")
         markers.append(marker)
@@ -74,43 +70,95 @@ class _Triggers:
     Every top-level alternative of every marker is compiled alone. Most hold a word they
     cannot match without: those words are searched case-folded, and a line holding one is
     tried against the alternatives that word stands for. An alternative without such a word
-    is searched in full (slowly) over the bytes read as latin-1, which keeps byte offsets.
+    is tried on every line: correct, and slow (none of today's markers needs it).
     """
 
     def __init__(self, patterns: Iterable[re.Pattern[str]]) -> None:
         self.checks: list[re.Pattern[str]] = []
-        self.slow: list[tuple[re.Pattern[str], int]] = []
+        self.slow: list[int] = []
         options_of: list[list[set[str]]] = []
         for pattern in patterns:
             flags = pattern.flags & ~re.MULTILINE
-            for source in _split_top(pattern.pattern):
+            for source in _alternatives(pattern):
                 index = len(self.checks)
                 self.checks.append(re.compile(source, flags))
                 options = _options(_sre.parse(source, flags))
+                if flags & re.IGNORECASE:
+                    # The search folds ASCII only: a word with other cased letters may be
+                    # written in another case than the pattern's.
+                    options = [o for o in options if not any(map(_has_other_case, o))]
                 options_of.append(options)
                 if not options:
-                    wide = source.encode().decode("latin-1")
-                    self.slow.append((re.compile(wide, flags | re.MULTILINE), index))
+                    self.slow.append(index)
         words = _cover([o for o in options_of if o])
-        self.words = [re.compile(re.escape(w.encode())) for w in words]
         self.stands_for = [
             [i for i, options in enumerate(options_of) if any(w in x for o in options for x in o)]
             for w in words
         ]
+        self._database: hyperscan.Database | None = None
+        if words:
+            self._database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+            self._database.compile(
+                expressions=[_expression(w) for w in words],
+                ids=list(range(len(words))),
+                elements=len(words),
+                flags=hyperscan.HS_FLAG_CASELESS,
+            )
 
-    def hits(self, buf: bytes, start: int) -> list[tuple[int, list[int]]]:
-        """(offset, alternatives to try on its line), in log order."""
-        folded = buf.lower()
-        found = [
-            (m.start(), self.stands_for[i])
-            for i, r in enumerate(self.words)
-            for m in r.finditer(folded, start)
-        ]
+    def hits(self, buf: bytes, start: int) -> list[tuple[int, int]]:
+        """(offset, word) for every word found in buf[start:], in log order; the offset is
+        inside the line holding the word, and the word -1 stands for every line."""
+        found: list[tuple[int, int]] = []
+
+        def on_match(word: int, begin: int, end: int, flags: int, context: object) -> None:
+            # The match's last byte: a word never holds a newline but at its end.
+            if end > start:
+                found.append((end - 1, word))
+
+        if self._database is not None:
+            # buf[:start] holds the previous block's last lines, already searched: reading
+            # them twice costs less than copying the block to leave them out.
+            self._database.scan(buf, on_match)
         if self.slow:
-            text = buf.decode("latin-1")
-            found.extend((m.start(), [i]) for r, i in self.slow for m in r.finditer(text, start))
-        found.sort(key=lambda hit: hit[0])
+            found.extend((m.start(), -1) for m in _LINE_START.finditer(buf, start))
+        found.sort()
         return found
+
+    def alternatives(self, words: Iterable[int]) -> set[int]:
+        """The alternatives to try on a line holding these words (-1: a line of any text)."""
+        tries: set[int] = set()
+        for word in words:
+            tries.update(self.slow if word < 0 else self.stands_for[word])
+        return tries
+
+
+def _expression(word: str) -> bytes:
+    """A Hyperscan expression for a word: its bytes, with colour codes allowed where it
+    meets the text that must follow it."""
+    head, _, tail = word.partition(_JOIN)
+    colour = rb"(?:\x1b\[[0-9;]*m)*" if tail else b""
+    return _hex(head) + colour + _hex(tail)
+
+
+def _hex(text: str) -> bytes:
+    return b"".join(b"\\x%02x" % byte for byte in text.encode())
+
+
+def _has_other_case(word: str) -> bool:
+    return any(ord(c) > 0x7F and c.lower() != c.upper() for c in word)
+
+
+def _alternatives(pattern: re.Pattern[str]) -> list[str]:
+    """The pattern's top-level alternatives, or the whole pattern when they do not stand
+    alone (a backreference to another alternative's group)."""
+    parts = _split_top(pattern.pattern)
+    flags = pattern.flags & ~re.MULTILINE
+    for part in parts:
+        try:
+            re.compile(part, flags)
+        except re.error:
+            return [pattern.pattern]
+    return parts
 
 
 def _split_top(source: str) -> list[str]:
@@ -145,14 +193,17 @@ def _split_top(source: str) -> list[str]:
     return parts
 
 
-def _options(items: Any) -> list[set[str]]:
+def _options(items: Any, suffix: str = "") -> list[set[str]]:
     """Ways to find a match of `items`: each is a set of case-folded words, one of which
     every match holds. A sequence offers one option per required piece; an alternation one
-    option, taking a word from each branch."""
+    option, taking a word from each branch. `suffix` is the literal text that follows
+    `items` in the enclosing pattern: a word ending a branch is searched with it."""
+    items = list(items)
     options: list[set[str]] = []
     run = ""
-    for op, av in items:
+    for k, (op, av) in enumerate(items):
         kind = str(op)
+        after = _following(items, k) if k + 1 < len(items) else suffix
         if kind == "LITERAL":
             run += chr(av)
             continue
@@ -163,20 +214,32 @@ def _options(items: Any) -> list[set[str]]:
         options.extend(_run_words(run))
         run = ""
         if kind == "SUBPATTERN":
-            options.extend(_options(av[-1]))
+            options.extend(_options(av[-1], after))
         elif kind == "ATOMIC_GROUP":
-            options.extend(_options(av))
+            options.extend(_options(av, after))
+        elif kind == "ASSERT" and av[0] == 1:  # a lookahead: what it needs, the line holds
+            options.extend(_options(av[1]))
         elif kind == "IN" and all(str(o) == "LITERAL" and v > 0x7F for o, v in av):
             options.append({chr(v).lower() for _, v in av})
         elif kind == "BRANCH":
-            picks = [_best(_options(branch)) for branch in av[1]]
+            picks = [_best(_options(branch, after)) for branch in av[1]]
             if all(picks):
                 options.append(set().union(*(p for p in picks if p)))
-    options.extend(_run_words(run))
+    options.extend(_run_words(run, suffix))
     return options
 
 
-def _run_words(run: str) -> list[set[str]]:
+def _following(items: list[Any], k: int) -> str:
+    """The literal text right after item k of a sequence."""
+    text = ""
+    for op, av in items[k + 1 :]:
+        if str(op) != "LITERAL":
+            break
+        text += chr(av)
+    return text.lower()
+
+
+def _run_words(run: str, suffix: str = "") -> list[set[str]]:
     """The required pieces of a literal run: its words (a shared root standing for a word
     that holds it), else its non-ASCII symbols, else the run itself. A run of words and
     punctuation is also offered whole: rarer than its words, though colour codes could
@@ -187,9 +250,18 @@ def _run_words(run: str) -> list[set[str]]:
     if not pieces and len(folded.lstrip()) >= 2:
         pieces = [folded.lstrip()]
     options = [{next((r for r in _ROOTS if r in p), p)} for p in pieces]
-    if len(whole) >= 5 and _WORD.fullmatch(whole) is None and all(p in _COMMON for p in pieces):
+    if suffix.strip() and pieces and folded.endswith(pieces[-1]) and options[-1] == {pieces[-1]}:
+        # A word that ends a branch, with the text after the branch: colour codes may
+        # close between the two (`PASS\x1b[0m [`), so they are searched with that gap.
+        options[-1] = {pieces[-1] + _JOIN + suffix}
+    if len(whole) >= 5 and _WORD.fullmatch(whole) is None and all(map(_is_common, pieces)):
         options.append({whole})
     return options
+
+
+def _is_common(word: str) -> bool:
+    """On many lines of any log: the words of passing output, and bits of punctuation."""
+    return word in _COMMON or (len(word) < 4 and not any(c.isalnum() for c in word))
 
 
 def _best(options: list[set[str]]) -> set[str] | None:
@@ -197,7 +269,7 @@ def _best(options: list[set[str]]) -> set[str] | None:
 
 
 def _score(words: set[str]) -> tuple[bool, bool, int, int]:
-    rare = not any(w in _COMMON for w in words)
+    rare = not any(_is_common(w) for w in words)
     shared = all(w in _ROOTS for w in words)
     return rare, shared, min(len(w.encode()) for w in words), -len(words)
 
@@ -251,14 +323,19 @@ class LogScanner:
         self.bytes_read = 0
         self._partial = b""
         self._skipping_long_line = False
-        # Windows kept so far: (number of their first line, whole raw lines).
+        # Lines are placed by their offset in the scanned text (the log, with cut long lines
+        # shortened): numbering them would cost a pass over every byte.
+        self._scanned = 0
+        # Windows kept so far: (offset of their first byte, whole raw lines).
         self._kept: deque[tuple[int, bytes]] = deque()
         self._kept_bytes = 0
         self._after_left = 0
-        self._lines_done = 0  # complete lines scanned before the current block
         self._history = b""  # the last `before` lines scanned, for windows crossing a chunk
         self._history_emitted = 0  # how much of _history is already kept
-        self._tail = b""
+        # The blocks scanned last, as (buffer, offset of the block in it): the tail is cut
+        # from them only once they outgrow _RECENT_BYTES, to walk its lines back rarely.
+        self._recent: list[tuple[bytes, int]] = []
+        self._recent_bytes = 0
 
     def feed(self, chunk: bytes) -> None:
         self.bytes_read += len(chunk)
@@ -272,7 +349,7 @@ class LogScanner:
         cut = data.rfind(b"\n") + 1
         self._partial = data[cut:]
         if cut:
-            self._scan(data[:cut])
+            self._scan(data, cut)
         if len(self._partial) > _MAX_PARTIAL:
             self._scan(self._partial[:_MAX_PARTIAL] + b"\n")
             self._partial = b""
@@ -283,63 +360,77 @@ class LogScanner:
         if self._partial:
             self._scan(self._partial + b"\n")
             self._partial = b""
-        tail_first = self._lines_done - self._tail.count(b"\n")
+        tail = b"".join(memoryview(buf)[start:] for buf, start in self._tail())
+        tail_start = self._scanned - len(tail)
         lines: list[str] = []
-        for first, piece in self._kept:
-            if first >= tail_first:
+        for start, piece in self._kept:
+            if start >= tail_start:
                 break
-            overlap = first + piece.count(b"\n") - tail_first
-            if overlap > 0:
-                piece = piece[: _back(piece, len(piece), overlap, 0)]
-            lines.extend(_clean(piece))
-        lines.extend(_clean(self._tail))
+            lines.extend(_clean(piece[: tail_start - start]))
+        lines.extend(_clean(tail))
         return lines
 
-    def _scan(self, block: bytes) -> None:
+    def _scan(self, data: bytes, end: int | None = None) -> None:
+        """Scan data[:end], whole lines."""
         history = self._history
-        buf = history + block
+        if history:
+            buf = b"".join((history, memoryview(data)[:end]))
+        else:
+            buf = data if end is None or end == len(data) else data[:end]
         base = len(history)
-        window = _Window(self, buf, self._lines_done - history.count(b"\n"), self._history_emitted)
+        window = _Window(self, buf, self._scanned - base, self._history_emitted)
         if self._after_left:
-            end, consumed = _forward(buf, base, self._after_left)
-            window.keep(base, end)
+            stop, consumed = _forward(buf, base, self._after_left)
+            window.keep(base, stop)
             self._after_left -= consumed
         hits = self._triggers.hits(buf, base)
         n = 0
         while n < len(hits):
-            hit, tries = hits[n]
+            hit = hits[n][0]
             line_start = buf.rfind(b"\n", 0, hit) + 1
             line_end = buf.find(b"\n", hit) + 1
+            words = {hits[n][1]}
             n += 1
-            if n < len(hits) and hits[n][0] < line_end:
-                tries = list(tries)
-                while n < len(hits) and hits[n][0] < line_end:
-                    tries.extend(hits[n][1])
-                    n += 1
-            if not self._is_marker(buf[line_start:line_end], tries):
+            while n < len(hits) and hits[n][0] < line_end:
+                words.add(hits[n][1])
+                n += 1
+            if not self._is_marker(buf[line_start:line_end], self._triggers.alternatives(words)):
                 continue
             if line_start < window.emitted:
                 # Inside a kept window: only lengthen it to `after` lines past this one.
                 need = self.after - buf.count(b"\n", line_end, window.emitted)
                 if need <= 0:
                     continue
-                end, consumed = _forward(buf, window.emitted, need)
-                window.keep(window.emitted, end)
+                stop, consumed = _forward(buf, window.emitted, need)
+                window.keep(window.emitted, stop)
                 self._after_left = need - consumed
                 continue
             start = _back(buf, line_start, self.before, window.emitted)
-            end, consumed = _forward(buf, line_end, self.after)
-            window.keep(start, end)
+            stop, consumed = _forward(buf, line_end, self.after)
+            window.keep(start, stop)
             self._after_left = self.after - consumed
 
-        self._lines_done += block.count(b"\n")
+        self._scanned += len(buf) - base
         cut = _back(buf, len(buf), self.before, 0)
         self._history = buf[cut:]
         self._history_emitted = max(window.emitted - cut, 0)
-        tail = self._tail + block
-        self._tail = tail[_back(tail, len(tail), self.tail_lines, 0) :]
+        self._recent.append((buf, base))
+        self._recent_bytes += len(buf) - base
+        if self._recent_bytes > _RECENT_BYTES:
+            self._recent = self._tail()
+            self._recent_bytes = sum(len(buf) - start for buf, start in self._recent)
 
-    def _is_marker(self, raw_line: bytes, alternatives: list[int]) -> bool:
+    def _tail(self) -> list[tuple[bytes, int]]:
+        """The recent blocks cut to the last `tail_lines` lines, as (buffer, start)."""
+        lines = self.tail_lines
+        for k in range(len(self._recent) - 1, -1, -1):
+            buf, base = self._recent[k]
+            start, lines = _back_counting(buf, len(buf), lines, base)
+            if not lines:
+                return [(buf, start), *self._recent[k + 1 :]]
+        return self._recent
+
+    def _is_marker(self, raw_line: bytes, alternatives: Iterable[int]) -> bool:
         line = raw_line[:_MAX_CANDIDATE].decode("utf-8", errors="replace")
         line = _TIMESTAMP.sub("", line, count=1)
         if "\x1b" in line:
@@ -349,10 +440,16 @@ class LogScanner:
         if not line.endswith("\n"):
             line += "\n"
         checks = self._triggers.checks
-        return any(checks[i].search(line) is not None for i in alternatives)
+        if any(checks[i].search(line) is not None for i in alternatives):
+            return True
+        # `##[error]text` carries the job's own output (`echo "::error::text"`), which the
+        # repository's patterns read without the command.
+        command = _COMMAND.match(line)
+        text = line[command.end() :] if command else ""
+        return bool(text) and any(checks[i].search(text) is not None for i in alternatives)
 
-    def _keep(self, first_line: int, piece: bytes) -> None:
-        self._kept.append((first_line, piece))
+    def _keep(self, offset: int, piece: bytes) -> None:
+        self._kept.append((offset, piece))
         self._kept_bytes += len(piece)
         while self._kept_bytes > self.max_kept_bytes and len(self._kept) > 1:
             self._kept_bytes -= len(self._kept.popleft()[1])
@@ -360,22 +457,19 @@ class LogScanner:
 
 
 class _Window:
-    """Keeps pieces of one scanned buffer, never twice, numbering their lines as it goes."""
+    """Keeps pieces of one scanned buffer, never twice."""
 
-    def __init__(self, scanner: LogScanner, buf: bytes, first_line: int, emitted: int) -> None:
+    def __init__(self, scanner: LogScanner, buf: bytes, offset: int, emitted: int) -> None:
         self.scanner = scanner
         self.buf = buf
+        self.offset = offset  # of buf[0] in the scanned text
         self.emitted = emitted
-        self._pos = 0
-        self._line = first_line
 
     def keep(self, start: int, end: int) -> None:
         start = max(start, self.emitted)
         if end <= start:
             return
-        self._line += self.buf.count(b"\n", self._pos, start)
-        self._pos = start
-        self.scanner._keep(self._line, self.buf[start:end])
+        self.scanner._keep(self.offset + start, self.buf[start:end])
         self.emitted = end
 
 
@@ -390,6 +484,14 @@ def _back(text: bytes, pos: int, lines: int, floor: int) -> int:
             return floor
         pos = text.rfind(b"\n", 0, pos - 1) + 1
     return max(pos, floor)
+
+
+def _back_counting(text: bytes, pos: int, lines: int, floor: int) -> tuple[int, int]:
+    """`_back`, and how many of the lines were missing above floor."""
+    while lines and pos > floor:
+        pos = max(text.rfind(b"\n", floor, pos - 1) + 1, floor)
+        lines -= 1
+    return pos, lines
 
 
 def _forward(text: bytes, pos: int, lines: int) -> tuple[int, int]:

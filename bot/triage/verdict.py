@@ -18,7 +18,7 @@ from bot.triage.footprint import (
     footprint,
     matches,
 )
-from bot.triage.models import Decision, Failure, FootprintEntry, Verdict
+from bot.triage.models import Decision, Extraction, Failure, FootprintEntry, Verdict
 
 NO_TEST_IDENTIFIED = "no failed test could be identified in the log"
 GITHUB_FILES_LIMIT = 3000  # GET /pulls/{n}/files lists at most this many
@@ -52,6 +52,50 @@ def decide(
             reproduced_on_rerun=reproduced_on_rerun,
         )
         for failure in failures
+    ]
+
+
+def decide_extraction(
+    extraction: Extraction,
+    changed_paths: Sequence[str],
+    *,
+    changed_complete: bool = True,
+    passed_on_rerun: bool = False,
+    reproduced_on_rerun: bool = False,
+) -> list[Decision]:
+    """`decide` on what one job's extraction found, knowing why a job can fail without a test.
+
+    No failed test but an infrastructure cause: one INFRA decision quoting the line. A mass
+    failure (more failed tests than the repo's threshold) is never judged test by test: what
+    would have been flaky or unrelated is UNKNOWN; RELATED stays, since it names the change.
+    """
+    if not extraction.failures and extraction.infra is not None:
+        cause = extraction.infra
+        return [
+            Decision(
+                failure=None,
+                verdict=Verdict.INFRA,
+                evidence=f"infrastructure failure ({cause.kind}), not a test: {cause.line.strip()}",
+            )
+        ]
+    decisions = decide(
+        extraction.failures,
+        changed_paths,
+        changed_complete=changed_complete,
+        passed_on_rerun=passed_on_rerun,
+        reproduced_on_rerun=reproduced_on_rerun,
+    )
+    if not extraction.mass_failure:
+        return decisions
+    mass = (
+        f"{len(extraction.failures):,} tests failed in this job: a mass failure, "
+        "not judged test by test"
+    )
+    return [
+        d
+        if d.verdict is Verdict.RELATED
+        else d.model_copy(update={"verdict": Verdict.UNKNOWN, "evidence": mass})
+        for d in decisions
     ]
 
 

@@ -21,6 +21,14 @@ from bot.triage.signature import signature
 
 FRAMEWORK = "pytest"
 
+# The lines that lead to a failure, for the streaming pre-filter (logscan): section and block
+# headers, outcome words, the rootdir paths are relative to.
+MARKER = re.compile(
+    r"^={3,} .*(?:FAILURES|ERRORS|short test summary info|test session starts|failed|error)"
+    r".* ={3,}$"
+    r"|^_{3,} .+ _{3,}$|^rootdir: |(?:^|\s)(?:FAILED|ERROR)(?:\s|$)"
+)
+
 # Lines longer than this are output, not pytest's own: only their head is matched.
 _MAX_LINE = 4096
 _MAX_MESSAGE_LINES = 5

@@ -1,0 +1,106 @@
+"""Everything a failed job left behind, read concurrently: its log, annotations and reports."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from bot.config import RepoConfig
+from bot.events import CheckRun
+from bot.github import api
+from bot.github.client import GitHubClient
+from bot.github.downloads import TooLarge, download_artifact, stream_job_log
+from bot.handlers.context import BotContext
+from bot.triage.failures import extract, log_scanner
+from bot.triage.logscan import LogScanner
+from bot.triage.models import Extraction
+from bot.triage.reports.artifacts import read_artifact_zip
+
+log = logging.getLogger(__name__)
+
+ARTIFACT_CAP_BYTES = 50 * 1024 * 1024
+ARTIFACTS_READ = 5  # at most this many matching artifacts per job, newest first
+
+
+async def read_job(
+    ctx: BotContext, gh: GitHubClient, repo: str, run: CheckRun, config: RepoConfig
+) -> Extraction:
+    scanner = log_scanner(config.custom_patterns)
+    async with asyncio.TaskGroup() as tg:
+        streamed = (
+            tg.create_task(_stream_log(ctx, gh, repo, run.actions_job_id, scanner))
+            if run.actions_job_id is not None
+            else None
+        )
+        notes = (
+            tg.create_task(api.check_annotations(gh, repo, run.id))
+            if run.output.annotations_count
+            else None
+        )
+        reports = (
+            tg.create_task(_reports(ctx, gh, repo, run, config))
+            if config.reports and run.run_id is not None
+            else None
+        )
+    files, report_problems = reports.result() if reports else ([], [])
+    extraction = extract(
+        log_lines=scanner.finish() if streamed else None,
+        reports=files,
+        annotations=notes.result() if notes else (),
+        custom=config.custom_patterns,
+        mass_threshold=config.mass_failure_threshold,
+        generic_messages=config.generic_messages,
+    )
+    extraction.problems.extend(report_problems)
+    if scanner.truncated:
+        extraction.problems.append("log: too many matching lines; the earliest were not read")
+    return extraction
+
+
+async def _stream_log(
+    ctx: BotContext, gh: GitHubClient, repo: str, job_id: int, scanner: LogScanner
+) -> None:
+    await stream_job_log(
+        ctx.github.session,
+        api_url=ctx.github.api_url,
+        token=await ctx.github.token(gh.installation_id or 0),
+        repo=repo,
+        job_id=job_id,
+        cap_bytes=ctx.log_cap_bytes,
+        sink=scanner.feed,
+    )
+
+
+async def _reports(
+    ctx: BotContext, gh: GitHubClient, repo: str, run: CheckRun, config: RepoConfig
+) -> tuple[list[tuple[str, bytes]], list[str]]:
+    """Report files from the run's artifacts that the repo's `reports` settings name."""
+    assert run.run_id is not None
+    wanted = []
+    for artifact in await api.run_artifacts(gh, repo, run.run_id):
+        source = next((s for s in config.reports if s.matches(artifact.name, run.name)), None)
+        if source is not None and not artifact.expired:
+            wanted.append((artifact, source))
+    problems: list[str] = []
+    files: list[tuple[str, bytes]] = []
+    token = await ctx.github.token(gh.installation_id or 0)
+    for artifact, source in wanted[:ARTIFACTS_READ]:
+        if artifact.size_in_bytes > ARTIFACT_CAP_BYTES:
+            problems.append(f"artifact {artifact.name}: larger than {ARTIFACT_CAP_BYTES} bytes")
+            continue
+        try:
+            data = await download_artifact(
+                ctx.github.session,
+                api_url=ctx.github.api_url,
+                token=token,
+                repo=repo,
+                artifact_id=artifact.id,
+                cap_bytes=ARTIFACT_CAP_BYTES,
+            )
+        except TooLarge as exc:
+            problems.append(f"artifact {artifact.name}: {exc}")
+            continue
+        found, zip_problems = read_artifact_zip(data, source.files, name=artifact.name)
+        files.extend((f"{artifact.name}/{path}", content) for path, content in found)
+        problems.extend(zip_problems)
+    return files, problems
