@@ -152,7 +152,7 @@ class Worker:
         else:
             await self.store.complete(delivery.id, delivery.claim_token, time.time())
             self.metrics.deliveries.labels(delivery.event, "done").inc()
-            log.info("delivery %s (%s) handled", delivery.id, delivery.event)
+            log.debug("delivery %s (%s) handled", delivery.id, delivery.event)
         finally:
             self.metrics.handler_seconds.labels(delivery.event).observe(time.monotonic() - started)
 

@@ -215,3 +215,49 @@ def test_a_marker_whose_alternatives_share_a_group_is_kept_whole() -> None:
 
     # Python never matches a backreference to another alternative's group: only line 2.
     assert scanner.finish() == ["FAIL pkg"]
+
+
+@pytest.mark.parametrize("tail", [50, 30_000])
+@pytest.mark.parametrize("chunk", [1 << 20, 999_983])
+def test_a_log_larger_than_the_text_held_for_the_tail_keeps_windows_and_tail(
+    chunk: int, tail: int
+) -> None:
+    # 24 MiB: past the point where the held text is cut to the tail (16 MiB), with failures
+    # in the first cut, across a chunk boundary, and inside the tail. The noise matches no
+    # marker, so the expected lines follow from where the failures are.
+    stamp = "2026-11-30T10:00:00.0000000Z "
+    lines = [f"INFO worker {i} processed batch in 12ms {'x' * 190}" for i in range(96_000)]
+    first_chunk = "".join(f"{stamp}{line}\n" for line in lines[:5000]).encode()[: 1 << 20]
+    failures = (10, first_chunk.count(b"\n") - 2, 50_000, 95_990)
+    for at in failures:
+        lines[at] = f"--- FAIL: TestAt{at} (0.00s)"
+    raw = "".join(f"{stamp}{line}\n" for line in lines).encode()
+    keep = {i for at in failures for i in range(at - 3, at + 6)}
+    keep.update(range(len(lines) - tail, len(lines)))
+
+    scanner = _scan(raw, chunk, before=3, after=5, tail_lines=tail)
+
+    assert scanner.finish() == [lines[i] for i in sorted(keep)]
+
+
+def test_words_with_other_letters_than_ascii_are_found_in_their_case() -> None:
+    markers = [re.compile(r"^ÜBERFÜLLT"), re.compile(r"(?i)^schloß überfüllt")]
+    scanner = LogScanner(markers, before=0, after=0, tail_lines=0)
+    scanner.feed("a\nÜBERFÜLLT dock 3\nb\nSCHLOSS\nSchloß ÜBERFÜLLT\nc\n".encode())
+
+    assert scanner.finish() == ["ÜBERFÜLLT dock 3", "Schloß ÜBERFÜLLT"]
+
+
+def test_escape_codes_between_a_status_and_its_bracket_do_not_hide_the_line() -> None:
+    scanner = LogScanner(before=0, after=0, tail_lines=0)
+    scanner.feed(
+        b"noise\n"
+        b"\x1b[32m        PASS\x1b[0m [   0.011s] shop tests::cart_total\n"
+        b"\x1b[31m        FLAKY 2/3\x1b[K [   0.020s] shop tests::retry\n"
+        b"        PASSED [ 12%]\n"
+    )
+
+    assert scanner.finish() == [
+        "        PASS [   0.011s] shop tests::cart_total",
+        "        FLAKY 2/3 [   0.020s] shop tests::retry",
+    ]

@@ -194,3 +194,10 @@ async def test_installation_events_reach_the_store_through_the_composed_router(
         (deleted["installation"]["id"], deleted["installation"]["account"]["login"], False),
     }
     assert set(await ctx.store.installations()) == expected
+
+
+def test_routes_match_on_the_action_alone() -> None:
+    """dispatch() turns deliveries away by event and action before parsing their payload."""
+    for name, feature in FEATURE_ROUTERS.items():
+        for event_type, details in feature._deep_routes.items():
+            assert set(details) <= {"action"}, f"{name}: {event_type} routes on {set(details)}"

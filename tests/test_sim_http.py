@@ -15,6 +15,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from gidgethub.apps import get_jwt
 
 from bot.sim import Simulator, builtin_scenario
+from bot.sim.faults import FaultPlan
 from bot.sim.scenario import ChangedFile, FaultRule, Faults, Scenario
 
 REPO = "/repos/acme/bus"
@@ -230,3 +231,12 @@ async def test_writes_record_changes_only(http: aiohttp.ClientSession) -> None:
     assert sim.writes[0].body == {"body": "hello"}
     assert [c.body for c in sim.bot_comments(7)] == ["hello"]
     assert [r.content for r in sim.reactions(comment["id"])] == ["+1"]
+
+
+def test_fixed_latency_waits_exactly_and_uniform_latency_stays_within_bounds() -> None:
+    fixed = FaultPlan(Faults(latency_ms=50, latency="fixed"))
+    uniform = FaultPlan(Faults(latency_ms=50, seed=3))
+
+    assert {fixed.latency_s() for _ in range(20)} == {0.05}
+    waits = [uniform.latency_s() for _ in range(200)]
+    assert all(0 <= w <= 0.05 for w in waits) and len(set(waits)) > 100

@@ -15,8 +15,10 @@ counts the lines of the log.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import re
+import string
 import sys
 from collections import deque
 from collections.abc import Iterable, Sequence
@@ -33,7 +35,7 @@ MIB = 1024 * 1024
 # A line longer than this without a newline is cut; the rest of it is dropped.
 _MAX_PARTIAL = MIB
 # The scanned text held back for the tail before it is cut to its last lines.
-_RECENT_BYTES = 8 * MIB
+_RECENT_BYTES = 16 * MIB
 # A candidate line is tried against the markers on its first characters only.
 _MAX_CANDIDATE = 4096
 _TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z ?")
@@ -42,6 +44,7 @@ _WORD = re.compile(r"\w{3,}")
 _COMMAND = re.compile(r"##\[[a-z]+\]")
 _LINE_START = re.compile(rb"^(?=[\s\S])", re.MULTILINE)
 _SYMBOLS = re.compile(r"[^\x00-\x7f]+")
+_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 _JOIN = "\x00"  # between a word and the literal text that must follow it
 # Words most markers share: a word holding one is replaced by it, so one search serves many.
 _ROOTS = ("fail", "error", "panic")
@@ -96,13 +99,15 @@ class _Triggers:
             for w in words
         ]
         self._database: hyperscan.Database | None = None
-        if words:
+        literals = [(literal, i) for i, word in enumerate(words) for literal in _literals(word)]
+        if literals:
             self._database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
             self._database.compile(
-                expressions=[_expression(w) for w in words],
-                ids=list(range(len(words))),
-                elements=len(words),
+                expressions=[literal for literal, _ in literals],
+                ids=[i for _, i in literals],
+                elements=len(literals),
                 flags=hyperscan.HS_FLAG_CASELESS,
+                literal=True,
             )
 
     def hits(self, buf: bytes, start: int) -> list[tuple[int, int]]:
@@ -132,16 +137,26 @@ class _Triggers:
         return tries
 
 
-def _expression(word: str) -> bytes:
-    """A Hyperscan expression for a word: its bytes, with colour codes allowed where it
-    meets the text that must follow it."""
-    head, _, tail = word.partition(_JOIN)
-    colour = rb"(?:\x1b\[[0-9;]*m)*" if tail else b""
-    return _hex(head) + colour + _hex(tail)
+@functools.lru_cache(maxsize=64)
+def _triggers_for(patterns: tuple[re.Pattern[str], ...]) -> _Triggers:
+    """Built once per set of markers: compiling them costs tens of milliseconds, and every
+    job of a repository uses the same set. Sharing is safe: a scan keeps no state in them."""
+    return _Triggers(patterns)
 
 
-def _hex(text: str) -> bytes:
-    return b"".join(b"\\x%02x" % byte for byte in text.encode())
+def _literals(word: str) -> list[bytes]:
+    """What to search for a word. A word joined to the text that must follow it is also
+    searched with an escape sequence after it, since colour codes may close between the two
+    (`PASS\\x1b[0m [`)."""
+    head, joined, tail = word.partition(_JOIN)
+    if not joined:
+        return [word.encode()]
+    return [(head + tail).encode(), (head + "\x1b").encode()]
+
+
+def _fold(text: str) -> str:
+    """Lower case for ASCII letters only, as the search folds them."""
+    return text.translate(_ASCII_LOWER)
 
 
 def _has_other_case(word: str) -> bool:
@@ -220,7 +235,7 @@ def _options(items: Any, suffix: str = "") -> list[set[str]]:
         elif kind == "ASSERT" and av[0] == 1:  # a lookahead: what it needs, the line holds
             options.extend(_options(av[1]))
         elif kind == "IN" and all(str(o) == "LITERAL" and v > 0x7F for o, v in av):
-            options.append({chr(v).lower() for _, v in av})
+            options.append({chr(v) for _, v in av})
         elif kind == "BRANCH":
             picks = [_best(_options(branch, after)) for branch in av[1]]
             if all(picks):
@@ -236,7 +251,7 @@ def _following(items: list[Any], k: int) -> str:
         if str(op) != "LITERAL":
             break
         text += chr(av)
-    return text.lower()
+    return _fold(text)
 
 
 def _run_words(run: str, suffix: str = "") -> list[set[str]]:
@@ -244,7 +259,7 @@ def _run_words(run: str, suffix: str = "") -> list[set[str]]:
     that holds it), else its non-ASCII symbols, else the run itself. A run of words and
     punctuation is also offered whole: rarer than its words, though colour codes could
     split it, so it is chosen only when its words are all common."""
-    folded = run.lower()
+    folded = _fold(run)
     pieces = _WORD.findall(folded) or _SYMBOLS.findall(folded)
     whole = folded.strip()
     if not pieces and len(folded.lstrip()) >= 2:
@@ -314,7 +329,9 @@ class LogScanner:
     ) -> None:
         if markers is None:
             markers = parser_markers()
-        self._triggers = _Triggers([markers] if isinstance(markers, re.Pattern) else markers)
+        self._triggers = _triggers_for(
+            (markers,) if isinstance(markers, re.Pattern) else tuple(markers)
+        )
         self.before = before
         self.after = after
         self.tail_lines = tail_lines
@@ -333,9 +350,10 @@ class LogScanner:
         self._history = b""  # the last `before` lines scanned, for windows crossing a chunk
         self._history_emitted = 0  # how much of _history is already kept
         # The blocks scanned last, as (buffer, offset of the block in it): the tail is cut
-        # from them only once they outgrow _RECENT_BYTES, to walk its lines back rarely.
+        # from them only once they outgrow _trim_at, to walk its lines back rarely.
         self._recent: list[tuple[bytes, int]] = []
         self._recent_bytes = 0
+        self._trim_at = _RECENT_BYTES
 
     def feed(self, chunk: bytes) -> None:
         self.bytes_read += len(chunk)
@@ -345,20 +363,21 @@ class LogScanner:
                 return
             self._skipping_long_line = False
             chunk = chunk[newline + 1 :]
-        data = self._partial + chunk if self._partial else chunk
-        cut = data.rfind(b"\n") + 1
-        self._partial = data[cut:]
+        cut = chunk.rfind(b"\n") + 1
         if cut:
-            self._scan(data, cut)
+            self._scan(self._partial, memoryview(chunk)[:cut])
+            self._partial = chunk[cut:]
+        else:
+            self._partial += chunk
         if len(self._partial) > _MAX_PARTIAL:
-            self._scan(self._partial[:_MAX_PARTIAL] + b"\n")
+            self._scan(memoryview(self._partial)[:_MAX_PARTIAL], b"\n")
             self._partial = b""
             self._skipping_long_line = True
 
     def finish(self) -> list[str]:
         """The kept lines, in log order, cleaned as `clean_log` cleans them."""
         if self._partial:
-            self._scan(self._partial + b"\n")
+            self._scan(self._partial, b"\n")
             self._partial = b""
         tail = b"".join(memoryview(buf)[start:] for buf, start in self._tail())
         tail_start = self._scanned - len(tail)
@@ -370,13 +389,10 @@ class LogScanner:
         lines.extend(_clean(tail))
         return lines
 
-    def _scan(self, data: bytes, end: int | None = None) -> None:
-        """Scan data[:end], whole lines."""
+    def _scan(self, *pieces: bytes | memoryview) -> None:
+        """Scan the text the pieces make, whole lines, after the history."""
         history = self._history
-        if history:
-            buf = b"".join((history, memoryview(data)[:end]))
-        else:
-            buf = data if end is None or end == len(data) else data[:end]
+        buf = b"".join((history, *pieces))
         base = len(history)
         window = _Window(self, buf, self._scanned - base, self._history_emitted)
         if self._after_left:
@@ -416,9 +432,12 @@ class LogScanner:
         self._history_emitted = max(window.emitted - cut, 0)
         self._recent.append((buf, base))
         self._recent_bytes += len(buf) - base
-        if self._recent_bytes > _RECENT_BYTES:
+        if self._recent_bytes > self._trim_at:
             self._recent = self._tail()
             self._recent_bytes = sum(len(buf) - start for buf, start in self._recent)
+            # A tail of long lines may be most of what is held: let it double before the
+            # next walk, so the walks cost a bounded share of the scan.
+            self._trim_at = max(_RECENT_BYTES, 2 * self._recent_bytes)
 
     def _tail(self) -> list[tuple[bytes, int]]:
         """The recent blocks cut to the last `tail_lines` lines, as (buffer, start)."""
@@ -489,9 +508,9 @@ def _back(text: bytes, pos: int, lines: int, floor: int) -> int:
 def _back_counting(text: bytes, pos: int, lines: int, floor: int) -> tuple[int, int]:
     """`_back`, and how many of the lines were missing above floor."""
     while lines and pos > floor:
-        pos = max(text.rfind(b"\n", floor, pos - 1) + 1, floor)
+        pos = text.rfind(b"\n", floor, pos - 1) + 1
         lines -= 1
-    return pos, lines
+    return max(pos, floor), lines
 
 
 def _forward(text: bytes, pos: int, lines: int) -> tuple[int, int]:
