@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from bot.triage.annotations import failures_from_annotations
 from bot.triage.failures import extract, extract_failures, match_key, merge
+from bot.triage.logscan import INFRA
 from bot.triage.models import Failure
 from bot.triage.parsers.actions_log import clean_log
 from bot.triage.parsers.custom import CustomPattern
@@ -340,6 +341,22 @@ def test_infra_beside_failed_tests_is_kept_as_a_note() -> None:
     assert [f.test_id for f in extraction.failures] == ["tests/test_lib.py::test_always_fail"]
     assert extraction.infra is not None
     assert extraction.infra.kind == "cancelled"
+
+
+def test_only_the_active_parsers_and_infra_run() -> None:
+    go_log = ["--- FAIL: TestCart (0.00s)", "FAIL\texample.com/cart\t0.1s"]
+    lines = [*PYTEST_LOG, *go_log, "##[error]The operation was canceled."]
+
+    everything = extract(log_lines=lines)
+    pytest_only = extract(log_lines=lines, active_parsers={"pytest"})
+    go_and_infra = extract(log_lines=lines, active_parsers={"go_test", INFRA})
+
+    assert {f.framework for f in everything.failures} == {"pytest", "go"}
+    assert everything.infra is not None
+    assert [f.test_id for f in pytest_only.failures] == ["tests/test_lib.py::test_always_fail"]
+    assert pytest_only.infra is None
+    assert [f.test_id for f in go_and_infra.failures] == ["example.com/cart.TestCart"]
+    assert go_and_infra.infra == everything.infra
 
 
 def test_more_failed_tests_than_the_threshold_is_a_mass_failure() -> None:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.triage.infra import INFRA_MARKER, classify_infra
+from bot.triage.infra import _KINDS, INFRA_MARKER, classify_infra
+from bot.triage.models import InfraCause
 from bot.triage.parsers.actions_log import clean_log
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
@@ -209,3 +211,98 @@ def test_never_raises_on_arbitrary_text(lines: list[str]) -> None:
     cause = classify_infra(lines)
 
     assert cause is None or cause.line in "\n".join(lines)
+
+
+def whole_text_search(lines: list[str]) -> InfraCause | None:
+    """The reference: each kind's pattern searched over the whole text, most telling first."""
+    text = "\n".join(line[:1000] for line in lines)
+    for kind, pattern, _ in _KINDS:
+        match = re.search(pattern, text, re.MULTILINE)
+        if match is not None:
+            start = text.rfind("\n", 0, match.start()) + 1
+            end = text.find("\n", match.end())
+            return InfraCause(kind=kind, line=text[start : end if end >= 0 else None].strip())
+    return None
+
+
+def _every_log() -> list[Path]:
+    corpus = sorted(LOGS.rglob("*.txt")) if LOGS.is_dir() else []
+    return corpus + sorted((FIXTURES.parent).rglob("*.log"))
+
+
+@pytest.mark.parametrize("path", _every_log(), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_every_log_gives_what_the_whole_text_search_gives(path: Path) -> None:
+    lines = clean_log(path.read_text(encoding="utf-8"))
+
+    assert classify_infra(lines) == whole_text_search(lines)
+
+
+# Pieces of every kind's lines, and near misses, for lines that may match any pattern.
+_PIECES = [
+    "##[error]",
+    "Error: ",
+    "error ",
+    "npm ERR! ",
+    "fatal: ",
+    "Failure",
+    "The operation was canceled.",
+    "The job was cancelled.",
+    "!!!!! KeyboardInterrupt !!!!!",
+    "Process completed with exit code 137",
+    "sh: line 1:  2231 ",
+    "Killed",
+    "Out of memory: Killed process 12",
+    "oom-kill",
+    "OOMKilled",
+    "FATAL ERROR: ",
+    "JavaScript heap out of memory",
+    "No space left on device",
+    "ENOSPC",
+    "ECONNRESET",
+    "ETIMEDOUT",
+    "EAI_AGAIN",
+    "E503",
+    "503 Service Unavailable",
+    "502 Bad Gateway",
+    "504 Gateway Time-out",
+    "HTTPSConnectionPool(host='x')",
+    "Read timed out",
+    "Max retries exceeded",
+    "toomanyrequests",
+    "pull rate limit",
+    "Could not resolve host",
+    "Temporary failure in name resolution",
+    "The action 'Test' has timed out after 30 minutes",
+    "has exceeded the maximum execution time of 60 minutes",
+    "The runner has received a shutdown signal",
+    "lost communication with the server",
+    "The hosted runner encountered an error",
+    "pod failed to come online",
+    "Pod x is unhealthy with phase status",
+    "Failed to start the job container",
+    "No runner matching the specified labels",
+    " ",
+    "\n",
+    "_",
+    "x",
+]
+
+
+@given(
+    st.lists(
+        st.lists(st.sampled_from(_PIECES) | st.text(max_size=6), max_size=6).map("".join),
+        max_size=12,
+    )
+)
+def test_any_lines_give_what_the_whole_text_search_gives(lines: list[str]) -> None:
+    assert classify_infra(lines) == whole_text_search(lines)
+
+
+def test_every_line_a_kind_matches_holds_one_of_its_words() -> None:
+    pieces = [piece for piece in _PIECES if piece.strip()]
+    for kind, pattern, words in _KINDS:
+        matched = [p for p in pieces if re.search(pattern, p, re.MULTILINE)]
+        matched += [a + b for a in pieces for b in pieces if re.search(pattern, a + b)]
+        assert matched, kind
+        for line in matched:
+            assert any(word in line for word in words), (kind, line)

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.triage.failures import extract, extract_from_chunks
-from bot.triage.logscan import LogScanner, parser_markers
+from bot.triage.failures import extract, extract_from_chunks, log_scanner, markers_fired
+from bot.triage.logscan import INFRA, LogScanner, parser_marker_names, parser_markers
 from bot.triage.parsers import PARSERS
 from bot.triage.parsers.actions_log import clean_log
 from bot.triage.parsers.custom import CustomPattern
@@ -102,6 +102,54 @@ def test_extraction_over_the_scan_equals_extraction_over_the_whole_log(path: Pat
     streamed = extract_from_chunks(padded[i : i + 65536] for i in range(0, len(padded), 65536))
 
     assert streamed == whole
+
+
+def markers_in(lines: list[str]) -> set[str]:
+    """The reference: the names of the markers some line matches, with or without a leading
+    workflow command, by a plain loop over the lines."""
+    named = zip(parser_marker_names(), parser_markers(), strict=True)
+    texts = [line + "\n" for line in lines]
+    texts += [text + "\n" for line in lines if (text := re.sub(r"^##\[[a-z]+\]", "", line))]
+    return {name for name, marker in named if any(marker.search(text) for text in texts)}
+
+
+def _fired(raw: bytes, chunk: int) -> tuple[list[str], frozenset[str]]:
+    scanner = log_scanner()
+    for start in range(0, len(raw), chunk):
+        scanner.feed(raw[start : start + chunk])
+    return scanner.finish(), markers_fired(scanner)
+
+
+def test_markers_are_named_in_their_order() -> None:
+    assert parser_marker_names() == [*PARSERS, INFRA]
+
+
+@pytest.mark.parametrize("path", LOGS, ids=LOG_IDS)
+def test_the_markers_fired_are_those_some_line_matches(path: Path) -> None:
+    raw = _raw(path)
+
+    _, fired = _fired(_NOISE + raw + _NOISE, 4099)
+
+    assert fired == markers_in(clean_log(raw.decode()))
+
+
+@pytest.mark.parametrize("path", LOGS, ids=LOG_IDS)
+def test_extraction_running_only_the_fired_parsers_equals_running_them_all(path: Path) -> None:
+    raw = _raw(path)
+    whole = clean_log(raw.decode())
+
+    kept, fired = _fired(_NOISE + raw + _NOISE, 65536)
+
+    assert extract(log_lines=kept, active_parsers=fired) == extract(log_lines=kept)
+    assert extract(log_lines=whole, active_parsers=fired) == extract(log_lines=whole)
+
+
+def test_a_line_longer_than_what_is_read_of_it_fires_the_markers_it_may_match() -> None:
+    scanner = LogScanner([re.compile(r"^--- FAIL: "), re.compile("boom")], tail_lines=0)
+    scanner.feed(b"noise\n" + b"x" * 5000 + b" boom\n--- PASS: TestA\n")
+    scanner.finish()
+
+    assert scanner.markers_seen == {1}
 
 
 def test_repository_patterns_are_kept_too() -> None:
@@ -199,6 +247,34 @@ def test_any_text_in_any_chunks_gives_the_reference(
 
     reference = clean_log(raw.decode())
     assert kept == keep_windows(reference, context, context, context)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "noise",
+                "--- FAIL: TestZ (0.00s)",
+                "FAILED tests/test_a.py::test_b - x",
+                "##[error]No space left on device",
+                "  1) cart adds",
+                "\x1b[31mFAIL\x1b[0m src/a.test.ts",
+                "Tests run: 3, Failures: 1",
+                "",
+            ]
+        )
+        | st.text(max_size=30),
+        max_size=40,
+    ),
+    st.integers(min_value=1, max_value=64),
+)
+def test_any_text_in_any_chunks_fires_the_reference_markers(parts: list[str], chunk: int) -> None:
+    raw = "\n".join(parts).encode()
+
+    _, fired = _fired(raw, chunk)
+
+    assert fired == markers_in(clean_log(raw.decode()))
 
 
 def test_a_marker_without_a_word_still_finds_its_lines() -> None:

@@ -11,7 +11,7 @@ from bot.github import api
 from bot.github.client import GitHubClient
 from bot.github.downloads import TooLarge, download_artifact, stream_job_log
 from bot.handlers.context import BotContext
-from bot.triage.failures import extract, log_scanner
+from bot.triage.failures import extract, log_scanner, markers_fired
 from bot.triage.logscan import LogScanner
 from bot.triage.models import Extraction
 from bot.triage.reports.artifacts import read_artifact_zip
@@ -43,8 +43,10 @@ async def read_job(
             else None
         )
     files, report_problems = reports.result() if reports else ([], [])
+    log_lines = scanner.finish() if streamed else None
     extraction = extract(
-        log_lines=scanner.finish() if streamed else None,
+        log_lines=log_lines,
+        active_parsers=markers_fired(scanner) if streamed else None,
         reports=files,
         annotations=notes.result() if notes else (),
         custom=config.custom_patterns,

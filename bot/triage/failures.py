@@ -11,12 +11,12 @@ kept. Ids are matched across sources by a normalised key, so pytest's
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from bot.triage.annotations import failures_from_annotations
 from bot.triage.infra import classify_infra
-from bot.triage.logscan import LogScanner, parser_markers
+from bot.triage.logscan import INFRA, LogScanner, parser_marker_names, parser_markers
 from bot.triage.models import Extraction, Failure
 from bot.triage.parsers import PARSERS
 from bot.triage.parsers.actions_log import clean_log
@@ -60,8 +60,10 @@ def extract_from_chunks(
     scanner = log_scanner(custom)
     for chunk in chunks:
         scanner.feed(chunk)
+    lines = scanner.finish()
     extraction = extract(
-        log_lines=scanner.finish(),
+        log_lines=lines,
+        active_parsers=markers_fired(scanner),
         reports=reports,
         annotations=annotations,
         custom=custom,
@@ -80,9 +82,17 @@ def log_scanner(custom: Sequence[CustomPattern] = ()) -> LogScanner:
     return LogScanner([*parser_markers(), *(pattern.compiled() for pattern in custom)])
 
 
+def markers_fired(scanner: LogScanner) -> frozenset[str]:
+    """The log parsers (PARSERS names) and INFRA whose marker matched a line of the log that
+    `scanner`, made by `log_scanner`, has finished: `extract`'s `active_parsers`."""
+    names = parser_marker_names()
+    return frozenset(names[i] for i in scanner.markers_seen if i < len(names))
+
+
 def extract(
     *,
     log_lines: Sequence[str] | None,
+    active_parsers: Collection[str] | None = None,
     reports: Sequence[tuple[str, bytes]] = (),
     annotations: Sequence[Mapping[str, Any]] = (),
     custom: Sequence[CustomPattern] = (),
@@ -99,6 +109,11 @@ def extract(
     reports' format when known (see reports.FORMATS); "auto" tells it from each content.
     `generic_messages` are the repository's own regexes for messages that say nothing
     (see signature.is_generic).
+
+    `active_parsers` names the log parsers to run and, with INFRA, whether to look for an
+    infrastructure cause; None runs them all. A parser's MARKER matches every line it needs,
+    so a parser whose marker matched no line of the log finds nothing: `markers_fired` names
+    the others, for a log read by `log_scanner`. The repository's patterns always run.
     """
     found: list[Failure] = []
     problems: list[str] = []
@@ -108,17 +123,22 @@ def extract(
         problems.extend(result.problems)
     found.extend(failures_from_annotations(annotations, generic_messages))
     if log_lines is not None:
-        for parse in PARSERS.values():
-            found.extend(parse(log_lines))
+        for name, parse in PARSERS.items():
+            if _active(name, active_parsers):
+                found.extend(parse(log_lines))
         if custom:
             found.extend(parse_custom(log_lines, custom))
     failures = merge(found, generic_messages)
     return Extraction(
         failures=failures,
-        infra=classify_infra(log_lines) if log_lines else None,
+        infra=classify_infra(log_lines) if log_lines and _active(INFRA, active_parsers) else None,
         mass_failure=len(failures) > mass_threshold,
         problems=problems,
     )
+
+
+def _active(name: str, active_parsers: Collection[str] | None) -> bool:
+    return active_parsers is None or name in active_parsers
 
 
 def merge(failures: Iterable[Failure], generic_messages: Sequence[str] = ()) -> list[Failure]:

@@ -20,25 +20,29 @@ _MAX_LINE = 1000
 # succeeded says "warn" or nothing. It also keeps the scanner's searches few (logscan).
 _REPORTS_ERROR = r"(?=[^\n]*(?:error|Error|ERROR|npm ERR!|fatal|failure|Failure))"
 
-# (kind, pattern over clean lines, MULTILINE), most telling first. The runner's own
-# statements are `##[error]` lines.
-_KINDS: tuple[tuple[str, str], ...] = (
+# (kind, pattern over clean lines (MULTILINE), words one of which every line it matches
+# holds), most telling first. The runner's own statements are `##[error]` lines. A pattern
+# never matches across lines.
+_KINDS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     (
         "runner-lost",
         r"^##\[error\].*(?:The runner has received a shutdown signal"
         r"|lost communication with the server|The hosted runner encountered an error)",
+        ("##[error]",),
     ),
     (
         "timeout",
         r"^##\[error\].*(?:has timed out after \d+ minutes"
         r"|has exceeded the maximum execution time of \d+ minutes)",
+        ("##[error]",),
     ),
     (
         "runner-unavailable",
         r"^##\[error\].*(?:pod failed to come online|Pod \S+ is unhealthy with phase status"
         r"|Failed to start the job container|No runner matching the specified labels)",
+        ("##[error]",),
     ),
-    ("disk-full", r"No space left on device|\bENOSPC\b"),
+    ("disk-full", r"No space left on device|\bENOSPC\b", ("No space left on device", "ENOSPC")),
     (
         "oom",
         r"^##\[error\]Process completed with exit code 137\b"
@@ -46,6 +50,7 @@ _KINDS: tuple[tuple[str, str], ...] = (
         r"|Out of memory: Killed process"
         r"|\boom-kill\b|\bOOMKilled\b"
         r"|FATAL ERROR: .*JavaScript heap out of memory",
+        ("exit code 137", "Killed", "oom-kill", "JavaScript heap out of memory"),
     ),
     (
         "network",
@@ -54,17 +59,32 @@ _KINDS: tuple[tuple[str, str], ...] = (
         r"|\bE5\d\d\b|\b50[234] (?:Service Unavailable|Bad Gateway|Gateway Time-?out)"
         r"|\btoomanyrequests\b|pull rate limit"
         r"|HTTPSConnectionPool\(.*(?:Read timed out|Max retries exceeded))",
+        (
+            "ECONNRESET",
+            "ETIMEDOUT",
+            "EAI_AGAIN",
+            "Could not resolve host",
+            "Temporary failure in name resolution",
+            "E5",
+            " Service Unavailable",
+            " Bad Gateway",
+            " Gateway Time",
+            "toomanyrequests",
+            "pull rate limit",
+            "HTTPSConnectionPool(",
+        ),
     ),
     (
         "cancelled",
         r"^(?:##\[error\]|Error: )The (?:operation|job) was cancell?ed\."
         r"|^!{3,} KeyboardInterrupt !{3,}$",
+        (" was cancel", " KeyboardInterrupt "),
     ),
 )
-_PATTERNS = tuple((kind, re.compile(p, re.MULTILINE)) for kind, p in _KINDS)
+_PATTERNS = tuple((kind, re.compile(p, re.MULTILINE), words) for kind, p, words in _KINDS)
 
 # Every line classify_infra may need, for a streaming pre-filter over clean text.
-INFRA_MARKER: re.Pattern[str] = re.compile("|".join(f"(?:{p})" for _, p in _KINDS), re.MULTILINE)
+INFRA_MARKER: re.Pattern[str] = re.compile("|".join(f"(?:{p})" for _, p, _ in _KINDS), re.MULTILINE)
 
 
 def classify_infra(lines: Sequence[str]) -> InfraCause | None:
@@ -73,11 +93,35 @@ def classify_infra(lines: Sequence[str]) -> InfraCause | None:
     `lines` are clean log lines (see actions_log.clean_log).
     """
     text = "\n".join(line[:_MAX_LINE] for line in lines)
-    for kind, pattern in _PATTERNS:
-        match = pattern.search(text)
+    for kind, pattern, words in _PATTERNS:
+        match = _first_match(pattern, words, text)
         if match is not None:
             start = text.rfind("\n", 0, match.start()) + 1
             end = text.find("\n", match.end())
             line = text[start : end if end >= 0 else len(text)].strip()
             return InfraCause(kind=kind, line=line)
     return None
+
+
+def _first_match(pattern: re.Pattern[str], words: Sequence[str], text: str) -> re.Match[str] | None:
+    """`pattern.search(text)`, tried only on the lines holding one of `words`.
+
+    Python's regex engine tries an unanchored pattern at every position of the text; finding
+    the words is a fast substring search, and few lines hold one.
+    """
+    next_at = {word: text.find(word) for word in words}
+    while True:
+        at = min((found for found in next_at.values() if found >= 0), default=-1)
+        if at < 0:
+            return None
+        start = text.rfind("\n", 0, at) + 1
+        end = text.find("\n", at)
+        end = len(text) if end < 0 else end
+        # Within a line's bounds the pattern reads as on the whole text: `^`, `$` and `\b`
+        # see a line break at either end.
+        match = pattern.search(text, start, end)
+        if match is not None:
+            return match
+        for word, found in next_at.items():
+            if 0 <= found < end:
+                next_at[word] = text.find(word, end)

@@ -54,8 +54,13 @@ _COMMON = frozenset({"test", "tests", "pass", "passed", "run", "std", "out", "er
 _sre: Any = importlib.import_module("re._parser")
 
 
+# What the infrastructure patterns stand for among `parser_marker_names()`.
+INFRA = "infra"
+
+
 def parser_markers() -> list[re.Pattern[str]]:
-    """Every registered log parser's MARKER, and the infrastructure patterns."""
+    """Every registered log parser's MARKER in PARSERS order, then the infrastructure
+    patterns: `parser_marker_names()` names them."""
     markers: list[re.Pattern[str]] = []
     for name, parse in PARSERS.items():
         module = sys.modules[parse.__module__]
@@ -65,6 +70,11 @@ def parser_markers() -> list[re.Pattern[str]]:
         markers.append(marker)
     markers.append(INFRA_MARKER)
     return markers
+
+
+def parser_marker_names() -> list[str]:
+    """What each of `parser_markers()` stands for, in its order: a PARSERS name, or INFRA."""
+    return [*PARSERS, INFRA]
 
 
 class _Triggers:
@@ -78,13 +88,15 @@ class _Triggers:
 
     def __init__(self, patterns: Iterable[re.Pattern[str]]) -> None:
         self.checks: list[re.Pattern[str]] = []
+        self.owner: list[int] = []  # per check, the index of the pattern it comes from
         self.slow: list[int] = []
         options_of: list[list[set[str]]] = []
-        for pattern in patterns:
+        for owner, pattern in enumerate(patterns):
             flags = pattern.flags & ~re.MULTILINE
             for source in _alternatives(pattern):
                 index = len(self.checks)
                 self.checks.append(re.compile(source, flags))
+                self.owner.append(owner)
                 options = _options(_sre.parse(source, flags))
                 if flags & re.IGNORECASE:
                     # The search folds ASCII only: a word with other cased letters may be
@@ -317,6 +329,9 @@ class LogScanner:
 
     At most `max_kept_bytes` of matched windows are held: past that the oldest windows are
     dropped (`truncated` becomes True), since runners print their summaries last.
+    `markers_seen` holds the indices (into `markers`) of the markers that matched a line of
+    the log, or may have: a line longer than what is read of it counts for every marker
+    its words stand for. It is complete once `finish()` has returned.
     """
 
     def __init__(
@@ -337,6 +352,7 @@ class LogScanner:
         self.tail_lines = tail_lines
         self.max_kept_bytes = max_kept_bytes
         self.truncated = False
+        self.markers_seen: set[int] = set()
         self.bytes_read = 0
         self._partial = b""
         self._skipping_long_line = False
@@ -458,14 +474,31 @@ class LogScanner:
             line = line.replace("\r\n", "\n")
         if not line.endswith("\n"):
             line += "\n"
-        checks = self._triggers.checks
-        if any(checks[i].search(line) is not None for i in alternatives):
-            return True
         # `##[error]text` carries the job's own output (`echo "::error::text"`), which the
         # repository's patterns read without the command.
         command = _COMMAND.match(line)
         text = line[command.end() :] if command else ""
-        return bool(text) and any(checks[i].search(text) is not None for i in alternatives)
+        checks = self._triggers.checks
+        owner = self._triggers.owner
+        seen = self.markers_seen
+        if len(raw_line) > _MAX_CANDIDATE:
+            # A marker may match past the part read: running a parser for nothing costs
+            # less than missing its failure.
+            seen.update(owner[i] for i in alternatives)
+
+        def matches(i: int) -> bool:
+            return checks[i].search(line) is not None or (
+                bool(text) and checks[i].search(text) is not None
+            )
+
+        # Every alternative of a marker not seen yet is tried, to know which markers fired;
+        # those of markers already seen only until one matches.
+        hit = False
+        for i in alternatives:
+            if owner[i] not in seen and matches(i):
+                seen.add(owner[i])
+                hit = True
+        return hit or any(matches(i) for i in alternatives if owner[i] in seen)
 
     def _keep(self, offset: int, piece: bytes) -> None:
         self._kept.append((offset, piece))
