@@ -21,9 +21,7 @@ import json
 import os
 import secrets
 import signal
-import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -31,7 +29,7 @@ from typing import Any
 import aiohttp
 import asyncpg
 
-from bot.sim.scenario import Scenario
+from bot.sim.fleet import check_name, free_port, many_prs, start_serve, wait_listening
 from bot.sim.server import Simulator
 from bot.sim.webhooks import delivery_headers
 from bot.store import DeliveryState, open_store
@@ -39,91 +37,6 @@ from bot.store import DeliveryState, open_store
 ROOT = Path(__file__).resolve().parents[1]
 SECRET = "replica-bench-secret"
 PG_URL = os.environ.get("BENCH_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test")
-
-
-def failing_log(shard: int) -> str:
-    stamp = "2026-11-30T10:00:00.0000000Z "
-    lines = [
-        "##[group]Run pytest",
-        f"tests/shard{shard}/test_io.py::test_reads_back FAILED",
-        "=================================== FAILURES ===================================",
-        "________________________________ test_reads_back _______________________________",
-        f"tests/shard{shard}/test_io.py:12: in test_reads_back",
-        "    assert read() == b'x'",
-        "E   AssertionError: assert b'' == b'x'",
-        "=========================== short test summary info ============================",
-        f"FAILED tests/shard{shard}/test_io.py::test_reads_back - AssertionError",
-        "============================== 1 failed in 0.10s ===============================",
-        "##[endgroup]",
-        "##[error]Process completed with exit code 1.",
-    ]
-    return "\n".join(stamp + line for line in lines) + "\n"
-
-
-def check_name(pr: int, shard: int) -> str:
-    return f"tests shard {shard} (pr {pr})"
-
-
-def scenario(prs: int, checks: int, latency_ms: int) -> Scenario:
-    return Scenario.model_validate(
-        {
-            "name": "replica-bench",
-            "repo": {"owner": "acme", "name": "bus"},
-            "files": {".github/flaky.yml": "rerun: false\n"},
-            "faults": {"latency_ms": latency_ms, "latency": "fixed"},
-            "pull_requests": [
-                {
-                    "number": pr,
-                    "title": f"change {pr}",
-                    "author": f"dev{pr % 7}",
-                    "head_sha": f"{pr:040x}",
-                    "base_sha": "f" * 40,
-                    "head_ref": f"topic-{pr}",
-                    "files": [f"docs/page{pr}.md"],
-                }
-                for pr in range(1, prs + 1)
-            ],
-            "checks": [
-                {
-                    "name": check_name(pr, shard),
-                    "pr": pr,
-                    "attempts": [{"conclusion": "failure", "log": failing_log(shard)}],
-                }
-                for pr in range(1, prs + 1)
-                for shard in range(checks)
-            ],
-        }
-    )
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def start_replica(env: dict[str, str]) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "bot.cli", "serve"],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-
-
-async def wait_listening(port: int, limit: float = 30.0) -> None:
-    deadline = time.monotonic() + limit
-    while time.monotonic() < deadline:
-        try:
-            _, writer = await asyncio.open_connection("127.0.0.1", port)
-        except OSError:
-            await asyncio.sleep(0.1)
-            continue
-        writer.close()
-        await writer.wait_closed()
-        return
-    raise RuntimeError(f"nothing listens on port {port}")
 
 
 async def run(replicas: int, args: argparse.Namespace) -> dict[str, Any]:
@@ -134,7 +47,7 @@ async def run(replicas: int, args: argparse.Namespace) -> dict[str, Any]:
     total = args.prs * args.checks
     try:
         async with Simulator(
-            scenario(args.prs, args.checks, args.latency_ms), webhook_secret=SECRET
+            many_prs(args.prs, args.checks, latency_ms=args.latency_ms), webhook_secret=SECRET
         ) as sim:
             env = {k: v for k, v in os.environ.items() if k != "PRIVATE_KEY_PATH"}
             env.update(
@@ -148,7 +61,7 @@ async def run(replicas: int, args: argparse.Namespace) -> dict[str, Any]:
                 LOG_LEVEL="WARNING",
             )
             ports = [free_port() for _ in range(replicas)]
-            servers = [start_replica({**env, "PORT": str(port)}) for port in ports]
+            servers = [start_serve({**env, "PORT": str(port)}, ROOT) for port in ports]
             try:
                 await asyncio.gather(*(wait_listening(port) for port in ports))
                 deliveries = [

@@ -6,7 +6,6 @@ import asyncio
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -15,6 +14,7 @@ from pathlib import Path
 
 import yaml
 
+from bot.sim.fleet import free_port, wait_listening
 from bot.sim.scenario import builtin_scenario
 from bot.sim.server import Simulator
 from bot.store import Delivery, DeliveryState, open_store
@@ -104,12 +104,6 @@ def test_demo_refuses_an_invalid_scenario_with_a_clear_message(tmp_path: Path) -
     assert "Traceback" not in result.stderr
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 async def wait_for(predicate: Callable[[], Awaitable[bool]], limit: float = 60.0) -> None:
     deadline = time.monotonic() + limit
     while time.monotonic() < deadline:
@@ -148,19 +142,10 @@ async def test_a_killed_server_loses_nothing_and_doubles_nothing(tmp_path: Path)
                 stderr=subprocess.PIPE,
             )
 
-        async def answers() -> bool:
-            try:
-                _, writer = await asyncio.open_connection("127.0.0.1", port)
-            except OSError:
-                return False
-            writer.close()
-            await writer.wait_closed()
-            return True
-
         store = await open_store(database_url)
         server = start()
         try:
-            await wait_for(answers)
+            await wait_listening(port)
             payload = sim.next_completion("tests (3.12)")
             assert await sim.send_webhook("check_run", payload) == 202
 

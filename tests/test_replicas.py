@@ -8,9 +8,7 @@ import os
 import random
 import secrets
 import signal
-import socket
 import subprocess
-import sys
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -20,7 +18,7 @@ import aiohttp
 import asyncpg
 import pytest
 
-from bot.sim.scenario import Scenario
+from bot.sim.fleet import check_name, free_port, many_prs, start_serve, wait_listening
 from bot.sim.server import Simulator
 from bot.sim.webhooks import delivery_headers
 from bot.store import DeliveryState, open_store
@@ -32,68 +30,6 @@ CHECKS_PER_PR = 10
 REDELIVERED = 0.2
 SECRET = "replica-test-secret"
 ADMIN_URL = os.environ.get("TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test")
-
-
-def failing_log(shard: int) -> str:
-    stamp = "2026-11-30T10:00:00.0000000Z "
-    lines = [
-        "##[group]Run pytest",
-        "============================= test session starts ==============================",
-        f"tests/shard{shard}/test_io.py::test_reads_back F",
-        "=================================== FAILURES ===================================",
-        "________________________________ test_reads_back _______________________________",
-        f"tests/shard{shard}/test_io.py:12: in test_reads_back",
-        "    assert read() == b'x'",
-        "E   AssertionError: assert b'' == b'x'",
-        "=========================== short test summary info ============================",
-        f"FAILED tests/shard{shard}/test_io.py::test_reads_back"
-        " - AssertionError: assert b'' == b'x'",
-        "============================== 1 failed in 0.10s ===============================",
-        "##[endgroup]",
-        "##[error]Process completed with exit code 1.",
-    ]
-    return "\n".join(stamp + line for line in lines) + "\n"
-
-
-def check_name(pr: int, shard: int) -> str:
-    return f"tests shard {shard} (pr {pr})"
-
-
-def big_scenario() -> Scenario:
-    return Scenario.model_validate(
-        {
-            "name": "replicas",
-            "repo": {"owner": "acme", "name": "bus"},
-            "files": {".github/flaky.yml": "rerun: false\n"},
-            "pull_requests": [
-                {
-                    "number": pr,
-                    "title": f"change {pr}",
-                    "author": f"dev{pr % 7}",
-                    "head_sha": f"{pr:040x}",
-                    "base_sha": "f" * 40,
-                    "head_ref": f"topic-{pr}",
-                    "files": [f"docs/page{pr}.md"],
-                }
-                for pr in range(1, PRS + 1)
-            ],
-            "checks": [
-                {
-                    "name": check_name(pr, shard),
-                    "pr": pr,
-                    "attempts": [{"conclusion": "failure", "log": failing_log(shard)}],
-                }
-                for pr in range(1, PRS + 1)
-                for shard in range(CHECKS_PER_PR)
-            ],
-        }
-    )
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.fixture
@@ -114,34 +50,10 @@ async def database_url() -> AsyncIterator[str]:
         await admin.close()
 
 
-def start_replica(env: dict[str, str], cwd: Path) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "bot.cli", "serve"],
-        cwd=cwd,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-
-
-async def wait_listening(port: int, limit: float = 30.0) -> None:
-    deadline = time.monotonic() + limit
-    while time.monotonic() < deadline:
-        try:
-            _, writer = await asyncio.open_connection("127.0.0.1", port)
-        except OSError:
-            await asyncio.sleep(0.1)
-            continue
-        writer.close()
-        await writer.wait_closed()
-        return
-    raise AssertionError(f"nothing listens on port {port}")
-
-
 async def test_two_replicas_process_every_delivery_once_even_when_one_is_killed(
     database_url: str, tmp_path: Path
 ) -> None:
-    scenario = big_scenario()
+    scenario = many_prs(PRS, CHECKS_PER_PR)
     ports = [free_port(), free_port()]
     async with Simulator(scenario, webhook_secret=SECRET) as sim:
         base_env = {
@@ -160,7 +72,7 @@ async def test_two_replicas_process_every_delivery_once_even_when_one_is_killed(
             WORKER_CONCURRENCY="4",
             LOG_LEVEL="WARNING",
         )
-        replicas = [start_replica({**base_env, "PORT": str(port)}, tmp_path) for port in ports]
+        replicas = [start_serve({**base_env, "PORT": str(port)}, tmp_path) for port in ports]
         try:
             await asyncio.gather(*(wait_listening(port) for port in ports))
             deliveries = [

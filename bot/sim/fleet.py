@@ -1,0 +1,106 @@
+"""Many PRs and real `flakybot serve` processes: what the replica test and benches share."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from bot.sim.scenario import Scenario
+
+_STAMP = "2026-11-30T10:00:00.0000000Z "
+
+
+def failing_log(shard: int) -> str:
+    """A pytest job log in which `tests/shard{shard}/test_io.py::test_reads_back` fails."""
+    lines = [
+        "##[group]Run pytest",
+        "============================= test session starts ==============================",
+        f"tests/shard{shard}/test_io.py::test_reads_back F",
+        "=================================== FAILURES ===================================",
+        "________________________________ test_reads_back _______________________________",
+        f"tests/shard{shard}/test_io.py:12: in test_reads_back",
+        "    assert read() == b'x'",
+        "E   AssertionError: assert b'' == b'x'",
+        "=========================== short test summary info ============================",
+        f"FAILED tests/shard{shard}/test_io.py::test_reads_back"
+        " - AssertionError: assert b'' == b'x'",
+        "============================== 1 failed in 0.10s ===============================",
+        "##[endgroup]",
+        "##[error]Process completed with exit code 1.",
+    ]
+    return "\n".join(_STAMP + line for line in lines) + "\n"
+
+
+def check_name(pr: int, shard: int) -> str:
+    return f"tests shard {shard} (pr {pr})"
+
+
+def many_prs(prs: int, checks: int, *, latency_ms: int = 0) -> Scenario:
+    """`prs` PRs that change only docs, each with `checks` failing Actions checks, no reruns.
+
+    `latency_ms` makes every GitHub call wait exactly that long.
+    """
+    return Scenario.model_validate(
+        {
+            "name": f"{prs}-prs",
+            "repo": {"owner": "acme", "name": "bus"},
+            "files": {".github/flaky.yml": "rerun: false\n"},
+            "faults": {"latency_ms": latency_ms, "latency": "fixed"},
+            "pull_requests": [
+                {
+                    "number": pr,
+                    "title": f"change {pr}",
+                    "author": f"dev{pr % 7}",
+                    "head_sha": f"{pr:040x}",
+                    "base_sha": "f" * 40,
+                    "head_ref": f"topic-{pr}",
+                    "files": [f"docs/page{pr}.md"],
+                }
+                for pr in range(1, prs + 1)
+            ],
+            "checks": [
+                {
+                    "name": check_name(pr, shard),
+                    "pr": pr,
+                    "attempts": [{"conclusion": "failure", "log": failing_log(shard)}],
+                }
+                for pr in range(1, prs + 1)
+                for shard in range(checks)
+            ],
+        }
+    )
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start_serve(env: dict[str, str], cwd: Path) -> subprocess.Popen[bytes]:
+    """`flakybot serve` in a process of its own, configured by `env` alone."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "bot.cli", "serve"],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+async def wait_listening(port: int, limit: float = 30.0) -> None:
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        try:
+            _, writer = await asyncio.open_connection("127.0.0.1", port)
+        except OSError:
+            await asyncio.sleep(0.1)
+            continue
+        writer.close()
+        await writer.wait_closed()
+        return
+    raise TimeoutError(f"nothing listens on 127.0.0.1:{port} after {limit:.0f}s")
