@@ -3,7 +3,8 @@
 The payload is the largest real `check_run.created` example in ../shared/corpus/webhooks
 (about 14.8 KB). The bot registers no handler for `check_run.created`, so the worker claims,
 dispatches and completes each delivery without a GitHub call: no simulator is needed, and
-the worker still competes with ingest for the event loop and the database.
+the worker still competes with ingest for the event loop and the database (when the bot
+knows which events its handlers take, such a delivery is stored already done instead).
 
 Targets, each a subprocess on 127.0.0.1:
   bare          aiohttp handler that only calls gidgethub's `Event.from_http(headers, body,
@@ -17,7 +18,8 @@ The load generator is a separate process: plain asyncio streams over keep-alive 
 each request pre-built apart from its unique X-GitHub-Delivery. Per cell (target x
 connections) it prints deliveries/s, p50/p99 ack latency, failures, the ratio to the bare
 handler, and for the bot whether every delivery acknowledged 2xx is in the store (counted
-after the server is killed with SIGKILL, so only committed rows count).
+after the server is killed with SIGKILL, so only committed rows count) and how many stored
+deliveries are in each state then: a `pending` count means the worker fell behind ingest.
 
     python bench/ingest_bench.py [--duration 10] [--connections 10 50] [--targets ...]
 
@@ -216,21 +218,28 @@ def bot_env(database_url: str, port: int) -> dict[str, str]:
     return env
 
 
-def stored_ids(database_url: str) -> set[str]:
+def stored(database_url: str) -> tuple[set[str], dict[str, int]]:
+    """The ids in `deliveries`, and how many are in each state."""
+    query = "SELECT id, state FROM deliveries"
     if database_url.startswith("sqlite:"):
         with sqlite3.connect(database_url.removeprefix("sqlite:///")) as db:
-            return {str(r[0]) for r in db.execute("SELECT id FROM deliveries")}
+            rows = [(str(r[0]), str(r[1])) for r in db.execute(query)]
+    else:
 
-    async def fetch() -> set[str]:
-        import asyncpg
+        async def fetch() -> list[tuple[str, str]]:
+            import asyncpg
 
-        conn = await asyncpg.connect(database_url)
-        try:
-            return {str(r["id"]) for r in await conn.fetch("SELECT id FROM deliveries")}
-        finally:
-            await conn.close()
+            conn = await asyncpg.connect(database_url)
+            try:
+                return [(str(r["id"]), str(r["state"])) for r in await conn.fetch(query)]
+            finally:
+                await conn.close()
 
-    return asyncio.run(fetch())
+        rows = asyncio.run(fetch())
+    states: dict[str, int] = {}
+    for _, state in rows:
+        states[state] = states.get(state, 0) + 1
+    return {delivery_id for delivery_id, _ in rows}, dict(sorted(states.items()))
 
 
 def load(port: int, connections: int, seconds: float, prefix: str) -> dict[str, Any]:
@@ -282,8 +291,9 @@ def run_cell(
     cell: dict[str, Any] = {"target": target, "connections": connections, **result}
     cell["acked"] = len(acked)
     if database_url is not None:
-        missing = set(acked) - stored_ids(database_url)
-        cell["acked_missing_from_store"] = len(missing)
+        ids, states = stored(database_url)
+        cell["acked_missing_from_store"] = len(set(acked) - ids)
+        cell["stored_by_state"] = states
     return cell
 
 

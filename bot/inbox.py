@@ -17,12 +17,22 @@ from bot.store import Delivery, Store
 log = logging.getLogger(__name__)
 
 Dispatch = Callable[[Delivery], Awaitable[None]]
+# Whether any handler takes an (event, action); False lets ingest store the delivery done.
+Wants = Callable[[str, str | None], bool]
+
+
+def wants_everything(event: str, action: str | None) -> bool:
+    return True
+
 
 # Retry delays grow from this base; GitHub's Retry-After wins when longer.
 RETRY_BASE_SECONDS = 2.0
 RETRY_CAP_SECONDS = 900.0
 # Finished deliveries are pruned at start and then at most this often.
 PRUNE_EVERY_SECONDS = 3600.0
+# Handlers faster than this on average (a moving mean) let one claim take a whole batch:
+# the claims and completions, not the handlers, are then what limits the worker.
+QUICK_HANDLER_SECONDS = 0.05
 
 
 class HandlerFailures(Exception):
@@ -49,11 +59,54 @@ def transient_reading(exc: BaseException) -> TransientError | None:
     return TransientError(str(exc), max(waits, default=None))
 
 
+class _Completions:
+    """Deliveries whose handlers finished, marked done together: one write for all of them.
+
+    Whatever finishes while one batch is being written goes into the next, so no timer holds
+    a delivery back; each caller returns once its own delivery is recorded done.
+    """
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._queue: list[tuple[tuple[str, str], asyncio.Future[None]]] = []
+        self._writer: asyncio.Task[None] | None = None
+
+    async def done(self, delivery_id: str, claim_token: str) -> None:
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._queue.append(((delivery_id, claim_token), future))
+        if self._writer is None or self._writer.done():
+            self._writer = asyncio.create_task(self._drain(), name="inbox-completions")
+        await future
+
+    async def close(self) -> None:
+        """Let the write in hand finish, so it does not outlive the store."""
+        if self._writer is not None:
+            await asyncio.gather(self._writer, return_exceptions=True)
+
+    async def _drain(self) -> None:
+        while self._queue:
+            batch, self._queue = self._queue, []
+            try:
+                await self._store.complete_many([item for item, _ in batch], time.time())
+            except Exception as exc:
+                for _, future in batch:
+                    if not future.done():
+                        future.set_exception(exc)
+                continue
+            for _, future in batch:
+                if not future.done():
+                    future.set_result(None)
+
+
 class Worker:
     """Takes due deliveries from the store and dispatches them, `concurrency` at a time.
 
     A delivery is claimed with a lease: if this process dies, the lease ends and any
-    worker (this process restarted, or another replica) takes the delivery again.
+    worker (this process restarted, or another replica) takes the delivery again. While
+    handlers finish quickly, one claim takes up to `claim_batch` deliveries, the ones
+    beyond the free slots waiting here under leases kept like the running ones; when
+    handlers are slow, it takes only as many as there are free slots, so other replicas
+    are left the rest.
     """
 
     def __init__(
@@ -67,18 +120,31 @@ class Worker:
         max_attempts: int = 6,
         poll_seconds: float = 1.0,
         retention_days: float = DEFAULT_DELIVERY_RETENTION_DAYS,
+        wants: Wants = wants_everything,
+        claim_batch: int = 64,
     ) -> None:
         self.store = store
         self.dispatch = dispatch
+        self.wants = wants
         self.metrics = metrics
         self.concurrency = concurrency
         self.lease_seconds = lease_seconds
         self.max_attempts = max_attempts
         self.poll_seconds = poll_seconds
         self.retention_days = retention_days
+        self.claim_batch = max(claim_batch, concurrency)
         self._next_prune = 0.0
         self._wake = asyncio.Event()
+        self._slots = asyncio.Semaphore(concurrency)
         self._running: set[asyncio.Task[None]] = set()
+        # Claimed by the loop, handler not started yet: waiting for a slot.
+        self._queued: set[str] = set()
+        self._dispatching = 0
+        # Until handlers have shown they are quick, claim only what the free slots can take.
+        self._recent_handler_seconds = QUICK_HANDLER_SECONDS
+        self._held: dict[str, str] = {}  # claimed here, by id: claim token
+        self._keeper: asyncio.Task[None] | None = None
+        self._completions = _Completions(store)
         self._loop_task: asyncio.Task[None] | None = None
 
     def notify(self) -> None:
@@ -99,23 +165,38 @@ class Worker:
             for task in pending:
                 task.cancel()
             await asyncio.gather(*pending, return_exceptions=True)
+        await self._completions.close()
+        if self._keeper is not None:
+            self._keeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._keeper
+
+    def _claim_limit(self) -> int:
+        """How many to claim now: none while claimed ones still wait for a slot."""
+        free = self.concurrency - self._dispatching
+        if self._queued or free <= 0:
+            return 0
+        if self._recent_handler_seconds < QUICK_HANDLER_SECONDS:
+            return self.claim_batch
+        return free
 
     async def _loop(self) -> None:
         while True:
             if time.monotonic() >= self._next_prune:
                 await self._prune()
-            free = self.concurrency - len(self._running)
+            limit = self._claim_limit()
             claimed: list[Delivery] = []
-            if free > 0:
+            if limit:
                 try:
-                    claimed = await self.store.claim(time.time(), self.lease_seconds, free)
+                    claimed = await self.store.claim(time.time(), self.lease_seconds, limit)
                 except Exception:
                     log.exception("could not claim deliveries; retrying")
             for delivery in claimed:
+                self._queued.add(delivery.id)
                 task = asyncio.create_task(self.process(delivery), name=f"delivery-{delivery.id}")
                 self._running.add(task)
-                task.add_done_callback(self._finished)
-            if claimed and len(self._running) < self.concurrency:
+                task.add_done_callback(self._running.discard)
+            if claimed and self._claim_limit():
                 continue
             self._wake.clear()
             with contextlib.suppress(TimeoutError):
@@ -134,39 +215,48 @@ class Worker:
                 "pruned %d deliveries finished more than %g days ago", pruned, self.retention_days
             )
 
-    def _finished(self, task: asyncio.Task[None]) -> None:
-        self._running.discard(task)
-        self._wake.set()
-
     async def process(self, delivery: Delivery) -> None:
         assert delivery.claim_token is not None
-        started = time.monotonic()
-        heartbeat = asyncio.create_task(self._keep_lease(delivery))
+        self._held[delivery.id] = delivery.claim_token
+        if self._keeper is None or self._keeper.done():
+            self._keeper = asyncio.create_task(self._keep_leases(), name="inbox-leases")
         try:
-            try:
-                await self.dispatch(delivery)
-            finally:
-                heartbeat.cancel()
+            async with self._slots:
+                self._queued.discard(delivery.id)
+                self._dispatching += 1
+                started = time.monotonic()
+                try:
+                    await self.dispatch(delivery)
+                finally:
+                    self._dispatching -= 1
+                    elapsed = time.monotonic() - started
+                    self._recent_handler_seconds += 0.2 * (elapsed - self._recent_handler_seconds)
+                    self.metrics.handler_seconds.labels(delivery.event).observe(elapsed)
+                    if not self._queued:
+                        self._wake.set()  # a slot is free and nothing claimed waits for it
         except Exception as exc:
             await self._failed(delivery, exc)
         else:
-            await self.store.complete(delivery.id, delivery.claim_token, time.time())
+            # Outside the slot: the next handler starts while this one is recorded done.
+            await self._completions.done(delivery.id, delivery.claim_token)
             self.metrics.deliveries.labels(delivery.event, "done").inc()
             log.debug("delivery %s (%s) handled", delivery.id, delivery.event)
         finally:
-            self.metrics.handler_seconds.labels(delivery.event).observe(time.monotonic() - started)
+            self._queued.discard(delivery.id)  # cancelled while waiting for a slot
+            if self._held.get(delivery.id) == delivery.claim_token:
+                del self._held[delivery.id]
 
-    async def _keep_lease(self, delivery: Delivery) -> None:
-        """Renew the lease while the handler runs, so a slow handler is not taken twice."""
-        assert delivery.claim_token is not None
+    async def _keep_leases(self) -> None:
+        """Renew the leases of every delivery held here, so a slow one is not taken twice."""
         while True:
             await asyncio.sleep(self.lease_seconds / 3)
-            try:
-                await self.store.extend_lease(
-                    delivery.id, delivery.claim_token, time.time() + self.lease_seconds
-                )
-            except Exception:
-                log.warning("delivery %s: could not renew its lease", delivery.id)
+            for delivery_id, claim_token in list(self._held.items()):
+                try:
+                    await self.store.extend_lease(
+                        delivery_id, claim_token, time.time() + self.lease_seconds
+                    )
+                except Exception:
+                    log.warning("delivery %s: could not renew its lease", delivery_id)
 
     async def _failed(self, delivery: Delivery, exc: Exception) -> None:
         assert delivery.claim_token is not None

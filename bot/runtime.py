@@ -11,7 +11,7 @@ from aiohttp import web
 
 from bot.config import Settings
 from bot.github.client import GitHubApp
-from bot.handlers import dispatch
+from bot.handlers import dispatch, wants
 from bot.handlers.context import BotContext
 from bot.inbox import Worker
 from bot.metrics import Metrics
@@ -63,6 +63,7 @@ class Bot:
             max_attempts=settings.max_attempts,
             poll_seconds=poll_seconds,
             retention_days=settings.delivery_retention_days,
+            wants=wants,
         )
         app = create_app(
             store=store,

@@ -13,6 +13,7 @@ import orjson
 from aiohttp import web
 from gidgethub import BadRequest, sansio
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from bot.inbox import Worker
 from bot.metrics import Metrics
@@ -80,6 +81,27 @@ def _json_object(body: bytes) -> Any:
         return json.loads(body.decode("utf-8"))
 
 
+class _Head(BaseModel):
+    """What ingest reads of a payload: only its action."""
+
+    model_config = ConfigDict(extra="ignore")
+    action: Any = None
+
+
+def _head(body: bytes) -> _Head | None:
+    """The action of a JSON object, checking every byte is JSON without building the rest.
+
+    pydantic-core's parser validates the whole body but makes Python objects only for the
+    fields asked for: about half the time of building the payload with orjson. None when it
+    refuses the body (not an object, or rarer forms such as a BOM or lone surrogates): the
+    full parse then gives stdlib json's answer, as for every body before.
+    """
+    try:
+        return _Head.model_validate_json(body)
+    except ValidationError:
+        return None
+
+
 async def receive_webhook(request: web.Request) -> web.Response:
     """Verify, store, answer. Nothing slow happens here: GitHub gives up after 10 s."""
     if request.content_length is not None and request.content_length > MAX_BODY_BYTES:
@@ -103,30 +125,42 @@ async def receive_webhook(request: web.Request) -> web.Response:
         log.warning("delivery %s refused: bad signature", delivery_id)
         return _refuse(401, "signature does not match")
     payload = body
-    try:
-        if _is_plain_json(request):
-            data = _json_object(body)
-        else:
-            data = _decode_other(request, event_name, delivery_id, signature, body)
-            # Stored as JSON: a form-encoded delivery decodes to the same payload.
-            if request.content_type != "application/json":
-                payload = json.dumps(data).encode()
-    except (BadRequest, ValueError, LookupError):  # LookupError: an unknown charset
-        return _refuse(400, "body is not a JSON webhook payload")
-    if not isinstance(data, dict):
-        return _refuse(400, "payload must be a JSON object")
     metrics = request.app[METRICS_KEY]
-    if event_name == "ping":
-        metrics.deliveries.labels("ping", "pong").inc()
-        return _answer({"ok": True, "zen": data.get("zen")}, 200)
-    action = data.get("action")
+    head = _head(body) if event_name != "ping" and _is_plain_json(request) else None
+    if head is not None:
+        action = head.action
+    else:
+        try:
+            if _is_plain_json(request):
+                data = _json_object(body)
+            else:
+                data = _decode_other(request, event_name, delivery_id, signature, body)
+                # Stored as JSON: a form-encoded delivery decodes to the same payload.
+                if request.content_type != "application/json":
+                    payload = json.dumps(data).encode()
+        except (BadRequest, ValueError, LookupError):  # LookupError: an unknown charset
+            return _refuse(400, "body is not a JSON webhook payload")
+        if not isinstance(data, dict):
+            return _refuse(400, "payload must be a JSON object")
+        if event_name == "ping":
+            metrics.deliveries.labels("ping", "pong").inc()
+            return _answer({"ok": True, "zen": data.get("zen")}, 200)
+        action = data.get("action")
+    action = action if isinstance(action, str) else None
+    worker = request.app[WORKER_KEY]
+    # Stored either way (listed, replayable); one no handler wants is stored finished, so
+    # the worker never spends a claim and a completion on it.
+    wanted = worker.wants(event_name, action)
     stored = await request.app[STORE_KEY].put_delivery(
-        delivery_id, event_name, action if isinstance(action, str) else None, payload, time.time()
+        delivery_id, event_name, action, payload, time.time(), done=not wanted
     )
     metrics.deliveries.labels(event_name, "received" if stored else "duplicate").inc()
-    if stored:
-        request.app[WORKER_KEY].notify()
+    if stored and wanted:
+        worker.notify()
         log.debug("delivery %s (%s.%s) queued", delivery_id, event_name, action)
+    elif stored:
+        metrics.deliveries.labels(event_name, "done").inc()
+        log.debug("delivery %s (%s.%s) stored done: no handler", delivery_id, event_name, action)
     return _answer({"queued": stored, "delivery": delivery_id}, 202)
 
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Sequence
 from http import HTTPStatus
+from typing import cast
 
 import pytest
 from gidgethub import GitHubBroken
@@ -13,7 +15,7 @@ from pydantic import BaseModel
 from bot.github.errors import TransientError
 from bot.inbox import RETRY_BASE_SECONDS, Dispatch, HandlerFailures, Worker, transient_reading
 from bot.metrics import Metrics
-from bot.store import Delivery, DeliveryState
+from bot.store import Delivery, DeliveryState, Store
 from bot.store.sqlite import SQLiteStore
 
 
@@ -42,6 +44,35 @@ async def _wait_for(
 async def _claim(store: SQLiteStore, now: float | None = None) -> Delivery:
     (claimed,) = await store.claim(time.time() if now is None else now, 300.0, 1)
     return claimed
+
+
+class _Counting:
+    """The real store, with a note of how many rows each claim and each completion took."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self.claims: list[int] = []
+        self.completions: list[int] = []
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._store, name)
+
+    async def claim(self, now: float, lease_seconds: float, limit: int) -> list[Delivery]:
+        claimed = await self._store.claim(now, lease_seconds, limit)
+        self.claims.append(len(claimed))
+        return claimed
+
+    async def complete_many(self, claims: Sequence[tuple[str, str]], now: float) -> None:
+        self.completions.append(len(claims))
+        await self._store.complete_many(claims, now)
+
+
+async def _drained(store: Store, within: float = 10.0) -> None:
+    deadline = time.monotonic() + within
+    while (await store.inbox_depth())[0]:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{(await store.inbox_depth())[0]} deliveries still waiting")
+        await asyncio.sleep(0.02)
 
 
 def _raising(exc: Exception) -> Dispatch:
@@ -198,3 +229,61 @@ def test_an_exception_group_is_transient_only_when_all_its_errors_are() -> None:
 
     assert both is not None and both.retry_after == 30.0
     assert mixed is None
+
+
+async def test_quick_handlers_are_claimed_and_recorded_done_in_batches(
+    store: SQLiteStore, metrics: Metrics
+) -> None:
+    running, most = 0, 0
+
+    async def dispatch(delivery: Delivery) -> None:
+        nonlocal running, most
+        running += 1
+        most = max(most, running)
+        await asyncio.sleep(0)
+        running -= 1
+
+    now = time.time()
+    for n in range(60):
+        await store.put_delivery(f"d{n:02}", "check_run", "completed", b"{}", now)
+    counting = _Counting(store)
+    worker = Worker(cast(Store, counting), dispatch, metrics, concurrency=4, poll_seconds=0.05)
+    worker.start()
+    try:
+        await _drained(store)
+    finally:
+        await worker.stop()
+    finished = await store.list_deliveries(100)
+    assert sorted(d.state for d in finished) == [DeliveryState.DONE] * 60
+    assert most <= 4
+    # The first claim takes only the free slots; once handlers prove quick, the rest at once.
+    assert counting.claims[0] == 4
+    assert max(counting.claims) > 4  # batches past the free slots once handlers prove quick
+    assert sum(counting.completions) == 60
+    assert max(counting.completions) > 1  # done in batches, not one UPDATE each
+    assert metrics.registry.get_sample_value(
+        "flakybot_deliveries_total", {"event": "check_run", "outcome": "done"}
+    ) == pytest.approx(60.0)
+
+
+async def test_slow_handlers_claim_no_more_than_the_free_slots(
+    store: SQLiteStore, metrics: Metrics
+) -> None:
+    async def slow(delivery: Delivery) -> None:
+        await asyncio.sleep(0.1)
+
+    now = time.time()
+    for n in range(6):
+        await store.put_delivery(f"d{n}", "check_run", "completed", b"{}", now)
+    counting = _Counting(store)
+    worker = Worker(cast(Store, counting), slow, metrics, concurrency=2, poll_seconds=0.05)
+    worker.start()
+    try:
+        await asyncio.sleep(0.05)
+        held = [d for d in await store.list_deliveries(10) if d.state == DeliveryState.CLAIMED]
+        assert len(held) == 2  # the other four are left for other replicas meanwhile
+        await _drained(store)
+    finally:
+        await worker.stop()
+    assert max(counting.claims) <= 2
+    assert sum(counting.claims) == 6

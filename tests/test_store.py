@@ -424,3 +424,45 @@ def test_sqlite_path_reads_database_urls() -> None:
     assert sqlite_path("sqlite:///data/bot.db") == "data/bot.db"
     assert sqlite_path("sqlite:////var/lib/bot.db") == "/var/lib/bot.db"
     assert sqlite_path("sqlite://:memory:") == ":memory:"
+
+
+async def test_complete_many_finishes_only_the_claims_that_still_hold(store: Store) -> None:
+    for n, name in enumerate(("expired", "b", "c", "d")):
+        await _put(store, name, now=T0 + n)
+    claimed = {d.id: str(d.claim_token) for d in await store.claim(T0 + 5, LEASE, 10)}
+    # The oldest claim's lease ends first; another worker takes it over.
+    (successor,) = await store.claim(T0 + 5 + LEASE, LEASE, 1)
+    assert successor.id == "expired"
+    await store.complete_many([*claimed.items(), ("unknown", "x")], T0 + LEASE + 6)
+    for name in ("b", "c", "d"):
+        found = await _get(store, name)
+        assert (found.state, found.claim_token, found.last_error) == (
+            DeliveryState.DONE,
+            None,
+            None,
+        )
+    taken_over = await _get(store, "expired")
+    assert (taken_over.state, taken_over.claim_token) == (
+        DeliveryState.CLAIMED,
+        successor.claim_token,
+    )
+    assert await store.inbox_depth() == (1, T0)
+    assert await store.prune_deliveries(T0 + LEASE + 6) == 0
+    assert await store.prune_deliveries(T0 + LEASE + 7) == 3
+
+
+async def test_a_delivery_no_handler_wants_is_stored_done_and_can_be_replayed(
+    store: Store,
+) -> None:
+    assert await store.put_delivery("unrouted", "check_run", "created", b"{}", T0, done=True)
+    assert await store.put_delivery("unrouted", "check_run", "created", b"{}", T0, done=True) is (
+        False
+    )
+    stored = await _get(store, "unrouted")
+    assert (stored.state, stored.attempts, stored.payload) == (DeliveryState.DONE, 0, b"{}")
+    assert await store.claim(T0 + 1, LEASE, 10) == []
+    assert await store.inbox_depth() == (0, None)
+    # Finished when received: retention counts from then.
+    assert await store.prune_deliveries(T0) == 0
+    assert await store.replay("unrouted", T0 + 5) is True
+    assert [d.id for d in await store.claim(T0 + 5, LEASE, 10)] == ["unrouted"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 
@@ -25,20 +26,26 @@ router = routing.Router(*FEATURE_ROUTERS.values())
 NO_CLIENT_EVENTS = frozenset({"installation", "installation_repositories"})
 
 
+@functools.lru_cache(maxsize=256)
+def wants(event: str, action: str | None) -> bool:
+    """Whether any handler takes this event and action.
+
+    Routes match on the event and its action only (tests/test_routing.py holds us to it), so
+    this answers without the payload: ingest stores the rest already done.
+    """
+    probe = sansio.Event({"action": action} if action else {}, event=event, delivery_id="")
+    return bool(router.fetch(probe))
+
+
 async def dispatch(delivery: Delivery, ctx: BotContext) -> None:
     """Run every handler registered for the delivery, each on its own.
 
     gidgethub's `Router.dispatch` stops at the first exception and runs callbacks in no
     fixed order; we run them all, in a stable order, and report every failure together.
     """
-    # Routes match on the event and its action only (tests/test_routing.py holds us to it),
-    # so most deliveries are turned away without parsing their payload.
-    probe = sansio.Event(
-        {"action": delivery.action} if delivery.action else {},
-        event=delivery.event,
-        delivery_id=delivery.id,
-    )
-    if not router.fetch(probe):
+    # One no handler wants (replayed, or stored by a worker not told `wants`) is turned away
+    # without parsing its payload.
+    if not wants(delivery.event, delivery.action):
         return
     data = json.loads(delivery.payload)
     event = sansio.Event(data, event=delivery.event, delivery_id=delivery.id)

@@ -17,9 +17,19 @@ class Store(Protocol):
 
     # --- inbox ---------------------------------------------------------------------------
     async def put_delivery(
-        self, delivery_id: str, event: str, action: str | None, payload: bytes, now: float
+        self,
+        delivery_id: str,
+        event: str,
+        action: str | None,
+        payload: bytes,
+        now: float,
+        *,
+        done: bool = False,
     ) -> bool:
-        """Store a delivery; False (and no change) when that id is already stored."""
+        """Store a delivery; False (and no change) when that id is already stored.
+
+        `done`: no handler wants it, so it is stored finished (and can still be replayed).
+        """
 
     async def claim(self, now: float, lease_seconds: float, limit: int) -> list[Delivery]:
         """Take due deliveries: pending ones whose time has come and claims whose lease ended."""
@@ -28,6 +38,9 @@ class Store(Protocol):
         """Keep a claim while its handler still runs; False when the claim was lost."""
 
     async def complete(self, delivery_id: str, claim_token: str, now: float) -> None: ...
+
+    async def complete_many(self, claims: Sequence[tuple[str, str]], now: float) -> None:
+        """Mark done, in one write, every (delivery id, claim token) whose claim still holds."""
 
     async def retry_later(
         self, delivery_id: str, claim_token: str, error: str, next_attempt_at: float

@@ -21,6 +21,8 @@ class NewDelivery:
     action: str | None
     payload: bytes
     received_at: float
+    # No handler wants it: stored already done, so no worker has to touch it again.
+    done: bool = False
 
 
 # Stores the rows (ids are distinct) in one transaction; returns the ids that were new.

@@ -143,24 +143,37 @@ class PostgresStore:
 
     # --- inbox ---------------------------------------------------------------------------
     async def put_delivery(
-        self, delivery_id: str, event: str, action: str | None, payload: bytes, now: float
+        self,
+        delivery_id: str,
+        event: str,
+        action: str | None,
+        payload: bytes,
+        now: float,
+        *,
+        done: bool = False,
     ) -> bool:
-        return await self._group_commit.put(NewDelivery(delivery_id, event, action, payload, now))
+        return await self._group_commit.put(
+            NewDelivery(delivery_id, event, action, payload, now, done)
+        )
 
     async def _insert_deliveries(self, batch: Sequence[NewDelivery]) -> set[str]:
         # One statement, so one transaction and one commit for the whole batch.
         rows = await self._pool.fetch(
             "INSERT INTO deliveries (id, event, action, payload, state, received_at, "
-            "next_attempt_at) SELECT id, event, action, payload, $5, received_at, received_at "
-            "FROM unnest($1::text[], $2::text[], $3::text[], $4::bytea[], $6::float8[]) "
-            "AS t (id, event, action, payload, received_at) "
+            "next_attempt_at, finished_at) SELECT id, event, action, payload, "
+            "CASE WHEN done THEN $6 ELSE $5 END, received_at, received_at, "
+            "CASE WHEN done THEN received_at END "
+            "FROM unnest($1::text[], $2::text[], $3::text[], $4::bytea[], $7::float8[], "
+            "$8::bool[]) AS t (id, event, action, payload, received_at, done) "
             "ON CONFLICT (id) DO NOTHING RETURNING id",
             [d.id for d in batch],
             [d.event for d in batch],
             [d.action for d in batch],
             [d.payload for d in batch],
             str(DeliveryState.PENDING),
+            str(DeliveryState.DONE),
             [d.received_at for d in batch],
+            [d.done for d in batch],
         )
         return {str(row["id"]) for row in rows}
 
@@ -206,8 +219,17 @@ class PostgresStore:
         return _rows_touched(status) == 1
 
     async def complete(self, delivery_id: str, claim_token: str, now: float) -> None:
-        await self._finish(
-            delivery_id, claim_token, DeliveryState.DONE, finished_at=now, last_error=None
+        await self.complete_many([(delivery_id, claim_token)], now)
+
+    async def complete_many(self, claims: Sequence[tuple[str, str]], now: float) -> None:
+        await self._pool.execute(
+            "UPDATE deliveries AS d SET state = 'done', claim_token = NULL, lease_until = NULL, "
+            "finished_at = $3, last_error = NULL "
+            "FROM unnest($1::text[], $2::text[]) AS c (id, claim_token) "
+            "WHERE d.id = c.id AND d.claim_token = c.claim_token",
+            [delivery_id for delivery_id, _ in claims],
+            [claim_token for _, claim_token in claims],
+            now,
         )
 
     async def retry_later(
