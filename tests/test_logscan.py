@@ -251,6 +251,24 @@ def test_any_text_in_any_chunks_gives_the_reference(
 
 @settings(max_examples=60, deadline=None)
 @given(
+    st.lists(st.sampled_from(["noise line", "--- FAIL: TestZ (0.00s)", "", "x"]), max_size=200),
+    st.integers(min_value=20, max_value=600),
+    st.integers(min_value=0, max_value=30),
+)
+def test_windows_spanning_many_chunks_give_the_reference(
+    parts: list[str], chunk: int, context: int
+) -> None:
+    # Chunks of many lines, with context longer than a chunk: a window's first lines are in
+    # the blocks scanned before the one holding its marker.
+    raw = "\n".join(parts).encode()
+
+    kept = _scan(raw, chunk, before=context, after=context, tail_lines=context).finish()
+
+    assert kept == keep_windows(clean_log(raw.decode()), context, context, context)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
     st.lists(
         st.sampled_from(
             [

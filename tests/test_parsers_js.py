@@ -535,3 +535,38 @@ def test_parsers_never_raise_on_arbitrary_text(parts: list[str]) -> None:
 def test_parsers_never_raise_on_any_lines(lines: list[str]) -> None:
     for parse, _ in OURS.values():
         parse(lines)
+
+
+# --- markers: the jest and vitest parsers run only on their runners' logs ---------------------
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        " FAIL  src/a.test.ts",
+        "FAIL src/a.test.ts (5.2 s)",
+        " FAIL   web  src\\widgets\\Clock.test.tsx",
+        " FAIL  |unit| src/a.test.ts > S > t",
+        " FAIL  src/a.test.ts [ src/a.test.ts ]",
+    ],
+)
+def test_the_js_marker_matches_jest_and_vitest_fail_headers(line: str) -> None:
+    assert jest.MARKER.search(line)
+
+
+@pytest.mark.parametrize(
+    "line", ["FAIL", "FAIL\texample.com/shop/cart\t0.123s", "FAIL\texample.com/a [build failed]"]
+)
+def test_the_js_marker_skips_go_test_fail_lines(line: str) -> None:
+    # The scanner tries a line with its newline.
+    assert jest.MARKER.search(line + "\n") is None
+
+
+def test_the_js_marker_matches_no_line_of_a_go_test_log() -> None:
+    logs = sorted((FIXTURES / "go_test").glob("*.log"))
+    if CORPUS_LOGS.is_dir():
+        logs += sorted((CORPUS_LOGS / "go-junit-report").glob("*.txt"))
+    assert logs
+    for path in logs:
+        lines = clean_log(path.read_text(encoding="utf-8", errors="replace"))
+        assert [line for line in lines if jest.MARKER.search(line + "\n")] == [], path

@@ -122,22 +122,22 @@ class _Triggers:
                 literal=True,
             )
 
-    def hits(self, buf: bytes, start: int) -> list[tuple[int, int]]:
-        """(offset, word) for every word found in buf[start:], in log order; the offset is
+    def hits(self, buf: bytes, lo: int, hi: int) -> list[tuple[int, int]]:
+        """(offset, word) for every word found in buf[lo:hi], in log order; the offset is
         inside the line holding the word, and the word -1 stands for every line."""
         found: list[tuple[int, int]] = []
 
         def on_match(word: int, begin: int, end: int, flags: int, context: object) -> None:
             # The match's last byte: a word never holds a newline but at its end.
-            if end > start:
+            if lo < end <= hi:
                 found.append((end - 1, word))
 
         if self._database is not None:
-            # buf[:start] holds the previous block's last lines, already searched: reading
-            # them twice costs less than copying the block to leave them out.
+            # The whole buffer is searched: the binding reads a memoryview slice from the
+            # start of its buffer, and copying the slice costs more than the bytes around it.
             self._database.scan(buf, on_match)
         if self.slow:
-            found.extend((m.start(), -1) for m in _LINE_START.finditer(buf, start))
+            found.extend((m.start(), -1) for m in _LINE_START.finditer(buf, lo, hi))
         found.sort()
         return found
 
@@ -363,15 +363,17 @@ class LogScanner:
         self._kept: deque[tuple[int, bytes]] = deque()
         self._kept_bytes = 0
         self._after_left = 0
-        self._history = b""  # the last `before` lines scanned, for windows crossing a chunk
+        self._history = b""  # the last `before` lines scanned, for windows crossing a block
         self._history_emitted = 0  # how much of _history is already kept
-        # The blocks scanned last, as (buffer, offset of the block in it): the tail is cut
-        # from them only once they outgrow _trim_at, to walk its lines back rarely.
-        self._recent: list[tuple[bytes, int]] = []
+        # The blocks scanned last, as (buffer, start, end of the block in it): the tail is
+        # cut from them only once they outgrow _trim_at, to walk its lines back rarely.
+        self._recent: list[tuple[bytes, int, int]] = []
         self._recent_bytes = 0
         self._trim_at = _RECENT_BYTES
 
     def feed(self, chunk: bytes) -> None:
+        # Blocks are held for the tail: a caller's reused bytearray must not change them.
+        chunk = bytes(chunk)
         self.bytes_read += len(chunk)
         if self._skipping_long_line:
             newline = chunk.find(b"\n")
@@ -381,21 +383,29 @@ class LogScanner:
             chunk = chunk[newline + 1 :]
         cut = chunk.rfind(b"\n") + 1
         if cut:
-            self._scan(self._partial, memoryview(chunk)[:cut])
+            # The chunk is scanned where it lies, but for the line it finishes: copying a
+            # whole chunk behind the previous one's end cost a fifth of the scan.
+            first = chunk.find(b"\n") + 1
+            if self._partial:
+                self._scan_joined(self._partial, chunk[:first])
+            else:
+                first = 0
+            if first < cut:
+                self._scan(chunk, first, cut)
             self._partial = chunk[cut:]
         else:
             self._partial += chunk
         if len(self._partial) > _MAX_PARTIAL:
-            self._scan(memoryview(self._partial)[:_MAX_PARTIAL], b"\n")
+            self._scan_joined(memoryview(self._partial)[:_MAX_PARTIAL], b"\n")
             self._partial = b""
             self._skipping_long_line = True
 
     def finish(self) -> list[str]:
         """The kept lines, in log order, cleaned as `clean_log` cleans them."""
         if self._partial:
-            self._scan(self._partial, b"\n")
+            self._scan_joined(self._partial, b"\n")
             self._partial = b""
-        tail = b"".join(memoryview(buf)[start:] for buf, start in self._tail())
+        tail = b"".join(memoryview(buf)[start:end] for buf, start, end in self._tail())
         tail_start = self._scanned - len(tail)
         lines: list[str] = []
         for start, piece in self._kept:
@@ -405,22 +415,25 @@ class LogScanner:
         lines.extend(_clean(tail))
         return lines
 
-    def _scan(self, *pieces: bytes | memoryview) -> None:
-        """Scan the text the pieces make, whole lines, after the history."""
-        history = self._history
-        buf = b"".join((history, *pieces))
-        base = len(history)
-        window = _Window(self, buf, self._scanned - base, self._history_emitted)
+    def _scan_joined(self, *pieces: bytes | memoryview) -> None:
+        buf = b"".join(pieces)
+        self._scan(buf, 0, len(buf))
+
+    def _scan(self, buf: bytes, lo: int, hi: int) -> None:
+        """Scan buf[lo:hi], whole lines, after the history: the lines scanned before it."""
+        window = _Window(self, buf, self._scanned - lo, lo)
         if self._after_left:
-            stop, consumed = _forward(buf, base, self._after_left)
-            window.keep(base, stop)
+            stop, consumed = _forward(buf, lo, self._after_left, hi)
+            window.keep(lo, stop)
             self._after_left -= consumed
-        hits = self._triggers.hits(buf, base)
+        hits = self._triggers.hits(buf, lo, hi)
+        # buf[lo - 1] ends the line before lo, so no line found here starts before lo.
+        floor = max(lo - 1, 0)
         n = 0
         while n < len(hits):
             hit = hits[n][0]
-            line_start = buf.rfind(b"\n", 0, hit) + 1
-            line_end = buf.find(b"\n", hit) + 1
+            line_start = buf.rfind(b"\n", floor, hit) + 1
+            line_end = buf.find(b"\n", hit, hi) + 1
             words = {hits[n][1]}
             n += 1
             while n < len(hits) and hits[n][0] < line_end:
@@ -433,36 +446,61 @@ class LogScanner:
                 need = self.after - buf.count(b"\n", line_end, window.emitted)
                 if need <= 0:
                     continue
-                stop, consumed = _forward(buf, window.emitted, need)
+                stop, consumed = _forward(buf, window.emitted, need, hi)
                 window.keep(window.emitted, stop)
                 self._after_left = need - consumed
                 continue
-            start = _back(buf, line_start, self.before, window.emitted)
-            stop, consumed = _forward(buf, line_end, self.after)
+            start, missing = _back_counting(buf, line_start, self.before, window.emitted)
+            if missing and window.emitted == lo:
+                self._keep_history(missing)
+            stop, consumed = _forward(buf, line_end, self.after, hi)
             window.keep(start, stop)
             self._after_left = self.after - consumed
 
-        self._scanned += len(buf) - base
-        cut = _back(buf, len(buf), self.before, 0)
-        self._history = buf[cut:]
-        self._history_emitted = max(window.emitted - cut, 0)
-        self._recent.append((buf, base))
-        self._recent_bytes += len(buf) - base
+        self._remember(buf, lo, hi, window.emitted)
+        self._scanned += hi - lo
+        self._recent.append((buf, lo, hi))
+        self._recent_bytes += hi - lo
         if self._recent_bytes > self._trim_at:
             self._recent = self._tail()
-            self._recent_bytes = sum(len(buf) - start for buf, start in self._recent)
+            self._recent_bytes = sum(end - start for _, start, end in self._recent)
             # A tail of long lines may be most of what is held: let it double before the
             # next walk, so the walks cost a bounded share of the scan.
             self._trim_at = max(_RECENT_BYTES, 2 * self._recent_bytes)
 
-    def _tail(self) -> list[tuple[bytes, int]]:
-        """The recent blocks cut to the last `tail_lines` lines, as (buffer, start)."""
+    def _keep_history(self, lines: int) -> None:
+        """Keep the history's last `lines` lines not kept yet: a window's start before the
+        block being scanned, whose first byte is at `_scanned`."""
+        history = self._history
+        start = _back(history, len(history), lines, self._history_emitted)
+        if start < len(history):
+            self._keep(self._scanned - len(history) + start, history[start:])
+        self._history_emitted = len(history)
+
+    def _remember(self, buf: bytes, lo: int, hi: int, emitted: int) -> None:
+        """Make the last `before` lines of the history and buf[lo:hi] the new history;
+        `emitted` is how much of buf is kept."""
+        cut, missing = _back_counting(buf, hi, self.before, lo)
+        if not missing:
+            self._history = buf[cut:hi]
+            self._history_emitted = max(emitted - cut, 0)
+            return
+        history = self._history
+        start = _back(history, len(history), missing, 0)
+        self._history = history[start:] + buf[lo:hi]
+        if emitted > lo:
+            self._history_emitted = len(history) - start + emitted - lo
+        else:
+            self._history_emitted = max(self._history_emitted - start, 0)
+
+    def _tail(self) -> list[tuple[bytes, int, int]]:
+        """The recent blocks cut to the last `tail_lines` lines, as (buffer, start, end)."""
         lines = self.tail_lines
         for k in range(len(self._recent) - 1, -1, -1):
-            buf, base = self._recent[k]
-            start, lines = _back_counting(buf, len(buf), lines, base)
+            buf, base, end = self._recent[k]
+            start, lines = _back_counting(buf, end, lines, base)
             if not lines:
-                return [(buf, start), *self._recent[k + 1 :]]
+                return [(buf, start, end), *self._recent[k + 1 :]]
         return self._recent
 
     def _is_marker(self, raw_line: bytes, alternatives: Iterable[int]) -> bool:
@@ -546,10 +584,10 @@ def _back_counting(text: bytes, pos: int, lines: int, floor: int) -> tuple[int, 
     return max(pos, floor), lines
 
 
-def _forward(text: bytes, pos: int, lines: int) -> tuple[int, int]:
-    """The end of `lines` whole lines from `pos` (or of the text), and how many there were."""
+def _forward(text: bytes, pos: int, lines: int, end: int) -> tuple[int, int]:
+    """The end of `lines` whole lines from `pos` (or of text[:end]), and how many there were."""
     for count in range(lines):
-        newline = text.find(b"\n", pos)
+        newline = text.find(b"\n", pos, end)
         if newline < 0:
             return pos, count
         pos = newline + 1

@@ -261,7 +261,7 @@ def parse_go_test(lines: Sequence[str]) -> list[Failure]:
     """The tests `go test -v` reports as failed, one Failure per `pkg.TestX/sub` id."""
     parser = _Parser()
     for line in lines:
-        if is_workflow_command(line):
+        if line.startswith("##[") and is_workflow_command(line):
             continue
         parser.feed(line[:_MAX_LINE].rstrip())
     return parser.result()

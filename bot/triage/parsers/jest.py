@@ -23,8 +23,10 @@ from bot.triage.signature import signature
 FRAMEWORK = "jest"
 VITEST = "vitest"
 
+# jest and vitest put spaces after `FAIL`; go test a tab or nothing (`FAIL\tpkg\t0.1s`), so
+# a go log does not run these parsers.
 MARKER = re.compile(
-    r"^\s*(?:FAIL\s|●\s|Tests:\s|(?:Test Files|Tests)\s+\d+ failed)"
+    r"^\s*(?:FAIL +\S|●\s|Tests:\s|(?:Test Files|Tests)\s+\d+ failed)"
     r"|[✕\u00d7]\s|⎯ Failed (?:Tests|Suites)"
 )
 
@@ -127,7 +129,12 @@ def _merge(entries: list[_Entry], fallback: list[_Entry]) -> list[_Entry]:
 
 
 def _clean(lines: Sequence[str]) -> list[str]:
-    return [line[:_MAX_LINE].rstrip() for line in lines if not is_workflow_command(line)]
+    # Only a line starting `##[` can be a workflow command: most lines skip the call.
+    return [
+        line[:_MAX_LINE].rstrip()
+        for line in lines
+        if not (line.startswith("##[") and is_workflow_command(line))
+    ]
 
 
 # --- jest -------------------------------------------------------------------------------------

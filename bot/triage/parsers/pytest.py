@@ -275,7 +275,7 @@ def parse_pytest(lines: Sequence[str]) -> list[Failure]:
     """
     parser = _Parser()
     for line in lines:
-        if is_workflow_command(line):
+        if line.startswith("##[") and is_workflow_command(line):
             continue
         parser.feed(line[:_MAX_LINE].rstrip())
     return parser.failures()
