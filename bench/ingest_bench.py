@@ -36,7 +36,6 @@ import json
 import os
 import secrets
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -44,6 +43,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from bot.sim.fleet import free_port, wait_listening
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
@@ -60,12 +61,6 @@ def payload() -> bytes:
     if not examples:
         raise SystemExit(f"no check_run.created example under {CORPUS / 'webhooks'}")
     return examples[-1].read_bytes()
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 # --- the bare handler (run as `ingest_bench.py --bare PORT [--uvloop]`) ----------------------
@@ -178,20 +173,6 @@ async def run_load(port: int, connections: int, seconds: float, prefix: str) -> 
 
 
 # --- orchestration ---------------------------------------------------------------------------
-
-
-async def wait_listening(port: int, limit: float = 30.0) -> None:
-    deadline = time.monotonic() + limit
-    while time.monotonic() < deadline:
-        try:
-            _, writer = await asyncio.open_connection("127.0.0.1", port)
-        except OSError:
-            await asyncio.sleep(0.1)
-            continue
-        writer.close()
-        await writer.wait_closed()
-        return
-    raise RuntimeError(f"nothing listens on port {port}")
 
 
 def bot_env(database_url: str, port: int) -> dict[str, str]:
