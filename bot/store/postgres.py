@@ -19,6 +19,7 @@ from typing import Any
 import asyncpg
 
 from bot.store.group_commit import GroupCommit, NewDelivery
+from bot.store.lifecycle import DeliveryLifecycle
 from bot.store.migrations import migration_files
 from bot.store.models import CheckAttempt, Delivery, DeliveryState, StickyComment
 from bot.triage.models import Decision
@@ -78,7 +79,7 @@ def _rows_touched(status: str) -> int:
     return int(status.rsplit(" ", 1)[-1])
 
 
-class PostgresStore:
+class PostgresStore(DeliveryLifecycle):
     def __init__(self, pool: asyncpg.Pool, lock_pool: asyncpg.Pool) -> None:
         self._pool = pool
         self._lock_pool = lock_pool
@@ -142,20 +143,6 @@ class PostgresStore:
         await self._pool.fetchval("SELECT 1")
 
     # --- inbox ---------------------------------------------------------------------------
-    async def put_delivery(
-        self,
-        delivery_id: str,
-        event: str,
-        action: str | None,
-        payload: bytes,
-        now: float,
-        *,
-        done: bool = False,
-    ) -> bool:
-        return await self._group_commit.put(
-            NewDelivery(delivery_id, event, action, payload, now, done)
-        )
-
     async def _insert_deliveries(self, batch: Sequence[NewDelivery]) -> set[str]:
         # One statement, so one transaction and one commit for the whole batch.
         rows = await self._pool.fetch(
@@ -218,9 +205,6 @@ class PostgresStore:
         )
         return _rows_touched(status) == 1
 
-    async def complete(self, delivery_id: str, claim_token: str, now: float) -> None:
-        await self.complete_many([(delivery_id, claim_token)], now)
-
     async def complete_many(self, claims: Sequence[tuple[str, str]], now: float) -> None:
         await self._pool.execute(
             "UPDATE deliveries AS d SET state = 'done', claim_token = NULL, lease_until = NULL, "
@@ -230,22 +214,6 @@ class PostgresStore:
             [delivery_id for delivery_id, _ in claims],
             [claim_token for _, claim_token in claims],
             now,
-        )
-
-    async def retry_later(
-        self, delivery_id: str, claim_token: str, error: str, next_attempt_at: float
-    ) -> None:
-        await self._finish(
-            delivery_id,
-            claim_token,
-            DeliveryState.PENDING,
-            last_error=error,
-            next_attempt_at=next_attempt_at,
-        )
-
-    async def dead_letter(self, delivery_id: str, claim_token: str, error: str, now: float) -> None:
-        await self._finish(
-            delivery_id, claim_token, DeliveryState.DEAD, last_error=error, finished_at=now
         )
 
     async def list_deliveries(

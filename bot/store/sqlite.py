@@ -13,6 +13,7 @@ from typing import Any
 import aiosqlite
 
 from bot.store.group_commit import GroupCommit, NewDelivery
+from bot.store.lifecycle import DeliveryLifecycle
 from bot.store.migrations import migration_files
 from bot.store.models import CheckAttempt, Delivery, DeliveryState, StickyComment
 from bot.triage.models import Decision
@@ -90,7 +91,7 @@ async def _connect(path: str, *, synchronous: str) -> aiosqlite.Connection:
     return db
 
 
-class SQLiteStore:
+class SQLiteStore(DeliveryLifecycle):
     def __init__(
         self, db: aiosqlite.Connection, ingest: aiosqlite.Connection | None = None
     ) -> None:
@@ -169,20 +170,6 @@ class SQLiteStore:
         await self._db.execute_fetchall("SELECT 1")
 
     # --- inbox ---------------------------------------------------------------------------
-    async def put_delivery(
-        self,
-        delivery_id: str,
-        event: str,
-        action: str | None,
-        payload: bytes,
-        now: float,
-        *,
-        done: bool = False,
-    ) -> bool:
-        return await self._group_commit.put(
-            NewDelivery(delivery_id, event, action, payload, now, done)
-        )
-
     async def _insert_deliveries(self, batch: Sequence[NewDelivery]) -> set[str]:
         # One statement is one transaction in autocommit mode, so nothing else sent on the
         # connection meanwhile can land inside it.
@@ -244,9 +231,6 @@ class SQLiteStore:
         )
         return cursor.rowcount == 1
 
-    async def complete(self, delivery_id: str, claim_token: str, now: float) -> None:
-        await self.complete_many([(delivery_id, claim_token)], now)
-
     async def complete_many(self, claims: Sequence[tuple[str, str]], now: float) -> None:
         for start in range(0, len(claims), MAX_COMPLETE_BATCH):
             chunk = claims[start : start + MAX_COMPLETE_BATCH]
@@ -258,22 +242,6 @@ class SQLiteStore:
                 "WHERE deliveries.id = c.column1 AND deliveries.claim_token = c.column2",
                 [now, *(value for claim in chunk for value in claim)],
             )
-
-    async def retry_later(
-        self, delivery_id: str, claim_token: str, error: str, next_attempt_at: float
-    ) -> None:
-        await self._finish(
-            delivery_id,
-            claim_token,
-            DeliveryState.PENDING,
-            last_error=error,
-            next_attempt_at=next_attempt_at,
-        )
-
-    async def dead_letter(self, delivery_id: str, claim_token: str, error: str, now: float) -> None:
-        await self._finish(
-            delivery_id, claim_token, DeliveryState.DEAD, last_error=error, finished_at=now
-        )
 
     async def list_deliveries(
         self, limit: int, states: Sequence[DeliveryState] | None = None
