@@ -123,3 +123,18 @@ def private_key() -> str:
         serialization.PrivateFormat.TraditionalOpenSSL,
         serialization.NoEncryption(),
     ).decode()
+
+
+@pytest.fixture
+async def hook_url() -> AsyncIterator[str]:
+    """A webhook receiver on 127.0.0.1 that accepts everything, for simulators under test."""
+
+    async def accept(request: web.Request) -> web.Response:
+        return web.Response(status=202)
+
+    app = web.Application()
+    app.router.add_post("/hook", accept)
+    server = TestServer(app, host="127.0.0.1")
+    await server.start_server()
+    yield str(server.make_url("/hook"))
+    await server.close()

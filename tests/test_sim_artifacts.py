@@ -11,9 +11,6 @@ from typing import Any
 
 import aiohttp
 import pytest
-from aiohttp import web
-from aiohttp.test_utils import TestServer
-from gidgethub.apps import get_jwt
 
 from bot.sim import Simulator, builtin_scenario
 from bot.sim.blobs import UnsatisfiableRange, requested_span
@@ -56,34 +53,15 @@ def with_artifacts() -> Scenario:
 
 
 @pytest.fixture
-async def sim() -> AsyncIterator[Simulator]:
-    async def accept(request: web.Request) -> web.Response:
-        return web.Response(status=202)
-
-    app = web.Application()
-    app.router.add_post("/hook", accept)
-    server = TestServer(app, host="127.0.0.1")
-    await server.start_server()
-    hook = str(server.make_url("/hook"))
-    async with Simulator(with_artifacts(), webhook_secret="s", webhook_url=hook) as simulator:
+async def sim(hook_url: str) -> AsyncIterator[Simulator]:
+    async with Simulator(with_artifacts(), webhook_secret="s", webhook_url=hook_url) as simulator:
         yield simulator
-    await server.close()
 
 
 @pytest.fixture
 async def http() -> AsyncIterator[aiohttp.ClientSession]:
     async with aiohttp.ClientSession() as session:
         yield session
-
-
-async def auth_for(sim: Simulator, http: aiohttp.ClientSession) -> dict[str, str]:
-    app_jwt = get_jwt(app_id=str(sim.app_id), private_key=sim.private_key_pem)
-    async with http.post(
-        f"{sim.url}/app/installations/1/access_tokens",
-        headers={"Authorization": f"Bearer {app_jwt}"},
-    ) as answer:
-        token = (await answer.json())["token"]
-    return {"Authorization": f"token {token}"}
 
 
 def first_attempt(sim: Simulator) -> CheckRun:
@@ -105,7 +83,7 @@ async def blob_location(http: aiohttp.ClientSession, url: str, auth: dict[str, s
 
 
 async def test_an_artifact_zip_round_trips(sim: Simulator, http: aiohttp.ClientSession) -> None:
-    auth = await auth_for(sim, http)
+    auth = {"Authorization": f"token {await sim.installation_token()}"}
     run = first_attempt(sim)
     listed = await get_json(http, f"{sim.url}{REPO}/actions/runs/{run.run_id}/artifacts", auth)
     assert listed["total_count"] == 2
@@ -129,7 +107,7 @@ async def test_an_artifact_zip_round_trips(sim: Simulator, http: aiohttp.ClientS
 
 
 async def test_unknown_or_expired_artifacts(sim: Simulator, http: aiohttp.ClientSession) -> None:
-    auth = await auth_for(sim, http)
+    auth = {"Authorization": f"token {await sim.installation_token()}"}
     run = first_attempt(sim)
     artifact = next(iter(sim.world.artifacts.values()))
     for path in (
@@ -151,7 +129,7 @@ async def test_unknown_or_expired_artifacts(sim: Simulator, http: aiohttp.Client
 async def test_rerun_artifacts_join_the_run_once_it_completes(
     sim: Simulator, http: aiohttp.ClientSession
 ) -> None:
-    auth = await auth_for(sim, http)
+    auth = {"Authorization": f"token {await sim.installation_token()}"}
     run = first_attempt(sim)
     artifacts_url = f"{sim.url}{REPO}/actions/runs/{run.run_id}/artifacts"
     async with http.post(f"{sim.url}{REPO}/actions/jobs/{run.id}/rerun", headers=auth) as answer:
@@ -183,7 +161,7 @@ async def test_rerun_artifacts_join_the_run_once_it_completes(
 async def test_only_actions_runs_have_artifacts(
     sim: Simulator, http: aiohttp.ClientSession
 ) -> None:
-    auth = await auth_for(sim, http)
+    auth = {"Authorization": f"token {await sim.installation_token()}"}
     actions = first_attempt(sim)
     other = sim.world.queue_run("lint")
     sim.world.complete_run(other)
@@ -195,7 +173,7 @@ async def test_only_actions_runs_have_artifacts(
 
 
 async def test_blob_ranges_like_azure_storage(sim: Simulator, http: aiohttp.ClientSession) -> None:
-    auth = await auth_for(sim, http)
+    auth = {"Authorization": f"token {await sim.installation_token()}"}
     run = first_attempt(sim)
     location = await blob_location(http, f"{sim.url}{REPO}/actions/jobs/{run.id}/logs", auth)
     async with http.get(location) as answer:
@@ -230,7 +208,7 @@ async def test_blob_ranges_like_azure_storage(sim: Simulator, http: aiohttp.Clie
 
 
 async def test_a_zip_can_be_read_in_ranges(sim: Simulator, http: aiohttp.ClientSession) -> None:
-    auth = await auth_for(sim, http)
+    auth = {"Authorization": f"token {await sim.installation_token()}"}
     first_attempt(sim)
     artifact = next(iter(sim.world.artifacts.values()))
     zip_url = f"{sim.url}{REPO}/actions/artifacts/{artifact.id}/zip"

@@ -12,7 +12,6 @@ import jwt
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
-from gidgethub.apps import get_jwt
 
 from bot.sim import Simulator, builtin_scenario
 from bot.sim.faults import FaultPlan
@@ -31,17 +30,6 @@ async def http() -> AsyncIterator[aiohttp.ClientSession]:
         yield session
 
 
-async def token_for(sim: Simulator, http: aiohttp.ClientSession) -> str:
-    app_jwt = get_jwt(app_id=str(sim.app_id), private_key=sim.private_key_pem)
-    async with http.post(
-        f"{sim.url}/app/installations/1/access_tokens",
-        headers={"Authorization": f"Bearer {app_jwt}"},
-    ) as answer:
-        assert answer.status == 201
-        token: str = (await answer.json())["token"]
-    return token
-
-
 def signed(key: rsa.RSAPrivateKey | str, **claims: Any) -> str:
     now = int(time.time())
     body = {"iat": now - 60, "exp": now + 540, "iss": "1", **claims}
@@ -58,7 +46,7 @@ async def test_app_jwt_is_verified(http: aiohttp.ClientSession) -> None:
             "expired": (signed(sim.private_key_pem, iat=now - 900, exp=now - 300), 401),
             "wrong iss": (signed(sim.private_key_pem, iss="2"), 401),
             "too long": (signed(sim.private_key_pem, iat=now, exp=now + 3600), 401),
-            "installation token": (await token_for(sim, http), 401),
+            "installation token": (await sim.installation_token(), 401),
         }
         for name, (credential, status) in cases.items():
             async with http.get(
@@ -75,7 +63,7 @@ async def test_app_jwt_is_verified(http: aiohttp.ClientSession) -> None:
 
 async def test_tokens_are_required_random_and_expire(http: aiohttp.ClientSession) -> None:
     async with Simulator(builtin_scenario(), webhook_secret="s") as sim:
-        first, second = await token_for(sim, http), await token_for(sim, http)
+        first, second = await sim.installation_token(), await sim.installation_token()
         assert first != second
         url = f"{sim.url}{REPO}/pulls/7"
         for header in ({}, {"Authorization": "token nope"}, {"Authorization": "Basic x"}):
@@ -100,7 +88,7 @@ async def test_pull_files_paginate_with_link_headers(http: aiohttp.ClientSession
         ChangedFile(filename="src/new.py", status="renamed", previous_filename="src/old.py")
     )
     async with Simulator(scenario, webhook_secret="s") as sim:
-        auth = {"Authorization": f"token {await token_for(sim, http)}"}
+        auth = {"Authorization": f"token {await sim.installation_token()}"}
         seen: list[dict[str, Any]] = []
         url: str | None = f"{sim.url}{REPO}/pulls/7/files"
         pages = 0
@@ -121,7 +109,7 @@ async def test_pull_files_paginate_with_link_headers(http: aiohttp.ClientSession
 
 async def test_if_none_match_answers_304_without_counting(http: aiohttp.ClientSession) -> None:
     async with Simulator(builtin_scenario(), webhook_secret="s") as sim:
-        token = await token_for(sim, http)
+        token = await sim.installation_token()
         auth = {"Authorization": f"token {token}"}
         url = f"{sim.url}{REPO}/pulls/7"
         async with http.get(url, headers=auth) as answer:
@@ -132,7 +120,7 @@ async def test_if_none_match_answers_304_without_counting(http: aiohttp.ClientSe
             assert answer.status == 304
             assert await answer.read() == b""
             assert int(answer.headers["X-RateLimit-Remaining"]) == remaining
-        other = {"Authorization": f"token {await token_for(sim, http)}"}
+        other = {"Authorization": f"token {await sim.installation_token()}"}
         async with http.get(url, headers={**other, "If-None-Match": etag}) as answer:
             assert answer.status == 200  # ETags are per credential, as on GitHub
     assert sim.calls["GET /repos/{owner}/{repo}/pulls/{pull_number}"] == 3
@@ -146,7 +134,7 @@ async def test_if_none_match_answers_304_without_counting(http: aiohttp.ClientSe
 
 async def test_job_logs_redirect_to_a_short_lived_blob(http: aiohttp.ClientSession) -> None:
     async with Simulator(builtin_scenario(), webhook_secret="s") as sim:
-        auth = {"Authorization": f"token {await token_for(sim, http)}"}
+        auth = {"Authorization": f"token {await sim.installation_token()}"}
         run = sim.world.queue_run("tests (3.12)")
         logs = f"{sim.url}{REPO}/actions/jobs/{run.id}/logs"
         async with http.get(logs, headers=auth, allow_redirects=False) as answer:
@@ -174,7 +162,7 @@ async def test_fault_rules_fail_the_first_requests(http: aiohttp.ClientSession) 
         FaultRule(path=r"/issues/7/comments", drop_connection=True, times=2),
     ]
     async with Simulator(with_changes(faults=Faults(rules=rules)), webhook_secret="s") as sim:
-        auth = {"Authorization": f"token {await token_for(sim, http)}"}
+        auth = {"Authorization": f"token {await sim.installation_token()}"}
         statuses = []
         for _ in range(3):
             async with http.get(f"{sim.url}{REPO}/pulls/7", headers=auth) as answer:
@@ -201,7 +189,7 @@ async def test_probability_rules_are_repeatable_with_a_seed(http: aiohttp.Client
     outcomes = []
     for _ in range(2):
         async with Simulator(with_changes(faults=faults), webhook_secret="s") as sim:
-            auth = {"Authorization": f"token {await token_for(sim, http)}"}
+            auth = {"Authorization": f"token {await sim.installation_token()}"}
             run = []
             for _ in range(20):
                 async with http.get(f"{sim.url}{REPO}/pulls/7", headers=auth) as answer:
@@ -213,7 +201,7 @@ async def test_probability_rules_are_repeatable_with_a_seed(http: aiohttp.Client
 
 async def test_writes_record_changes_only(http: aiohttp.ClientSession) -> None:
     async with Simulator(builtin_scenario(), webhook_secret="s") as sim:
-        auth = {"Authorization": f"token {await token_for(sim, http)}"}
+        auth = {"Authorization": f"token {await sim.installation_token()}"}
         async with http.post(
             f"{sim.url}{REPO}/issues/7/comments", headers=auth, json={"body": "hello"}
         ) as answer:

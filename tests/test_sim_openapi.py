@@ -10,8 +10,6 @@ from typing import Any
 
 import aiohttp
 import pytest
-from aiohttp import web
-from aiohttp.test_utils import TestServer
 from gidgethub.apps import get_jwt
 from jsonschema import FormatChecker, ValidationError
 from openapi_schema_validator import OAS30Validator
@@ -60,18 +58,9 @@ def world() -> Scenario:
 
 
 @pytest.fixture
-async def sim() -> AsyncIterator[Simulator]:
-    async def accept(request: web.Request) -> web.Response:
-        return web.Response(status=202)
-
-    app = web.Application()
-    app.router.add_post("/hook", accept)
-    server = TestServer(app, host="127.0.0.1")
-    await server.start_server()
-    hook = str(server.make_url("/hook"))
-    async with Simulator(world(), webhook_secret="s3cret", webhook_url=hook) as simulator:
+async def sim(hook_url: str) -> AsyncIterator[Simulator]:
+    async with Simulator(world(), webhook_secret="s3cret", webhook_url=hook_url) as simulator:
         yield simulator
-    await server.close()
 
 
 @pytest.fixture

@@ -15,7 +15,6 @@ import aiohttp
 import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestServer
-from gidgethub.apps import get_jwt
 from jsonschema import FormatChecker
 from openapi_schema_validator import OAS31Validator
 
@@ -72,15 +71,6 @@ def assert_signed(headers: dict[str, str], body: bytes) -> None:
     assert hmac.compare_digest(headers["X-Hub-Signature-256"], expected)
 
 
-async def token_for(sim: Simulator, http: aiohttp.ClientSession) -> str:
-    jwt = get_jwt(app_id=str(sim.app_id), private_key=sim.private_key_pem)
-    async with http.post(
-        f"{sim.url}/app/installations/1/access_tokens", headers={"Authorization": f"Bearer {jwt}"}
-    ) as answer:
-        token: str = (await answer.json())["token"]
-    return token
-
-
 async def test_play_sends_a_signed_check_run_that_fits_the_schema(receiver: Receiver) -> None:
     async with Simulator(
         builtin_scenario(), webhook_secret=SECRET, webhook_url=receiver.url
@@ -110,7 +100,7 @@ async def test_fork_pull_requests_are_missing_from_the_payload(receiver: Receive
     async with Simulator(fork, webhook_secret=SECRET, webhook_url=receiver.url) as sim:
         await sim.play()
         async with aiohttp.ClientSession() as http:
-            token = await token_for(sim, http)
+            token = await sim.installation_token()
             head = fork.pull_requests[0].head_sha
             async with http.get(
                 f"{sim.url}/repos/acme/bus/commits/{head}/pulls",
@@ -151,7 +141,7 @@ async def test_rerun_sends_a_new_job_with_a_higher_attempt(receiver: Receiver) -
         await sim.play()
         first = receiver.payloads("check_run")[0]["check_run"]
         async with aiohttp.ClientSession() as http:
-            token = await token_for(sim, http)
+            token = await sim.installation_token()
             base = f"{sim.url}/repos/acme/bus/actions/jobs"
             auth = {"Authorization": f"token {token}"}
             async with http.post(f"{base}/{first['id']}/rerun", headers=auth) as answer:
@@ -180,7 +170,7 @@ async def test_a_refused_rerun_sends_nothing(receiver: Receiver) -> None:
         await sim.play()
         job_id = next(iter(sim.world.runs))
         async with aiohttp.ClientSession() as http:
-            token = await token_for(sim, http)
+            token = await sim.installation_token()
             async with http.post(
                 f"{sim.url}/repos/acme/bus/actions/jobs/{job_id}/rerun",
                 headers={"Authorization": f"token {token}"},

@@ -13,6 +13,7 @@ from typing import Any
 
 import aiohttp
 from aiohttp import web
+from gidgethub.apps import get_jwt
 
 from bot.sim.auth import AppKeys, AuthError, TokenBook
 from bot.sim.blobs import Blob
@@ -175,6 +176,20 @@ class Simulator:
             )
         )
         return status
+
+    async def installation_token(self) -> str:
+        """A token for the scenario's installation, asked for over HTTP as the App would."""
+        if self._session is None:
+            raise RuntimeError("the simulator has not been started")
+        app_jwt = get_jwt(app_id=str(self.app_id), private_key=self.private_key_pem)
+        async with self._session.post(
+            f"{self.url}/app/installations/{self.world.app.installation_id}/access_tokens",
+            headers={"Authorization": f"Bearer {app_jwt}"},
+        ) as answer:
+            if answer.status != 201:
+                raise RuntimeError(f"the access-token endpoint answered {answer.status}")
+            token: str = (await answer.json())["token"]
+        return token
 
     def next_completion(self, check: str) -> dict[str, Any]:
         """Complete the check's next attempt; its `check_run` webhook payload, not yet sent."""
