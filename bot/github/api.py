@@ -9,8 +9,7 @@ from gidgethub import BadRequest
 from gidgethub.abc import GitHubAPI
 from pydantic import BaseModel
 
-# GitHub lists at most this many files of a pull request.
-PR_FILES_LIMIT = 3000
+from bot.triage.verdict import GITHUB_FILES_LIMIT
 
 
 class PullRequest(BaseModel):
@@ -29,16 +28,7 @@ class ChangedFiles(BaseModel):
 
     def complete(self, changed_files: int) -> bool:
         """False when GitHub's 3,000-file limit hid some of the PR's `changed_files`."""
-        return self.entries < PR_FILES_LIMIT and self.entries >= changed_files
-
-
-class Job(BaseModel):
-    id: int
-    run_id: int
-    run_attempt: int
-    name: str
-    head_sha: str
-    html_url: str | None
+        return self.entries < GITHUB_FILES_LIMIT and self.entries >= changed_files
 
 
 async def get_pull(gh: GitHubAPI, repo: str, number: int) -> PullRequest:
@@ -74,18 +64,6 @@ async def changed_files(gh: GitHubAPI, repo: str, number: int) -> ChangedFiles:
         if entry.get("previous_filename"):
             paths.append(entry["previous_filename"])
     return ChangedFiles(paths=sorted(set(paths)), entries=seen)
-
-
-async def get_job(gh: GitHubAPI, repo: str, job_id: int) -> Job:
-    data = await gh.getitem(f"/repos/{repo}/actions/jobs/{job_id}")
-    return Job(
-        id=data["id"],
-        run_id=data["run_id"],
-        run_attempt=data.get("run_attempt") or 1,
-        name=data["name"],
-        head_sha=data["head_sha"],
-        html_url=data.get("html_url"),
-    )
 
 
 async def rerun_job(gh: GitHubAPI, repo: str, job_id: int) -> tuple[int, str]:

@@ -9,6 +9,7 @@ single pass with no nested quantifiers, so cleaning is linear in the size of the
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 
 # "2026-07-30T10:55:18.2467887Z " at the start of a line (GitHub writes 7 fractional digits).
 _TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z ?", re.MULTILINE)
@@ -60,3 +61,12 @@ def is_workflow_command(line: str) -> bool:
     read it as the job's own text.
     """
     return _WORKFLOW_COMMAND.match(line) is not None
+
+
+def output_lines(lines: Iterable[str], max_line: int = 4096) -> Iterator[str]:
+    """The test runner's own lines: workflow commands left out, each line cut to `max_line`
+    characters (a longer line is output, not the runner's) and stripped of trailing blanks."""
+    for line in lines:
+        if line.startswith("##[") and is_workflow_command(line):
+            continue
+        yield line[:max_line].rstrip()

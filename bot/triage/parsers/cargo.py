@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from bot.triage.models import Failure
-from bot.triage.parsers.actions_log import is_workflow_command
+from bot.triage.parsers.actions_log import output_lines
 from bot.triage.parsers.paths import PathMap
 from bot.triage.signature import signature
 
@@ -173,8 +173,6 @@ class _Parser:
 def parse_cargo(lines: Sequence[str]) -> list[Failure]:
     """The tests cargo test or nextest reports as failed in their last attempt."""
     parser = _Parser()
-    for line in lines:
-        if is_workflow_command(line):
-            continue
-        parser.feed(line[:_MAX_LINE].rstrip())
+    for line in output_lines(lines, _MAX_LINE):
+        parser.feed(line)
     return parser.failures()

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from bot.triage.models import Failure
-from bot.triage.parsers.actions_log import is_workflow_command
+from bot.triage.parsers.actions_log import output_lines
 from bot.triage.parsers.paths import PathMap
 from bot.triage.signature import signature
 
@@ -103,8 +103,6 @@ def _to_failure(test: _Test) -> Failure:
 def parse_dotnet(lines: Sequence[str]) -> list[Failure]:
     """The tests `dotnet test` reports as Failed, one Failure per printed test name."""
     parser = _Parser()
-    for line in lines:
-        if is_workflow_command(line):
-            continue
-        parser.feed(line[:_MAX_LINE].rstrip())
+    for line in output_lines(lines, _MAX_LINE):
+        parser.feed(line)
     return parser.failures()

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from bot.triage.models import Failure
-from bot.triage.parsers.actions_log import is_workflow_command
+from bot.triage.parsers.actions_log import output_lines
 from bot.triage.signature import signature
 
 FRAMEWORK = "gradle"
@@ -118,8 +118,6 @@ def _qualify(printed: str, frame_classes: list[str]) -> str:
 def parse_gradle(lines: Sequence[str]) -> list[Failure]:
     """The tests Gradle reports as FAILED and not passed on a retry, one per `Class#name`."""
     parser = _Parser()
-    for line in lines:
-        if is_workflow_command(line):
-            continue
-        parser.feed(line[:_MAX_LINE].rstrip())
+    for line in output_lines(lines, _MAX_LINE):
+        parser.feed(line)
     return parser.failures()

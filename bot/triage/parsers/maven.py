@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from bot.triage.models import Failure
-from bot.triage.parsers.actions_log import is_workflow_command
+from bot.triage.parsers.actions_log import output_lines
 from bot.triage.signature import signature
 
 FRAMEWORK = "maven"
@@ -160,8 +160,6 @@ class _Parser:
 def parse_maven(lines: Sequence[str]) -> list[Failure]:
     """The tests Surefire reports as failed or in error, one Failure per `Class#method`."""
     parser = _Parser()
-    for line in lines:
-        if is_workflow_command(line):
-            continue
-        parser.feed(line[:_MAX_LINE].rstrip())
+    for line in output_lines(lines, _MAX_LINE):
+        parser.feed(line)
     return parser.failures()

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from bot.triage.models import Failure
-from bot.triage.parsers.actions_log import is_workflow_command
+from bot.triage.parsers.actions_log import output_lines
 from bot.triage.parsers.paths import PathMap
 from bot.triage.signature import signature
 
@@ -109,8 +109,6 @@ def _to_failure(entry: _Entry) -> Failure:
 def parse_phpunit(lines: Sequence[str]) -> list[Failure]:
     """The tests PHPUnit lists under its failure and error sections."""
     parser = _Parser()
-    for line in lines:
-        if is_workflow_command(line):
-            continue
-        parser.feed(line[:_MAX_LINE].rstrip())
+    for line in output_lines(lines, _MAX_LINE):
+        parser.feed(line)
     return parser.failures()

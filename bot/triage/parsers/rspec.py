@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from bot.triage.models import Failure
-from bot.triage.parsers.actions_log import is_workflow_command
+from bot.triage.parsers.actions_log import output_lines
 from bot.triage.parsers.paths import PathMap
 from bot.triage.signature import signature
 
@@ -152,8 +152,6 @@ def _message(body: list[str]) -> str:
 def parse_rspec(lines: Sequence[str]) -> list[Failure]:
     """The examples RSpec reports as failed, and spec files that failed to load."""
     parser = _Parser()
-    for line in lines:
-        if is_workflow_command(line):
-            continue
-        parser.feed(line[:_MAX_LINE].rstrip())
+    for line in output_lines(lines, _MAX_LINE):
+        parser.feed(line)
     return parser.failures()
