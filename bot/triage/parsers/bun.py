@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from bot.triage.models import Failure
 from bot.triage.parsers.actions_log import is_workflow_command
-from bot.triage.parsers.js_stack import Trace, is_frame, repo_path
+from bot.triage.parsers.js_stack import SEPARATOR, Trace, is_frame, repo_path
 from bot.triage.parsers.paths import PathMap
 from bot.triage.signature import signature
 
@@ -24,7 +24,7 @@ MARKER = re.compile(r"^\s*(?:\(fail\)|\u2717) |^\s*\d+ fail\s*$|^\s*\d+ tests? f
 
 _MAX_LINE = 4096
 _MAX_MESSAGE_LINES = 5
-_SEP = " \u203a "
+
 
 _RESULT = re.compile(
     r"^\s*(?P<mark>\((?:pass|fail|skip|todo)\)|[\u2713\u2717\u00bb\u270e]) (?P<title>\S.*?)"
@@ -61,8 +61,8 @@ def _failure(file: str | None, title: str, error: Sequence[str], paths: PathMap)
     trace = Trace(paths)
     trace.extend(error)
     return Failure(
-        test_id=_SEP.join([shown, *chain] if shown else chain),
-        name=_SEP.join(chain),
+        test_id=SEPARATOR.join([shown, *chain] if shown else chain),
+        name=SEPARATOR.join(chain),
         file=repo_file,
         framework=FRAMEWORK,
         location=trace.location(),

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from bot.triage.models import Failure
 from bot.triage.parsers.actions_log import is_workflow_command
-from bot.triage.parsers.js_stack import Trace, is_frame, repo_path
+from bot.triage.parsers.js_stack import SEPARATOR, Trace, is_frame, repo_path
 from bot.triage.parsers.paths import PathMap
 from bot.triage.signature import signature
 
@@ -32,7 +32,6 @@ MARKER = re.compile(
 
 _MAX_LINE = 4096
 _MAX_MESSAGE_LINES = 5
-_SEP = " \u203a "
 
 # jest colours its header as ` FAIL ` in inverse video: cleaned, that leaves a leading space.
 # A multi-project run puts the project's display name between the label and the path.
@@ -76,7 +75,7 @@ class _Entry:
 
     @property
     def key(self) -> str:
-        return _SEP.join([self.file, *self.chain] if self.file else self.chain)
+        return SEPARATOR.join([self.file, *self.chain] if self.file else self.chain)
 
 
 def _message(lines: Sequence[str]) -> str:
@@ -101,8 +100,8 @@ def _failure(entry: _Entry, framework: str, paths: PathMap, attempts: int = 1) -
     # A file that failed as a whole (no test ran) is named by its path alone.
     chain = entry.chain or [shown_file or ""]
     return Failure(
-        test_id=_SEP.join([shown_file, *entry.chain] if shown_file else chain),
-        name=_SEP.join(chain),
+        test_id=SEPARATOR.join([shown_file, *entry.chain] if shown_file else chain),
+        name=SEPARATOR.join(chain),
         file=file,
         framework=framework,
         location=trace.location(),
@@ -166,7 +165,7 @@ def parse_jest(lines: Sequence[str]) -> list[Failure]:
         bullet = _JEST_BULLET.match(line)
         if bullet and file is not None and not _JEST_NOT_A_TEST.match(bullet.group("title")):
             title = bullet.group("title")
-            chain = [] if title == _SUITE_FAILED else title.split(_SEP)
+            chain = [] if title == _SUITE_FAILED else title.split(SEPARATOR)
             entry = _Entry(file, chain)
             entries.append(entry)
             continue

@@ -8,10 +8,15 @@ raised.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from urllib.parse import unquote
 
+from bot.triage.models import Failure
 from bot.triage.parsers.paths import PathMap
+from bot.triage.signature import signature
+
+# Between a test's file and its describe chain, as jest prints it (U+203A).
+SEPARATOR = " \u203a "
 
 # `at fn (path:1:2)`, `at path:1:2`, `at async fn (file:///path:1:2)`; node's TAP reporter
 # drops the `at `. The location is the last `(...)` group when there is one.
@@ -90,3 +95,19 @@ class Trace:
 
     def trace_paths(self) -> list[str]:
         return list(dict.fromkeys(path for path, _ in self.frames))
+
+
+def chain_failure(
+    framework: str, file: str | None, chain: Sequence[str], message: str, trace: Trace
+) -> Failure:
+    """A failed test named by its file (when known) and describe chain, joined by SEPARATOR."""
+    return Failure(
+        test_id=SEPARATOR.join([file, *chain] if file else chain),
+        name=SEPARATOR.join(chain),
+        file=file,
+        framework=framework,
+        location=trace.location(),
+        message=message,
+        signature=signature(message),
+        trace_paths=trace.trace_paths(),
+    )

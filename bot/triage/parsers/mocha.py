@@ -15,9 +15,8 @@ from dataclasses import dataclass, field
 
 from bot.triage.models import Failure
 from bot.triage.parsers.actions_log import is_workflow_command
-from bot.triage.parsers.js_stack import Trace, frame_location, is_frame, repo_path
+from bot.triage.parsers.js_stack import Trace, chain_failure, frame_location, is_frame, repo_path
 from bot.triage.parsers.paths import PathMap
-from bot.triage.signature import signature
 
 FRAMEWORK = "mocha"
 
@@ -27,7 +26,6 @@ _MAX_LINE = 4096
 _MAX_MESSAGE_LINES = 5
 # A title path deeper than this is not a title: the block is dropped.
 _MAX_TITLE_LINES = 32
-_SEP = " \u203a "
 
 _FAILING = re.compile(r"^\s*\d+ failing\s*$")
 _PASSING = re.compile(r"^\s*\d+ passing\b")
@@ -89,16 +87,7 @@ def _to_failure(block: _Block, paths: PathMap) -> Failure:
     file = _test_file(block, message, paths)
     trace = Trace(paths)
     trace.extend(block.lines)
-    return Failure(
-        test_id=_SEP.join([file, *chain] if file else chain),
-        name=_SEP.join(chain),
-        file=file,
-        framework=FRAMEWORK,
-        location=trace.location(),
-        message=message,
-        signature=signature(message),
-        trace_paths=trace.trace_paths(),
-    )
+    return chain_failure(FRAMEWORK, file, chain, message, trace)
 
 
 def parse_mocha(lines: Sequence[str]) -> list[Failure]:

@@ -19,9 +19,14 @@ from dataclasses import dataclass, field
 
 from bot.triage.models import Failure
 from bot.triage.parsers.actions_log import is_workflow_command
-from bot.triage.parsers.js_stack import Trace, is_frame, repo_path, tap_frame_location
+from bot.triage.parsers.js_stack import (
+    Trace,
+    chain_failure,
+    is_frame,
+    repo_path,
+    tap_frame_location,
+)
 from bot.triage.parsers.paths import PathMap
-from bot.triage.signature import signature
 
 FRAMEWORK = "node_test"
 
@@ -31,7 +36,6 @@ MARKER = re.compile(
 
 _MAX_LINE = 4096
 _MAX_MESSAGE_LINES = 5
-_SEP = " \u203a "
 _NOT_REPORTED = frozenset({"subtestsFailed", "cancelledByParent"})
 
 _TAP_RESULT = re.compile(r"^(?P<indent> *)(?P<ok>not ok|ok) \d+(?: - (?P<rest>.*))?$")
@@ -90,16 +94,7 @@ def _to_failure(test: _Test, message: str, trace: Trace, paths: PathMap) -> Fail
         match = _LOCATION.match(test.location.strip())
         if match:
             trace.add((match.group("path"), int(match.group("line"))))
-    return Failure(
-        test_id=_SEP.join([file, *chain] if file else chain),
-        name=_SEP.join(chain),
-        file=file,
-        framework=FRAMEWORK,
-        location=trace.location(),
-        message=message,
-        signature=signature(message),
-        trace_paths=trace.trace_paths(),
-    )
+    return chain_failure(FRAMEWORK, file, chain, message, trace)
 
 
 def _first_lines(lines: Sequence[str]) -> str:
