@@ -95,6 +95,15 @@ class ReportSource(BaseModel):
         return fnmatch.fnmatchcase(artifact_name, self.artifact.replace("{job}", job_name))
 
 
+class AutoClose(BaseModel):
+    """Close a tracking issue once its test has passed `passes` runs over `days` days."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    passes: int = Field(ge=1, le=10_000)
+    days: int = Field(ge=1, le=365)
+
+
 class CommentMode(StrEnum):
     ALWAYS = "always"  # also post when every check passes
     FAILURES = "failures"  # only when a check failed (the default)
@@ -118,6 +127,25 @@ class RepoConfig(BaseModel):
     mass_failure_threshold: int = Field(default=10, ge=1, le=10_000)
     # Messages too generic to match two failures on their own (regexes, whole first line).
     generic_messages: list[str] = Field(default_factory=list, max_length=50)
+
+    # --- relatedness (footprint, risky changes, history) ---------------------------------
+    # Extra footprints: a gitignore-style glob on the test file -> globs of what such tests
+    # depend on, e.g. {"tests/e2e/**": ["**"]} (end-to-end tests depend on everything).
+    footprints: dict[str, list[str]] = Field(default_factory=dict, max_length=50)
+    # Changed paths that can break any test (added to the built-in list: workflows,
+    # lockfiles, build manifests, Dockerfiles, conftest.py, jest/vitest setup files).
+    risky_paths: list[str] = Field(default_factory=list, max_length=50)
+    history_days: int = Field(default=30, ge=1, le=365)
+    # --- reruns and commands --------------------------------------------------------------
+    max_reruns_per_pr_per_day: int = Field(default=10, ge=0, le=100)
+    commands_per_hour: int = Field(default=10, ge=1, le=100)  # per user and PR
+    # --- tracking issues ------------------------------------------------------------------
+    tracking_issues: bool = True
+    max_new_issues_per_hour: int = Field(default=5, ge=0, le=100)  # per repository
+    reopen_days: int = Field(default=14, ge=0, le=365)
+    issue_label: str = Field(default="flaky-test", min_length=1, max_length=50)
+    quiet_label: str = Field(default="flaky-quiet", min_length=1, max_length=50)
+    auto_close: AutoClose | None = None  # off by default
 
     @field_validator("generic_messages")
     @classmethod

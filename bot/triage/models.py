@@ -65,11 +65,88 @@ class Footprint(BaseModel):
     entries: list[FootprintEntry]
 
 
+class Confidence(StrEnum):
+    HIGH = "high"
+    MEDIUM = "medium"
+    LOW = "low"
+
+
+class EvidenceKind(StrEnum):
+    OVERLAP = "overlap"  # a changed path inside the footprint
+    NO_OVERLAP = "no-overlap"  # the footprint, untouched by the PR
+    RISKY = "risky"  # a changed path that can break any test (caveat)
+    INCOMPLETE = "incomplete"  # the PR's file list is cut off, or the footprint is empty
+    RERUN = "rerun"  # passed, or failed again, on a rerun of the same commit
+    RETRIES = "retries"  # failed then passed inside one run (pytest-rerunfailures, Surefire)
+    HISTORY = "history"  # seen before on other PRs or the default branch
+    BASE = "base"  # the same failure on the base commit or the default branch
+    RATE = "rate"  # failure rate over the check's runs, with its interval
+    FEEDBACK = "feedback"  # someone said `/flaky wrong`
+    INFRA = "infra"
+    MASS = "mass"
+
+
+class Evidence(BaseModel):
+    """One fact behind a verdict, as a line a reviewer can check."""
+
+    kind: EvidenceKind
+    text: str
+
+
+class RunRate(BaseModel):
+    """How often a test failed over the recorded runs of its check."""
+
+    failures: int
+    runs: int
+    low: float  # Wilson 95 % interval, 0..1
+    high: float
+    flips: int = 0  # pass<->fail changes between attempts on the same commit
+    flip_commits: int = 0  # commits with more than one attempt (the flips' denominator)
+
+
+class PastOccurrence(BaseModel):
+    """An earlier failure of the same test, read from the store."""
+
+    pr_number: int | None  # None: a run on a branch (e.g. the default branch), not a PR
+    branch: str | None = None
+    author: str | None = None
+    head_sha: str
+    check_name: str
+    at: float
+    same_signature: bool  # a generic signature never counts as the same on its own
+    passed_on_rerun: bool | None = None  # None: not rerun (or not yet known)
+    html_url: str = ""
+
+
+class BaseResult(BaseModel):
+    """The same test failing where the PR did not change anything: base commit or default branch."""
+
+    where: str  # "the base commit 1a2b3c4", "the latest run of `test` on main"
+    head_sha: str
+    same_signature: bool
+    html_url: str = ""
+
+
+class TestContext(BaseModel):
+    """What the store knows about one failed test before the verdict (keyed by match_key)."""
+
+    history: list[PastOccurrence] = Field(default_factory=list)
+    base: BaseResult | None = None
+    rate: RunRate | None = None
+    disputed_by: list[str] = Field(default_factory=list)  # logins that said `/flaky wrong`
+
+
 class Decision(BaseModel):
     """The verdict on one failure (or on a whole check when no test was identified)."""
 
     failure: Failure | None
     verdict: Verdict
-    evidence: str  # one line a reviewer can check
+    evidence: str  # one line a reviewer can check: the strongest reason
     matched_paths: list[str] = Field(default_factory=list)  # changed paths inside the footprint
     footprint: list[FootprintEntry] = Field(default_factory=list)
+    confidence: Confidence = Confidence.MEDIUM
+    items: list[Evidence] = Field(default_factory=list)  # every fact that produced the verdict
+    caveats: list[str] = Field(default_factory=list)  # e.g. risky changed paths
+    rate: RunRate | None = None
+    history: list[PastOccurrence] = Field(default_factory=list)  # shown as "seen on other PRs"
+    tracking_issue: int | None = None  # filled in by the tracking-issue step
