@@ -32,10 +32,16 @@ async def on_check_run_completed(
     event: sansio.Event, gh: GitHubClient | None, ctx: BotContext
 ) -> None:
     payload = CheckRunEvent.model_validate(event.data)
-    run = payload.check_run
-    if gh is None or run.conclusion not in TRIAGED_CONCLUSIONS:
+    if gh is None:
         return
-    repo = payload.repository.full_name
+    await triage_run(ctx, gh, payload.repository.full_name, payload.check_run)
+
+
+async def triage_run(ctx: BotContext, gh: GitHubClient, repo: str, run: CheckRun) -> None:
+    """Triage one completed check run on every PR whose head it is: the whole recipe, also
+    what `/flaky status` runs again for the head's checks."""
+    if run.conclusion not in TRIAGED_CONCLUSIONS:
+        return
     earlier = await ctx.store.check_attempts_for(repo, run.head_sha, run.name)
     earlier = [a for a in earlier if a.check_run_id != run.id]
     if run.conclusion == "success" and not any(a.conclusion in FAILED_CONCLUSIONS for a in earlier):

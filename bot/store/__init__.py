@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 from bot.store.base import Store
-from bot.store.models import CheckAttempt, Delivery, DeliveryState, StickyComment
+from bot.store.models import (
+    CheckAttempt,
+    Delivery,
+    DeliveryState,
+    Occurrence,
+    RunRecord,
+    StickyComment,
+)
 
 
 async def open_store(database_url: str) -> Store:
@@ -22,4 +29,13 @@ async def open_store(database_url: str) -> Store:
     )
 
 
-__all__ = ["CheckAttempt", "Delivery", "DeliveryState", "StickyComment", "Store", "open_store"]
+__all__ = [
+    "CheckAttempt",
+    "Delivery",
+    "DeliveryState",
+    "Occurrence",
+    "RunRecord",
+    "StickyComment",
+    "Store",
+    "open_store",
+]

@@ -6,7 +6,14 @@ from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Protocol
 
-from bot.store.models import CheckAttempt, Delivery, DeliveryState, StickyComment
+from bot.store.models import (
+    CheckAttempt,
+    Delivery,
+    DeliveryState,
+    Occurrence,
+    RunRecord,
+    StickyComment,
+)
 
 
 class Store(Protocol):
@@ -88,6 +95,24 @@ class Store(Protocol):
 
     async def reruns_for(self, repo: str, head_sha: str, check_name: str) -> list[int]:
         """HTTP statuses of the rerun requests made for this (head SHA, check); 0 = unanswered."""
+
+    # --- history: every completed run and every failed test in it ------------------------
+    async def record_run(self, run: RunRecord, occurrences: Sequence[Occurrence]) -> None:
+        """Keep a completed run and its failed tests; recording the same run again is a no-op."""
+
+    async def occurrences(
+        self, repo: str, test_keys: Sequence[str], since: float
+    ) -> list[Occurrence]:
+        """Failures of these tests (by match key) at or after `since`, newest first."""
+
+    async def runs(self, repo: str, check_name: str, since: float) -> list[RunRecord]:
+        """Completed runs of one check at or after `since`, newest first."""
+
+    async def runs_at(self, repo: str, head_sha: str) -> list[RunRecord]:
+        """Completed runs of every check on one commit, newest first."""
+
+    async def latest_branch_run(self, repo: str, check_name: str, branch: str) -> RunRecord | None:
+        """The newest completed run of a check on a branch outside any PR (e.g. main)."""
 
     # --- sticky comment ------------------------------------------------------------------
     def pr_lock(self, repo: str, pr_number: int) -> AbstractAsyncContextManager[None]:
