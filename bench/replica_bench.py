@@ -59,6 +59,8 @@ async def run(replicas: int, args: argparse.Namespace) -> dict[str, Any]:
                 HOST="127.0.0.1",
                 WORKER_CONCURRENCY=str(args.concurrency),
                 LOG_LEVEL="WARNING",
+                # The simulator has no secondary rate limit: measure the bot, not the pace.
+                WRITE_INTERVAL="0",
             )
             ports = [free_port() for _ in range(replicas)]
             servers = [start_serve({**env, "PORT": str(port)}, ROOT) for port in ports]

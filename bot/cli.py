@@ -33,6 +33,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     demo.add_argument("--scenario", type=Path, help="a scenario file (default: the built-in one)")
     demo.add_argument("--json", action="store_true", help="print a machine-readable record")
+    demo.add_argument(
+        "--serve", action="store_true", help="keep serving the dashboard until interrupted"
+    )
+    demo.add_argument("--port", type=int, default=0, help="the bot's port (default: any free one)")
 
     deliveries = commands.add_parser("deliveries", help="list webhook deliveries and their state")
     deliveries.add_argument("--failed", action="store_true", help="only dead-lettered deliveries")
@@ -54,7 +58,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "demo":
         from bot.demo import run_demo
 
-        return asyncio.run(run_demo(args.scenario, as_json=args.json))
+        try:
+            return asyncio.run(
+                run_demo(args.scenario, as_json=args.json, serve=args.serve, port=args.port)
+            )
+        except KeyboardInterrupt:  # how `demo --serve` is meant to end
+            return 0
     settings = Settings()
     logging.basicConfig(
         level=settings.log_level.upper(),

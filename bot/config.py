@@ -49,6 +49,11 @@ class Settings(BaseSettings):
     log_cap_bytes: int = Field(default=64 * 1024 * 1024, gt=0)
     # Finished (done or dead) deliveries are deleted this long after they finished.
     delivery_retention_days: float = Field(default=DEFAULT_DELIVERY_RETENTION_DAYS, gt=0)
+    # Seconds between content-creating requests (comments, issues) of one installation, as
+    # GitHub asks; tests and benchmarks against the simulator lower it.
+    write_interval: float = Field(default=1.0, ge=0, le=60)
+    # The dashboard is off unless this is set; then every page asks for it.
+    dashboard_token: SecretStr | None = None
 
     @model_validator(mode="after")
     def _webhook_path_is_absolute(self) -> Settings:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import secrets
@@ -44,7 +45,7 @@ async def final_verdicts(store: Store, repo: str, pr_numbers: list[int]) -> dict
 
 @asynccontextmanager
 async def running(
-    scenario: Scenario, workdir: Path, **overrides: Any
+    scenario: Scenario, workdir: Path, *, port: int = 0, **overrides: Any
 ) -> AsyncIterator[tuple[Simulator, Bot]]:
     """The simulator and the real bot, wired to each other over HTTP on 127.0.0.1."""
     secret = secrets.token_hex(20)
@@ -55,11 +56,15 @@ async def running(
             "webhook_secret": secret,
             "github_api_url": sim.url,
             "database_url": f"sqlite:///{workdir / 'demo.sqlite3'}",
+            # The simulator has no secondary rate limit: a short pace keeps demos quick.
+            "write_interval": 0.01,
             **overrides,
         }
-        bot = await Bot.create(Settings(_env_file=None, **values), poll_seconds=0.05)
+        bot = await Bot.create(
+            Settings(_env_file=None, **values), poll_seconds=0.05, open_dashboard=True
+        )
         try:
-            url = await bot.start("127.0.0.1", 0)
+            url = await bot.start("127.0.0.1", port)
             sim.set_webhook_target(url + bot.settings.webhook_path)
             yield sim, bot
         finally:
@@ -78,11 +83,15 @@ async def settle(sim: Simulator, bot: Bot) -> None:
 async def run_scenario(scenario: Scenario, workdir: Path) -> DemoResult:
     """Play the scenario to its end against the real bot and check its `expect` block."""
     async with running(scenario, workdir) as (sim, bot):
-        await sim.play()
-        await settle(sim, bot)
-        verdicts = await final_verdicts(
-            bot.store, scenario.repo.full_name, [pr.number for pr in scenario.pull_requests]
-        )
+        return await _play(scenario, sim, bot)
+
+
+async def _play(scenario: Scenario, sim: Simulator, bot: Bot) -> DemoResult:
+    await sim.play(after_each=lambda: settle(sim, bot))
+    await settle(sim, bot)
+    verdicts = await final_verdicts(
+        bot.store, scenario.repo.full_name, [pr.number for pr in scenario.pull_requests]
+    )
     return DemoResult(sim, verdicts, check_expectations(scenario, sim, verdicts))
 
 
@@ -119,9 +128,15 @@ def _print_timeline(scenario: Scenario, result: DemoResult) -> None:
         for comment in sim.bot_comments(number):
             print(f"\nthe comment by {comment.user} on #{number}, as it stands:\n")
             print(comment.body)
+    for issue in sim.issues_created:
+        print(f"\nissue #{issue.number} opened by {issue.user}, as it stands ({issue.state}):\n")
+        print(f"# {issue.title}\n")
+        print(issue.body)
 
 
-async def run_demo(scenario_path: Path | None, *, as_json: bool = False) -> int:
+async def run_demo(
+    scenario_path: Path | None, *, as_json: bool = False, serve: bool = False, port: int = 0
+) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
         scenario = builtin_scenario() if scenario_path is None else load_scenario(scenario_path)
@@ -129,9 +144,14 @@ async def run_demo(scenario_path: Path | None, *, as_json: bool = False) -> int:
         print(f"flakybot demo: {exc}", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(prefix="flakybot-demo-") as tmp:
-        result = await run_scenario(scenario, Path(tmp))
-    if as_json:
-        print(json.dumps(_record(result), indent=2, sort_keys=True))
-    else:
-        _print_timeline(scenario, result)
+        async with running(scenario, Path(tmp), port=port) as (sim, bot):
+            result = await _play(scenario, sim, bot)
+            if as_json:
+                print(json.dumps({**_record(result), "dashboard": bot.url + "/"}, indent=2))
+            else:
+                _print_timeline(scenario, result)
+                print(f"\ndashboard: {bot.url}/{scenario.repo.full_name}")
+            if serve:
+                print("serving the dashboard until interrupted (Ctrl-C)", flush=True)
+                await asyncio.Event().wait()
     return 1 if result.problems else 0

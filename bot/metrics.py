@@ -46,3 +46,16 @@ class Metrics:
         self.reruns = Counter(
             "flakybot_reruns", "Rerun requests by HTTP status", ["status"], registry=self.registry
         )
+        self.commands = Counter(
+            "flakybot_commands",
+            "`/flaky` commands by name and outcome (done, not-done; refused: not permitted or "
+            "over the hourly limit, name any)",
+            ["command", "outcome"],
+            registry=self.registry,
+        )
+        self.feedback = Counter(
+            "flakybot_feedback",
+            "`/flaky wrong` reports, about one test or the whole PR",
+            ["scope"],
+            registry=self.registry,
+        )

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import aiohttp
 from aiohttp import web
 
+from bot import dashboard
 from bot.config import Settings
 from bot.github.client import GitHubApp
 from bot.handlers import dispatch, wants
@@ -32,7 +33,10 @@ class Bot:
     url: str = field(default="", init=False)
 
     @classmethod
-    async def create(cls, settings: Settings, *, poll_seconds: float = 1.0) -> Bot:
+    async def create(
+        cls, settings: Settings, *, poll_seconds: float = 1.0, open_dashboard: bool = False
+    ) -> Bot:
+        """`open_dashboard`: serve public repositories' pages without DASHBOARD_TOKEN (demo)."""
         missing = settings.missing_for_serve()
         if missing:
             raise ValueError(f"cannot start: set {', '.join(missing)}")
@@ -46,6 +50,7 @@ class Bot:
             app_id=settings.app_id,
             private_key=settings.private_key_pem(),
             metrics=metrics,
+            write_interval=settings.write_interval,
         )
         ctx = BotContext(
             store=store, github=github, metrics=metrics, log_cap_bytes=settings.log_cap_bytes
@@ -71,6 +76,12 @@ class Bot:
             metrics=metrics,
             webhook_secret=settings.secret(),
             webhook_path=settings.webhook_path,
+            dashboard_access=dashboard.Access(
+                token=settings.dashboard_token.get_secret_value()
+                if settings.dashboard_token
+                else None,
+                open_public=open_dashboard,
+            ),
         )
         return cls(settings, store, session, github, metrics, worker, app)
 

@@ -1,4 +1,4 @@
-"""The HTTP face of the bot: the webhook endpoint, health probes and metrics."""
+"""The HTTP face of the bot: the webhook endpoint, health probes, metrics and the dashboard."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from gidgethub import BadRequest, sansio
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from bot import dashboard
 from bot.inbox import Worker
 from bot.metrics import Metrics
 from bot.store import Store
@@ -31,7 +32,13 @@ SECRET_KEY = web.AppKey("webhook_secret", bytes)
 
 
 def create_app(
-    *, store: Store, worker: Worker, metrics: Metrics, webhook_secret: str, webhook_path: str
+    *,
+    store: Store,
+    worker: Worker,
+    metrics: Metrics,
+    webhook_secret: str,
+    webhook_path: str,
+    dashboard_access: dashboard.Access | None = None,
 ) -> web.Application:
     if not webhook_secret:
         raise ValueError("a webhook secret is required: unsigned deliveries are never accepted")
@@ -44,6 +51,7 @@ def create_app(
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/readyz", readyz)
     app.router.add_get("/metrics", metrics_page)
+    dashboard.install(app, store, dashboard_access or dashboard.Access(token=None))
     return app
 
 

@@ -13,7 +13,16 @@ import pytest
 
 from bot.report.comment import COMMANDS, MARKER, MAX_LENGTH, render_comment
 from bot.report.models import CheckReport, CommentInput
-from bot.triage.models import Decision, Failure, Verdict
+from bot.triage.models import (
+    Confidence,
+    Decision,
+    Evidence,
+    EvidenceKind,
+    Failure,
+    PastOccurrence,
+    RunRate,
+    Verdict,
+)
 from bot.triage.verdict import decide
 
 HEAD = "0123456789abcdef0123456789abcdef01234567"
@@ -150,7 +159,7 @@ def test_table_row_links_the_check_and_shows_test_verdict_and_evidence() -> None
     assert (
         "| [unit (3.11)](https://github.com/octo/bus/actions/runs/11/job/22) "
         "| `tests/bus/test_core.py::TestBus::test_publish` | related "
-        "| this PR changes src/bus/core.py, which is in its traceback |"
+        "| this PR changes src/bus/core.py, which is in its traceback |  |"
     ) in text.split("\n")
 
 
@@ -187,7 +196,7 @@ def test_hostile_test_names_and_messages_stay_inert() -> None:
     text = comment(check(decisions, name="build | <b>@everyone</b> #1", url=JOB_URL + ")|x"))
 
     (row,) = [line for line in text.split("\n") if line.startswith("| [")]
-    assert len(re.findall(r"(?<!\\)\|", row)) == 5, "a cell was split"
+    assert len(re.findall(r"(?<!\\)\|", row)) == 6, "a cell was split"
     assert "(https://github.com/octo/bus/actions/runs/11/job/22%29%7Cx)" in row
     visible = outside_code(text)
     assert re.search(r"<(script|img|b)\b", visible) is None
@@ -284,3 +293,87 @@ def test_verdict_words_cover_every_verdict() -> None:
     for verdict in Verdict:
         decision = Decision(failure=failure(), verdict=verdict, evidence="e")
         assert comment(check([decision])).count("| e |") == 1
+
+
+def rich(decision: Decision, **update: object) -> list[Decision]:
+    return [decision.model_copy(update=update)]
+
+
+def test_the_tracking_issue_is_linked_from_the_row_and_the_details() -> None:
+    text = comment(check(rich(FLAKY[0], tracking_issue=12)))
+
+    (row,) = [line for line in text.split("\n") if line.startswith("| [")]
+    assert row.endswith("| #12 |")
+    assert "- **Tracking issue:** #12" in text
+
+
+def test_details_list_every_evidence_item_caveat_rate_and_earlier_runs() -> None:
+    decision = rich(
+        UNRELATED[0],
+        confidence=Confidence.LOW,
+        items=[
+            Evidence(kind=EvidenceKind.NO_OVERLAP, text="no changed path in its footprint"),
+            Evidence(kind=EvidenceKind.RISKY, text="this PR changes uv.lock | deps"),
+        ],
+        caveats=["uv.lock can break any test"],
+        rate=RunRate(failures=3, runs=20, low=0.05, high=0.36, flips=2, flip_commits=2),
+        history=[
+            PastOccurrence(
+                pr_number=5, author="ann", head_sha="a" * 40, check_name="unit",
+                at=1_714_000_000, same_signature=True, passed_on_rerun=True,
+            ),
+            PastOccurrence(
+                pr_number=None, branch="main", head_sha="b" * 40, check_name="unit",
+                at=1_714_500_000, same_signature=False,
+            ),
+        ],
+    )  # fmt: skip
+
+    details = comment(check(decision))
+
+    assert "- **Verdict:** unrelated (confidence: low)" in details
+    assert "  - no changed path in its footprint\n  - this PR changes uv.lock \\| deps" in details
+    assert "- **Caveats:** uv.lock can break any test" in details
+    assert "- **Failure rate:** failed 3 of 20 runs (15 %, 95 % CI 5\u201336 %)" in details
+    assert "flipped between pass and fail 2 times on 2 commits" in details
+    assert (
+        "- **Seen before:** 1 other PR by 1 author, on `main`; 1 of 2 with the same error, "
+        "1 passed on rerun; last 2024-04-30"
+    ) in details
+    # Counts, not references: naming other PRs would link each back to this one.
+    assert "#5" not in details
+
+
+def test_all_checks_pass_when_nothing_failed_and_comment_is_always() -> None:
+    inp = CommentInput(repo="octo/bus", pr_number=7, head_sha=HEAD, checks=[], passing_checks=3)
+
+    assert headline_of(render_comment(inp)) == "**All checks pass (3 checks)**"
+
+
+def test_footer_names_the_problems_in_the_repository_settings_harmlessly() -> None:
+    inp = CommentInput(
+        repo="octo/bus",
+        pr_number=7,
+        head_sha=HEAD,
+        checks=[check(RELATED)],
+        config_problems=["unknown key 'comments'", "max_reruns: ping @admin about #3 | x"],
+    )
+
+    footer = render_comment(inp).split("</details>")[-1]
+
+    assert "Ignored in `.github/flaky.yml`: unknown key 'comments'; max\\_reruns" in footer
+    assert "@admin" not in footer and "#3" not in footer and "\\| x" in footer
+
+
+def test_a_log_line_with_a_mention_and_pipes_renders_harmless() -> None:
+    line = "| pipes | in a table @someone said see #42 and `ticks`"
+    decisions = decide([failure(message=line)], ["docs/index.md"])
+    decisions = rich(decisions[0], items=[Evidence(kind=EvidenceKind.HISTORY, text=line)])
+
+    text = comment(check(decisions))
+
+    (row,) = [row for row in text.split("\n") if row.startswith("| [")]
+    assert len(re.findall(r"(?<!\\)\|", row)) == 6, "a cell was split"
+    visible = outside_code(text)
+    assert "@someone" not in visible and "#42" not in visible
+    assert "@\u200bsomeone" in visible

@@ -10,9 +10,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.triage.footprint import (
+    REASON_CONFIG,
     REASON_DIRECTORY,
+    REASON_GO_PACKAGE,
     REASON_PAIR,
     REASON_TEST_FILE,
+    REASON_TESTDATA,
+    REASON_TESTS_FOLDER,
     REASON_TRACEBACK,
     entry_contains,
     footprint,
@@ -60,6 +64,7 @@ def test_footprint_lists_file_traceback_pair_and_directory_with_reasons() -> Non
         ("src/bus/wire.py", REASON_TRACEBACK),
         ("**/bus/core.py", REASON_PAIR),
         ("tests/bus/", REASON_DIRECTORY),
+        ("tests/testdata/", REASON_TESTDATA),
     ]
 
 
@@ -241,3 +246,85 @@ def test_real_pytorch_failure_footprint() -> None:
     ]
     found = matches(fp, ["torch/distributed/c10d_spawn_gloo.py", "torch/nn/functional.py"])
     assert [path for path, _ in found] == ["torch/distributed/c10d_spawn_gloo.py"]
+
+
+# --- testdata, __tests__, Go packages, config mappings -------------------------------------
+
+
+def reasons_for(test_id: str, changed: str, **kwargs: object) -> list[str]:
+    fp = footprint(Failure(test_id=test_id, name=test_id.rpartition("::")[2], **kwargs))
+    return [entry.reason for _, entry in matches(fp, [changed])]
+
+
+def test_testdata_folders_above_the_test_up_to_the_test_root_are_in_its_footprint() -> None:
+    test_id = "tests/unit/parse/test_doc.py::test_roundtrip"
+
+    assert reasons_for(test_id, "tests/unit/testdata/a.json", framework="pytest") == [
+        REASON_TESTDATA
+    ]
+    assert reasons_for(test_id, "tests/testdata/a.json", framework="pytest") == [REASON_TESTDATA]
+    # Above the test tree, and a sibling's folder: not this test's data.
+    assert reasons_for(test_id, "testdata/a.json", framework="pytest") == []
+    assert reasons_for(test_id, "tests/other/testdata/a.json", framework="pytest") == []
+
+
+def test_a_tests_folder_depends_on_the_folder_it_sits_in() -> None:
+    test_id = "src/cart/__tests__/total.test.ts > total > adds discounts"
+    where = {"framework": "jest", "file": "src/cart/__tests__/total.test.ts"}
+
+    assert reasons_for(test_id, "src/cart/discounts.ts", **where) == [REASON_TESTS_FOLDER]
+    assert reasons_for(test_id, "src/user/profile.ts", **where) == []
+
+
+@pytest.mark.parametrize(
+    "test_id",
+    [
+        "github.com/acme/bus/internal/wire.TestParse/nested_braces",
+        "github.com/acme/bus/internal/wire",
+    ],
+)
+def test_a_go_test_depends_on_its_package_found_from_the_import_path(test_id: str) -> None:
+    name = test_id.rpartition(".")[2] if ".Test" in test_id else test_id
+
+    def reasons(changed: str) -> list[str]:
+        fp = footprint(Failure(test_id=test_id, name=name, framework="go"))
+        return [entry.reason for _, entry in matches(fp, [changed])]
+
+    assert reasons("internal/wire/lexer.go") == [REASON_GO_PACKAGE]
+    assert reasons("internal/store/db.go") == []
+    assert reasons("wire/x.go") == [REASON_GO_PACKAGE]  # a tail of the path, over-matched
+    assert reasons("github.com/x.go") == []  # a host is never a repo directory
+
+
+def test_only_go_tests_get_a_package_from_their_id() -> None:
+    fp = footprint(Failure(test_id="pkg/wire.TestParse", name="TestParse", framework="pytest"))
+
+    assert REASON_GO_PACKAGE not in [entry.reason for entry in fp.entries]
+
+
+def test_config_mappings_add_glob_entries_for_the_tests_they_name() -> None:
+    mappings = {"tests/e2e/**": ["src/web/**", "*.html"], "tests/unit/**": ["**"]}
+    e2e = Failure(test_id="tests/e2e/test_pay.py::test_pay", name="test_pay", framework="pytest")
+
+    fp = footprint(e2e, mappings)
+
+    mapped = [(e.path, e.glob) for e in fp.entries if e.reason.startswith(REASON_CONFIG)]
+    assert mapped == [("src/web/**", True), ("*.html", True)]
+    assert [path for path, _ in matches(fp, ["src/web/views.py", "docs/x.html", "src/a.py"])] == [
+        "src/web/views.py",
+        "docs/x.html",
+    ]
+
+
+def test_a_mapping_to_everything_matches_every_change() -> None:
+    e2e = Failure(test_id="tests/e2e/test_pay.py::test_pay", name="test_pay", framework="pytest")
+
+    fp = footprint(e2e, {"tests/e2e/**": ["**"]})
+
+    assert [path for path, _ in matches(fp, ["README.md", "a/b/c.py"])] == ["README.md", "a/b/c.py"]
+
+
+def test_a_glob_pathspec_refuses_matches_nothing() -> None:
+    entry = FootprintEntry(path="a/b\\", reason=REASON_CONFIG, glob=True)
+
+    assert matches(Footprint(test_id="t", entries=[entry]), ["a/b", "a/b\\"]) == []

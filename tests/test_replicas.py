@@ -71,6 +71,8 @@ async def test_two_replicas_process_every_delivery_once_even_when_one_is_killed(
             CLAIM_LEASE_SECONDS="3",
             WORKER_CONCURRENCY="4",
             LOG_LEVEL="WARNING",
+            # The simulator has no secondary rate limit; GitHub's pace would take minutes.
+            WRITE_INTERVAL="0.01",
         )
         replicas = [start_serve({**base_env, "PORT": str(port)}, tmp_path) for port in ports]
         try:

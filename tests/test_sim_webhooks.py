@@ -19,7 +19,7 @@ from jsonschema import FormatChecker
 from openapi_schema_validator import OAS31Validator
 
 from bot.sim import Simulator, builtin_scenario, load_scenario
-from bot.sim.scenario import CommentEvent, NewComment, Scenario
+from bot.sim.scenario import CheckSpec, CommentEvent, NewComment, Scenario
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 SCHEMAS = CORPUS / "openapi" / "webhooks-schema.api.github.com.json"
@@ -213,3 +213,37 @@ async def test_the_schema_check_rejects_a_payload_without_repository(receiver: R
     del payload["repository"]
     with pytest.raises(ValidationError):
         assert_webhook_fits("check-run-completed", payload)
+
+
+async def test_a_check_outside_any_pull_request_runs_on_its_branch(receiver: Receiver) -> None:
+    scenario = load_scenario(SCENARIOS / "broken-base-commit.yml")
+    base_sha = scenario.pull_requests[0].base_sha
+    async with Simulator(scenario, webhook_secret=SECRET, webhook_url=receiver.url) as sim:
+        await sim.play()
+        async with aiohttp.ClientSession() as http:
+            token = await sim.installation_token()
+            async with http.get(
+                f"{sim.url}/repos/acme/bus/commits/{base_sha}/pulls",
+                headers={"Authorization": f"token {token}"},
+            ) as answer:
+                pulls = await answer.json()
+    on_base, on_pr = receiver.payloads("check_run")
+    for payload in (on_base, on_pr):
+        assert_webhook_fits("check-run-completed", payload)
+    # One check, as GitHub names it, on two commits: main's and the PR's head.
+    assert on_base["check_run"]["name"] == on_pr["check_run"]["name"] == "tests (3.12)"
+    assert on_base["check_run"]["head_sha"] == base_sha
+    assert on_base["check_run"]["pull_requests"] == []
+    assert on_base["check_run"]["check_suite"]["head_branch"] == "main"
+    assert on_pr["check_run"]["pull_requests"][0]["number"] == 36
+    assert pulls == []
+
+
+def test_a_check_runs_on_a_pull_request_or_a_commit_never_both() -> None:
+    base = {"name": "t", "attempts": [{"conclusion": "failure"}]}
+    with pytest.raises(ValueError, match="either on a pull request"):
+        CheckSpec.model_validate(base)
+    with pytest.raises(ValueError, match="either on a pull request"):
+        CheckSpec.model_validate({**base, "pr": 1, "head_sha": "a" * 40})
+    with pytest.raises(ValueError, match="branch is for checks outside"):
+        CheckSpec.model_validate({**base, "pr": 1, "branch": "main"})

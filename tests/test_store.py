@@ -219,7 +219,10 @@ async def test_reserve_rerun_budget_per_head_sha_and_check(store: Store) -> None
     repo, sha = "octo/repo", "a" * 40
 
     async def reserve(job_id: int, check: str = "tests", head: str = sha) -> bool:
-        return await store.reserve_rerun(repo, head, check, job_id, 2, T0)
+        grant = await store.reserve_rerun(
+            repo, 7, head, check, job_id, per_check=2, per_pr_day=10, now=T0
+        )
+        return grant.granted
 
     assert await reserve(1) is True
     assert await reserve(1) is True  # unanswered: the same job may ask again
@@ -234,10 +237,15 @@ async def test_reserve_rerun_budget_per_head_sha_and_check(store: Store) -> None
 
 
 async def test_reserve_rerun_concurrently_never_exceeds_budget(store: Store) -> None:
-    granted = await asyncio.gather(
-        *(store.reserve_rerun("o/r", "c" * 40, "tests", job, 3, T0) for job in range(20))
+    grants = await asyncio.gather(
+        *(
+            store.reserve_rerun(
+                "o/r", 7, "c" * 40, "tests", job, per_check=3, per_pr_day=10, now=T0
+            )
+            for job in range(20)
+        )
     )
-    assert sum(granted) == 3
+    assert sum(grant.granted for grant in grants) == 3
     assert len(await store.reruns_for("o/r", "c" * 40, "tests")) == 3
 
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import base64
+from collections.abc import AsyncIterator
 from typing import Any
+from urllib.parse import quote
 
 from gidgethub import BadRequest
 from gidgethub.abc import GitHubAPI
@@ -146,3 +148,94 @@ async def run_artifacts(gh: GitHubAPI, repo: str, run_id: int) -> list[Artifact]
             )
         )
     return sorted(found, key=lambda a: a.id, reverse=True)
+
+
+async def get_issue(gh: GitHubAPI, repo: str, number: int) -> dict[str, Any] | None:
+    """An issue (or PR) as GitHub shows it; None when it is gone (deleted, transferred)."""
+    try:
+        data = await gh.getitem(f"/repos/{repo}/issues/{number}")
+    except BadRequest as exc:
+        if exc.status_code in (404, 410):
+            return None
+        raise
+    return dict(data)
+
+
+async def labelled_issues(gh: GitHubAPI, repo: str, label: str) -> AsyncIterator[dict[str, Any]]:
+    """Every issue with the label, open or closed, newest first (pull requests left out)."""
+    async for issue in gh.getiter(
+        f"/repos/{repo}/issues?labels={quote(label, safe='')}&state=all&per_page=100"
+    ):
+        if "pull_request" not in issue:
+            yield dict(issue)
+
+
+async def create_issue(
+    gh: GitHubAPI, repo: str, title: str, body: str, labels: list[str]
+) -> dict[str, Any]:
+    data = await gh.post(
+        f"/repos/{repo}/issues", data={"title": title, "body": body, "labels": labels}
+    )
+    return dict(data)
+
+
+async def update_issue(gh: GitHubAPI, repo: str, number: int, **fields: Any) -> None:
+    """Change an issue's title, body or state (`state_reason` too) and nothing else."""
+    await gh.patch(f"/repos/{repo}/issues/{number}", data=fields)
+
+
+async def add_labels(gh: GitHubAPI, repo: str, number: int, labels: list[str]) -> None:
+    await gh.post(f"/repos/{repo}/issues/{number}/labels", data={"labels": labels})
+
+
+async def ensure_label(gh: GitHubAPI, repo: str, name: str, color: str, description: str) -> None:
+    """Create the label when the repository lacks it; an existing one is left as people set it."""
+    try:
+        await gh.getitem(f"/repos/{repo}/labels/{quote(name, safe='')}")
+        return
+    except BadRequest as exc:
+        if exc.status_code != 404:
+            raise
+    try:
+        await gh.post(
+            f"/repos/{repo}/labels",
+            data={"name": name, "color": color, "description": description},
+        )
+    except BadRequest as exc:
+        # Created meanwhile by someone else: what we wanted.
+        if exc.status_code != 422:
+            raise
+
+
+# Who may give `/flaky` commands besides the PR's author. `permission` is the legacy
+# summary (maintain shows as write); `role_name` names the role, custom roles included.
+WRITE_ROLES = frozenset({"admin", "maintain", "write"})
+
+
+async def can_write(gh: GitHubAPI, repo: str, login: str) -> bool:
+    """Whether `login` has write, maintain or admin access to the repository."""
+    try:
+        data = await gh.getitem(f"/repos/{repo}/collaborators/{quote(login, safe='')}/permission")
+    except BadRequest as exc:
+        if exc.status_code == 404:  # not a user GitHub knows
+            return False
+        raise
+    return data.get("role_name") in WRITE_ROLES or data.get("permission") in WRITE_ROLES
+
+
+async def add_reaction(gh: GitHubAPI, repo: str, comment_id: int, content: str) -> None:
+    """React to an issue or PR comment ("eyes", "rocket", "confused", ...); idempotent."""
+    await gh.post(
+        f"/repos/{repo}/issues/comments/{comment_id}/reactions", data={"content": content}
+    )
+
+
+async def check_runs_of(gh: GitHubAPI, repo: str, sha: str) -> list[dict[str, Any]]:
+    """The latest attempt of every check run on a commit."""
+    return [
+        dict(run)
+        async for run in gh.getiter(
+            f"/repos/{repo}/commits/{sha}/check-runs?filter=latest&per_page=100",
+            iterable_key="check_runs",
+        )
+    ]

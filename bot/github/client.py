@@ -6,7 +6,8 @@ import asyncio
 import logging
 import random
 import time
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any
 
@@ -25,11 +26,43 @@ USER_AGENT = "flaky-triage"
 # Refresh an installation token this long before GitHub says it expires.
 TOKEN_REFRESH_MARGIN = 300.0
 ETAG_CACHE_ENTRIES = 500
+# GitHub asks integrations to leave a second between content-creating requests; its secondary
+# rate limit allows 80 a minute.
+WRITE_INTERVAL = 1.0
+WRITE_METHODS = frozenset({"POST", "PATCH", "PUT", "DELETE"})
 
 
 def backoff(attempt: int, base: float = 0.5, cap: float = 30.0) -> float:
     """Exponential backoff with full jitter, for the attempt that just failed (1-based)."""
     return random.uniform(0, min(cap, base * 2 ** (attempt - 1)))
+
+
+class WritePacer:
+    """One installation's writes, one at a time and at least `interval` seconds apart.
+
+    A secondary rate limit answer pushes every later write back by the wait GitHub asked
+    for, so concurrent handlers of one installation back off together. Per process: several
+    replicas each keep their own pace.
+    """
+
+    def __init__(self, interval: float = WRITE_INTERVAL) -> None:
+        self.interval = interval
+        self._lock = asyncio.Lock()
+        self._next = 0.0
+
+    @asynccontextmanager
+    async def turn(self) -> AsyncIterator[None]:
+        async with self._lock:
+            wait = self._next - time.monotonic()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            try:
+                yield
+            finally:
+                self._next = max(self._next, time.monotonic() + self.interval)
+
+    def back_off(self, seconds: float) -> None:
+        self._next = max(self._next, time.monotonic() + seconds)
 
 
 class GitHubClient(gh_aiohttp.GitHubAPI):
@@ -50,6 +83,7 @@ class GitHubClient(gh_aiohttp.GitHubAPI):
         installation_id: int | None = None,
         max_retries: int = 3,
         max_inline_wait: float = 10.0,
+        pacer: WritePacer | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(session, USER_AGENT, base_url=base_url, **kwargs)
@@ -57,6 +91,7 @@ class GitHubClient(gh_aiohttp.GitHubAPI):
         self.installation_id = installation_id
         self.max_retries = max_retries
         self.max_inline_wait = max_inline_wait
+        self.pacer = pacer
 
     async def _request(
         self, method: str, url: str, headers: Mapping[str, str], body: bytes = b""
@@ -65,7 +100,15 @@ class GitHubClient(gh_aiohttp.GitHubAPI):
         while True:
             attempt += 1
             try:
-                status, response_headers, data = await super()._request(method, url, headers, body)
+                if self.pacer is not None and method in WRITE_METHODS:
+                    async with self.pacer.turn():
+                        status, response_headers, data = await super()._request(
+                            method, url, headers, body
+                        )
+                else:
+                    status, response_headers, data = await super()._request(
+                        method, url, headers, body
+                    )
             except (TimeoutError, aiohttp.ClientConnectionError):
                 if method != "GET" or attempt > self.max_retries:
                     raise
@@ -93,6 +136,8 @@ class GitHubClient(gh_aiohttp.GitHubAPI):
             wait = retry_after_from(exception.headers)
             if wait is None:
                 wait = backoff(attempt, base=1.0)
+            if self.pacer is not None and method in WRITE_METHODS:
+                self.pacer.back_off(wait)
             if wait > self.max_inline_wait:
                 return False
             log.info("rate limited on %s %s, waiting %.1fs", method, url, wait)
@@ -112,6 +157,7 @@ class GitHubApp:
         app_id: int,
         private_key: str,
         metrics: Metrics,
+        write_interval: float = WRITE_INTERVAL,
     ) -> None:
         self.session = session
         self.api_url = api_url.rstrip("/")
@@ -123,6 +169,8 @@ class GitHubApp:
         # ETags are tied to the token that fetched them: one cache per installation.
         self._caches: dict[int, cachetools.LRUCache[Any, Any]] = {}
         self._bot_login: str | None = None
+        self.write_interval = write_interval
+        self._pacers: dict[int, WritePacer] = {}
 
     def app_client(self) -> GitHubClient:
         """A client that authenticates as the App itself (a JWT), for /app endpoints."""
@@ -163,6 +211,7 @@ class GitHubApp:
             installation_id=installation_id,
             oauth_token=await self.token(installation_id),
             cache=cache,
+            pacer=self._pacers.setdefault(installation_id, WritePacer(self.write_interval)),
         )
 
     async def bot_login(self) -> str:

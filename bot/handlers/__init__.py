@@ -8,7 +8,7 @@ import logging
 
 from gidgethub import routing, sansio
 
-from bot.handlers import checks, installs
+from bot.handlers import checks, commands, installs, repos
 from bot.handlers.context import BotContext
 from bot.inbox import HandlerFailures
 from bot.store import Delivery
@@ -17,7 +17,9 @@ log = logging.getLogger(__name__)
 
 FEATURE_ROUTERS: dict[str, routing.Router] = {
     "checks": checks.router,
+    "commands": commands.router,
     "installs": installs.router,
+    "repos": repos.router,
 }
 router = routing.Router(*FEATURE_ROUTERS.values())
 

@@ -5,26 +5,40 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Sequence
+from datetime import datetime
 
 from gidgethub import routing, sansio
 
-from bot.config import REPO_CONFIG_PATH, CommentMode, LoadedRepoConfig, parse_repo_config
+from bot.config import (
+    REPO_CONFIG_PATH,
+    CommentMode,
+    LoadedRepoConfig,
+    RepoConfig,
+    parse_repo_config,
+)
 from bot.events import CheckRun, CheckRunEvent
 from bot.github import api
 from bot.github.client import GitHubClient
 from bot.handlers.context import BotContext
 from bot.handlers.job_evidence import read_job
-from bot.handlers.sticky import update_sticky_comment
+from bot.handlers.reruns import rerun_if_allowed
+from bot.handlers.sticky import note_passing_head, update_sticky_comment
+from bot.handlers.tracking import track_failures
 from bot.store import CheckAttempt
+from bot.store.models import Occurrence, RunRecord
 from bot.triage.attempts import FAILED_CONCLUSIONS, EarlierAttempt, rerun_evidence
-from bot.triage.models import Decision, Extraction, Verdict
-from bot.triage.verdict import decide_extraction
+from bot.triage.failures import match_key
+from bot.triage.history import ThisRun, contexts_for
+from bot.triage.models import Decision, Extraction, Failure, TestContext, Verdict
+from bot.triage.signature import is_generic
+from bot.triage.verdict import Rules, decide_extraction
 
 log = logging.getLogger(__name__)
 router = routing.Router()
 
-RERUNNABLE = frozenset({Verdict.UNRELATED, Verdict.INFRA})
 TRIAGED_CONCLUSIONS = FAILED_CONCLUSIONS | {"success"}
+DAY = 86_400.0
 
 
 @router.register("check_run", action="completed")
@@ -42,14 +56,22 @@ async def triage_run(ctx: BotContext, gh: GitHubClient, repo: str, run: CheckRun
     what `/flaky status` runs again for the head's checks."""
     if run.conclusion not in TRIAGED_CONCLUSIONS:
         return
-    earlier = await ctx.store.check_attempts_for(repo, run.head_sha, run.name)
-    earlier = [a for a in earlier if a.check_run_id != run.id]
+    async with asyncio.TaskGroup() as tg:
+        earlier_task = tg.create_task(ctx.store.check_attempts_for(repo, run.head_sha, run.name))
+        commit_runs_task = tg.create_task(ctx.store.runs_at(repo, run.head_sha))
+    earlier = [a for a in earlier_task.result() if a.check_run_id != run.id]
+    # Every run counts in the history, a pass too: the denominator of failure rates.
+    record = run_record(repo, run, commit_runs_task.result())
     if run.conclusion == "success" and not any(a.conclusion in FAILED_CONCLUSIONS for a in earlier):
-        return  # a pass we have nothing to say about
+        await ctx.store.record_run(record, [])
+        await note_passing_head(ctx, gh, repo, run)
+        return  # a pass with no failure to describe
     pr_numbers = [pr.number for pr in run.pull_requests] or await api.pulls_for_commit(
         gh, repo, run.head_sha
     )
     if not pr_numbers:
+        # A push to a branch: its failures are the base-branch results and history of PRs.
+        await _record_outside_pr(ctx, gh, repo, run, record)
         return
 
     # Gather: the repo's settings, the job's evidence (once), each PR and its changes.
@@ -60,7 +82,7 @@ async def triage_run(ctx: BotContext, gh: GitHubClient, repo: str, run: CheckRun
     config, extraction = config_task.result(), job_task.result()
     for task in pull_tasks:
         pull, changed = task.result()
-        await decide_and_act(ctx, gh, repo, run, earlier, config, extraction, pull, changed)
+        await decide_and_act(ctx, gh, repo, run, earlier, config, extraction, pull, changed, record)
 
 
 async def decide_and_act(
@@ -73,6 +95,7 @@ async def decide_and_act(
     extraction: Extraction,
     pull: api.PullRequest,
     changed: api.ChangedFiles,
+    record: RunRecord,
 ) -> None:
     # Decide.
     previous = [
@@ -97,19 +120,36 @@ async def decide_and_act(
         # shows the job can pass, not what failed.
         failed_before = next(a for a in previous if a.attempt == evidence.failed_attempt)
         testless = [d for d in failed_before.decisions if d.failure is None]
+    contexts = await _test_contexts(ctx, repo, record, pull, extraction.failures, config.config)
     decisions = testless or decide_extraction(
         extraction,
         changed.paths,
         changed_complete=changed.complete(pull.changed_files),
         passed_on_rerun=evidence.passed_on_rerun,
         reproduced_on_rerun=evidence.reproduced_on_rerun,
+        contexts=contexts,
+        rules=Rules(
+            footprints=config.config.footprints,
+            risky_paths=config.config.risky_paths,
+            history_days=config.config.history_days,
+        ),
     )
     for decision in decisions:
         ctx.metrics.verdicts.labels(str(decision.verdict)).inc()
 
+    # Record the run before acting, so tallies read from the store include it. A commit heading
+    # two PRs is recorded with the first PR's verdicts: recording a run again is a no-op.
+    on_pr = record.model_copy(update={"pr_number": pull.number, "author": pull.author})
+    failed_now = extraction if run.conclusion in FAILED_CONCLUSIONS else Extraction()
+    await ctx.store.record_run(
+        on_pr, occurrences_of(on_pr, failed_now, decisions, config.config.generic_messages)
+    )
+
     # Act.
-    if run.conclusion in FAILED_CONCLUSIONS and _may_rerun(run, pull, decisions, config):
-        rerun_note = await _rerun(ctx, gh, repo, run, attempt, config)
+    if run.conclusion in FAILED_CONCLUSIONS:
+        rerun_note = await rerun_if_allowed(
+            ctx, gh, repo, run, pull, decisions, config.config, attempt
+        )
     await ctx.store.record_check_attempt(
         CheckAttempt(
             repo=repo,
@@ -125,6 +165,7 @@ async def decide_and_act(
             recorded_at=time.time(),
         )
     )
+    await track_failures(ctx, gh, repo, pull.author, decisions, run.conclusion or "", config.config)
     if config.config.comment is not CommentMode.NEVER:
         await update_sticky_comment(ctx, gh, repo, pull, config)
 
@@ -157,36 +198,121 @@ async def _pull_and_changes(
     return pull, changed
 
 
-def _may_rerun(
-    run: CheckRun, pull: api.PullRequest, decisions: list[Decision], config: LoadedRepoConfig
-) -> bool:
-    return (
-        config.config.rerun
-        and run.actions_job_id is not None
-        and pull.state == "open"
-        and pull.head_sha == run.head_sha  # never rerun a commit that is no longer the head
-        and bool(decisions)
-        and all(d.verdict in RERUNNABLE for d in decisions)
+# --- history: every run recorded, and what the store knows about each failed test ----------
+
+
+def run_record(repo: str, run: CheckRun, commit_runs: Sequence[RunRecord]) -> RunRecord:
+    """The run as history keeps it, outside any PR until one is known. Its attempt counts
+    the runs of the same check on the same commit recorded before it."""
+    recorded = next((r for r in commit_runs if r.check_run_id == run.id), None)
+    before = [r for r in commit_runs if r.check_name == run.name and r.check_run_id != run.id]
+    pr_numbers = [pr.number for pr in run.pull_requests]
+    return RunRecord(
+        repo=repo,
+        check_run_id=run.id,
+        check_name=run.name,
+        head_sha=run.head_sha,
+        branch=run.check_suite.head_branch if run.check_suite else None,
+        pr_number=pr_numbers[0] if pr_numbers else None,
+        attempt=recorded.attempt if recorded else max((r.attempt for r in before), default=0) + 1,
+        conclusion=run.conclusion or "",
+        completed_at=_epoch(run.completed_at),
+        html_url=run.html_url or "",
     )
 
 
-async def _rerun(
+def occurrences_of(
+    record: RunRecord,
+    extraction: Extraction,
+    decisions: Sequence[Decision],
+    generic_messages: Sequence[str],
+) -> list[Occurrence]:
+    """The failed tests of a run, each with the verdict it got (UNKNOWN without a PR: there
+    is no change to judge it against)."""
+    verdicts = {d.failure.test_id: d.verdict for d in decisions if d.failure is not None}
+    return [
+        Occurrence(
+            repo=record.repo,
+            check_run_id=record.check_run_id,
+            check_name=record.check_name,
+            test_key=match_key(failure.test_id),
+            test_id=failure.test_id,
+            signature=failure.signature,
+            generic=is_generic(failure.message, generic_messages),
+            location=failure.location,
+            message=failure.message,
+            head_sha=record.head_sha,
+            branch=record.branch,
+            pr_number=record.pr_number,
+            author=record.author,
+            attempt=record.attempt,
+            at=record.completed_at,
+            verdict=str(verdicts.get(failure.test_id, Verdict.UNKNOWN)),
+            html_url=record.html_url,
+        )
+        for failure in extraction.failures
+    ]
+
+
+async def _record_outside_pr(
+    ctx: BotContext, gh: GitHubClient, repo: str, run: CheckRun, record: RunRecord
+) -> None:
+    if run.conclusion not in FAILED_CONCLUSIONS:
+        # A pass after a failed attempt whose PR is gone (closed, or the head moved on).
+        await ctx.store.record_run(record, [])
+        return
+    config = (await _repo_config(gh, repo)).config
+    extraction = await read_job(ctx, gh, repo, run, config)
+    await ctx.store.record_run(
+        record, occurrences_of(record, extraction, [], config.generic_messages)
+    )
+
+
+async def _test_contexts(
     ctx: BotContext,
-    gh: GitHubClient,
     repo: str,
-    run: CheckRun,
-    attempt: int,
-    config: LoadedRepoConfig,
-) -> str | None:
-    job_id = run.actions_job_id
-    assert job_id is not None
-    budget = config.config.max_reruns
-    if not await ctx.store.reserve_rerun(repo, run.head_sha, run.name, job_id, budget, time.time()):
-        return f"not rerun: the limit of {budget} rerun(s) per commit and check is reached"
-    status, message = await api.rerun_job(gh, repo, job_id)
-    await ctx.store.finish_rerun(repo, job_id, status)
-    ctx.metrics.reruns.labels(str(status)).inc()
-    if status == 201:
-        log.info("rerun of %s job %d requested (attempt %d)", repo, job_id, attempt + 1)
-        return f"rerun requested (attempt {attempt + 1})"
-    return f"GitHub refused the rerun ({status}): {message}"
+    record: RunRecord,
+    pull: api.PullRequest,
+    failures: Sequence[Failure],
+    config: RepoConfig,
+) -> dict[str, TestContext]:
+    """History, base-branch result, rate and disputes of each failed test, from the store."""
+    if not failures:
+        return {}
+    since = record.completed_at - config.history_days * DAY
+    keys = [match_key(failure.test_id) for failure in failures]
+    async with asyncio.TaskGroup() as tg:
+        occurrences = tg.create_task(ctx.store.occurrences(repo, keys, since))
+        runs = tg.create_task(ctx.store.runs(repo, record.check_name, since))
+        latest = tg.create_task(ctx.store.latest_branch_run(repo, record.check_name, pull.base_ref))
+        disputes = tg.create_task(ctx.store.feedback_for_pr(repo, pull.number))
+    this = ThisRun(
+        check_run_id=record.check_run_id,
+        check_name=record.check_name,
+        head_sha=record.head_sha,
+        attempt=record.attempt,
+        failed=record.conclusion in FAILED_CONCLUSIONS,
+        pr_number=pull.number,
+        author=pull.author,
+        base_sha=pull.base_sha,
+        base_branch=pull.base_ref,
+    )
+    return contexts_for(
+        failures,
+        this,
+        occurrences=occurrences.result(),
+        runs=runs.result(),
+        latest_base_run=latest.result(),
+        disputes=disputes.result(),
+        generic_messages=config.generic_messages,
+    )
+
+
+def _epoch(timestamp: str | None) -> float:
+    """An ISO 8601 time from a payload as epoch seconds; now when it is missing or unreadable."""
+    if timestamp:
+        try:
+            return datetime.fromisoformat(timestamp).timestamp()
+        except ValueError:
+            log.warning("unreadable completed_at %r: using the current time", timestamp)
+    return time.time()

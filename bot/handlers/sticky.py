@@ -4,24 +4,33 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from collections.abc import Mapping
 
 from gidgethub import BadRequest
 
-from bot.config import LoadedRepoConfig
+from bot.config import REPO_CONFIG_PATH, CommentMode, LoadedRepoConfig, parse_repo_config
+from bot.events import CheckRun
 from bot.github import api
 from bot.github.client import GitHubClient
 from bot.handlers.context import BotContext
 from bot.report.comment import MARKER, render_comment
 from bot.report.models import CheckReport, CommentInput
 from bot.store import CheckAttempt, StickyComment
+from bot.triage.failures import match_key
+from bot.triage.models import Decision
 
 log = logging.getLogger(__name__)
 
 
 def comment_input(
-    repo: str, pr_number: int, head_sha: str, attempts: list[CheckAttempt]
+    repo: str,
+    pr_number: int,
+    head_sha: str,
+    attempts: list[CheckAttempt],
+    tracking: Mapping[str, int] | None = None,
 ) -> CommentInput:
-    """The latest attempt of every check, current head first, older heads as outdated."""
+    """The latest attempt of every check, current head first, older heads as outdated;
+    each failure linked to its tracking issue (`tracking`: match key -> issue number)."""
     latest: dict[tuple[str, str], CheckAttempt] = {}
     for attempt in sorted(attempts, key=lambda a: (a.attempt, a.recorded_at)):
         latest[(attempt.head_sha, attempt.check_name)] = attempt
@@ -34,7 +43,7 @@ def comment_input(
             head_sha=sha,
             attempt=attempt.attempt,
             conclusion=attempt.conclusion,
-            decisions=attempt.decisions,
+            decisions=[_linked(d, tracking or {}) for d in attempt.decisions],
             rerun_note=attempt.rerun_note,
         )
         (current if sha == head_sha else outdated).append(report)
@@ -43,16 +52,39 @@ def comment_input(
     )
 
 
+def _linked(decision: Decision, tracking: Mapping[str, int]) -> Decision:
+    if decision.failure is None:
+        return decision
+    number = tracking.get(match_key(decision.failure.test_id))
+    return decision.model_copy(update={"tracking_issue": number}) if number else decision
+
+
+def config_problems(config: LoadedRepoConfig) -> list[str]:
+    return config.errors + [f"unknown key {key!r}" for key in config.unknown_keys]
+
+
 async def update_sticky_comment(
     ctx: BotContext,
     gh: GitHubClient,
     repo: str,
     pull: api.PullRequest,
     config: LoadedRepoConfig,
+    *,
+    passing_checks: int = 0,
 ) -> None:
+    """Write the PR's comment from every recorded attempt, unless its text is unchanged.
+
+    `passing_checks`: with nothing failed, how many checks passed (`comment: always`)."""
+    if config.config.comment is CommentMode.NEVER:
+        return
     async with ctx.store.pr_lock(repo, pull.number):
         attempts = await ctx.store.check_attempts_for_pr(repo, pull.number)
-        body = render_comment(comment_input(repo, pull.number, pull.head_sha, attempts))
+        keys = [match_key(d.failure.test_id) for a in attempts for d in a.decisions if d.failure]
+        tracking = await ctx.store.tracking_numbers(repo, keys)
+        inp = comment_input(repo, pull.number, pull.head_sha, attempts, tracking)
+        inp.passing_checks = passing_checks
+        inp.config_problems = config_problems(config)
+        body = render_comment(inp)
         body_sha = hashlib.sha256(body.encode()).hexdigest()
         known = await ctx.store.get_sticky_comment(repo, pull.number)
         if known is not None and known.body_sha == body_sha:
@@ -88,3 +120,33 @@ async def _edit(gh: GitHubClient, repo: str, comment_id: int, body: str) -> bool
             return False
         raise
     return True
+
+
+# Conclusions that leave nothing to triage.
+PASSING_CONCLUSIONS = frozenset({"success", "neutral", "skipped"})
+
+
+async def note_passing_head(ctx: BotContext, gh: GitHubClient, repo: str, run: CheckRun) -> None:
+    """`comment: always`: once every check of a PR's head has passed, the comment says so.
+
+    Called for a pass with no failed attempt behind it; it costs the repository's settings
+    (an ETag-cached read) and, with `always`, the list of the head's check runs.
+    """
+    pr_numbers = [pr.number for pr in run.pull_requests] or await api.pulls_for_commit(
+        gh, repo, run.head_sha
+    )
+    if not pr_numbers:
+        return
+    config = parse_repo_config(await api.get_file(gh, repo, REPO_CONFIG_PATH))
+    if config.config.comment is not CommentMode.ALWAYS:
+        return
+    runs = await api.check_runs_of(gh, repo, run.head_sha)
+    if any(
+        r.get("status") != "completed" or r.get("conclusion") not in PASSING_CONCLUSIONS
+        for r in runs
+    ):
+        return  # still running, or failed: that check's own event speaks
+    for number in pr_numbers:
+        pull = await api.get_pull(gh, repo, number)
+        if pull.head_sha == run.head_sha:
+            await update_sticky_comment(ctx, gh, repo, pull, config, passing_checks=len(runs))

@@ -2,15 +2,17 @@
 
 Layout: hidden marker, a headline with the outcome and counts, one table row
 per failure (most serious verdict first), one collapsed section of details per
-failure, one collapsed section for earlier commits, a footer with the
-commands and the commit described. The text is a pure function of the input,
-so the bot can skip the edit when nothing changed.
+failure, one collapsed section for earlier commits, a footer with the commands,
+the commit described and any problem with the repository's settings. The text
+is a pure function of the input, so the bot can skip the edit when nothing
+changed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from urllib.parse import quote
 
 from bot.report.markdown import (
@@ -23,14 +25,16 @@ from bot.report.markdown import (
 )
 from bot.report.models import CheckReport, CommentInput
 from bot.triage.footprint import entry_contains
-from bot.triage.models import Decision, FootprintEntry, Verdict
+from bot.triage.models import Decision, FootprintEntry, PastOccurrence, Verdict
+from bot.triage.stats import describe_flips, describe_rate
 from bot.triage.verdict import NO_TEST_IDENTIFIED, summarise
 
 MARKER = "<!-- flaky-triage:sticky-comment -->"
 MAX_LENGTH = 65_536  # GitHub refuses longer comment bodies
-COMMANDS = ("/flaky rerun", "/flaky status", "/flaky help")
+COMMANDS = ("/flaky rerun", "/flaky status", "/flaky help", "/flaky wrong", "/flaky track")
 
 FLAKY_PHRASE = "likely flaky, unrelated to this PR"
+RERUN_REQUESTED = "rerun requested"  # how the note of a rerun GitHub accepted begins
 RELATED_PHRASE = "related to this PR"
 
 VERDICT_WORDS: dict[Verdict, str] = {
@@ -52,6 +56,8 @@ _MESSAGE_CHARS = 3000
 _MESSAGE_LINES = 30
 _FOOTPRINT_LISTED = 12
 _NOTE_RESERVE = 400  # room kept for the "left out" note while fitting the cap
+_ITEMS_LISTED = 8
+_PROBLEMS_LISTED = 5
 # Everything else is percent-encoded: it could end the link or the table cell.
 _URL_SAFE = ":/?#&=%+,;@$*'"
 
@@ -65,8 +71,8 @@ class _Item:
 def render_comment(inp: CommentInput) -> str:
     """The full comment body, at most MAX_LENGTH characters."""
     items = _sorted_items(inp.checks)
-    head = f"{MARKER}\n{headline(inp.checks)}\n"
-    footer = _footer(inp.head_sha)
+    head = f"{MARKER}\n{headline(inp.checks, inp.passing_checks)}\n"
+    footer = _footer(inp.head_sha, inp.config_problems)
     rows = [_row(item) for item in items]
     details = [_details(item) for item in items if item.decision.failure is not None]
     outdated = [_outdated_row(item) for item in _items(inp.outdated)]
@@ -93,9 +99,11 @@ def render_comment(inp: CommentInput) -> str:
     return "".join(parts)
 
 
-def headline(checks: Sequence[CheckReport]) -> str:
+def headline(checks: Sequence[CheckReport], passing_checks: int = 0) -> str:
     """The outcome in words, with counts, in bold."""
     if not checks:
+        if passing_checks:
+            return f"**All checks pass ({_count(passing_checks, 'check')})**"
         return "**No failed checks on this commit**"
     items = _items(checks)
     tests = [item for item in items if item.decision.failure is not None]
@@ -165,7 +173,9 @@ def _rerun_state(check: CheckReport) -> str | None:
         return None
     if check.attempt > 1:
         return "failed again on rerun"
-    return "rerun pending" if check.rerun_note else None
+    # Only a rerun GitHub accepted is pending; other notes say why there is none.
+    requested = (check.rerun_note or "").startswith(RERUN_REQUESTED)
+    return "rerun pending" if requested else None
 
 
 def _items(checks: Iterable[CheckReport]) -> list[_Item]:
@@ -195,7 +205,9 @@ def _sorted_items(checks: Iterable[CheckReport]) -> list[_Item]:
     )
 
 
-_TABLE_HEADER = "| Check | Test | Verdict | Evidence |\n| --- | --- | --- | --- |\n"
+_TABLE_HEADER = (
+    "| Check | Test | Verdict | Evidence | Tracking |\n| --- | --- | --- | --- | --- |\n"
+)
 _OUTDATED_OPEN = (
     "<details>\n<summary>Outdated (earlier commits)</summary>\n\n"
     "| Commit | Check | Test | Verdict |\n| --- | --- | --- | --- |\n"
@@ -207,8 +219,13 @@ def _row(item: _Item) -> str:
     return (
         f"| {_check_link(item.check)} | {_test_cell(item.decision)} "
         f"| {VERDICT_WORDS[item.decision.verdict]} "
-        f"| {escape_inline(shorten(item.decision.evidence, _EVIDENCE_LIMIT))} |\n"
+        f"| {escape_inline(shorten(item.decision.evidence, _EVIDENCE_LIMIT))} "
+        f"| {_issue_link(item.decision)} |\n"
     )
+
+
+def _issue_link(decision: Decision) -> str:
+    return f"#{decision.tracking_issue}" if decision.tracking_issue is not None else ""
 
 
 def _outdated_row(item: _Item) -> str:
@@ -230,7 +247,22 @@ def _details(item: _Item) -> str:
     )
     lines = [
         f"- **Test:** {code_span(shorten(failure.test_id, _TEST_LIMIT))}",
-        f"- **Evidence:** {escape_inline(shorten(decision.evidence, _EVIDENCE_LIMIT))}",
+        f"- **Verdict:** {VERDICT_WORDS[decision.verdict]} "
+        f"(confidence: {decision.confidence.value})",
+        _evidence(decision),
+    ]
+    if decision.caveats:
+        caveats = "; ".join(escape_inline(shorten(c, _EVIDENCE_LIMIT)) for c in decision.caveats)
+        lines.append(f"- **Caveats:** {caveats}")
+    if decision.rate is not None:
+        rate = describe_rate(decision.rate)
+        flips = describe_flips(decision.rate)
+        lines.append(f"- **Failure rate:** {rate}" + (f"; {flips}" if flips else ""))
+    if decision.history:
+        lines.append(f"- **Seen before:** {_history(decision.history)}")
+    if decision.tracking_issue is not None:
+        lines.append(f"- **Tracking issue:** #{decision.tracking_issue}")
+    lines += [
         f"- **Changed paths in its footprint:** {_changed_paths(decision)}",
         f"- **Footprint:** {_footprint(decision.footprint)}",
     ]
@@ -250,6 +282,40 @@ def _details(item: _Item) -> str:
         + excerpt
         + "\n</details>\n"
     )
+
+
+def _evidence(decision: Decision) -> str:
+    items = [item.text for item in decision.items] or [decision.evidence]
+    if len(items) == 1:
+        return f"- **Evidence:** {escape_inline(shorten(items[0], _EVIDENCE_LIMIT))}"
+    listed = [f"  - {escape_inline(shorten(text, _EVIDENCE_LIMIT))}" for text in items]
+    more = len(listed) - _ITEMS_LISTED
+    listed = listed[:_ITEMS_LISTED] + ([f"  - and {more:,} more"] if more > 0 else [])
+    return "- **Evidence:**\n" + "\n".join(listed)
+
+
+def _history(history: Sequence[PastOccurrence]) -> str:
+    """Counts and dates, not references: naming other PRs here would link every one of them
+    back to this one. The tracking issue lists them."""
+    prs = {(o.pr_number, o.author) for o in history if o.pr_number is not None}
+    authors = {author for _, author in prs if author}
+    branches = sorted({o.branch for o in history if o.pr_number is None and o.branch})
+    parts = []
+    if prs:
+        parts.append(
+            f"{_count(len({n for n, _ in prs}), 'other PR')}"
+            + (f" by {_count(len(authors), 'author')}" if authors else "")
+        )
+    parts += [f"on {code_span(branch)}" for branch in branches]
+    if not parts:
+        parts.append(_count(len(history), "earlier run"))
+    same = sum(1 for o in history if o.same_signature)
+    rerun_passed = sum(1 for o in history if o.passed_on_rerun)
+    last = max(o.at for o in history)
+    text = f"{', '.join(parts)}; {same:,} of {len(history):,} with the same error"
+    if rerun_passed:
+        text += f", {rerun_passed:,} passed on rerun"
+    return text + f"; last {datetime.fromtimestamp(last, UTC).strftime('%Y-%m-%d')}"
 
 
 def _changed_paths(decision: Decision) -> str:
@@ -317,10 +383,16 @@ def _test_id(decision: Decision) -> str:
     return decision.failure.test_id if decision.failure is not None else ""
 
 
-def _footer(head_sha: str) -> str:
+def _footer(head_sha: str, config_problems: Sequence[str] = ()) -> str:
     commands = ", ".join(code_span(command) for command in COMMANDS)
     sha = escape_inline(head_sha[:_SHORT_SHA])
-    return f"\n<sub>Commands: {commands}. This comment describes {sha}.</sub>\n"
+    problems = ""
+    if config_problems:
+        named = [escape_inline(shorten(p, _EVIDENCE_LIMIT)) for p in config_problems]
+        more = len(named) - _PROBLEMS_LISTED
+        listed = "; ".join(named[:_PROBLEMS_LISTED]) + (f"; and {more:,} more" if more > 0 else "")
+        problems = f"\n<sub>Ignored in `.github/flaky.yml`: {listed}.</sub>\n"
+    return f"{problems}\n<sub>Commands: {commands}. This comment describes {sha}.</sub>\n"
 
 
 def _fit(pieces: Sequence[str], wrapper: str, budget: int) -> tuple[list[str], int]:

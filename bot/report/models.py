@@ -1,10 +1,10 @@
-"""What the sticky PR comment is rendered from."""
+"""What the sticky PR comment and the tracking issues are rendered from."""
 
 from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from bot.triage.models import Decision
+from bot.triage.models import Decision, RunRate
 
 
 class CheckReport(BaseModel):
@@ -25,3 +25,49 @@ class CommentInput(BaseModel):
     head_sha: str
     checks: list[CheckReport]  # results for the current head
     outdated: list[CheckReport] = Field(default_factory=list)  # results for older heads
+    passing_checks: int = 0  # checks that passed on the head (`comment: always` shows them)
+    # Unknown keys and invalid values in the repository's flaky.yml, named in the footer.
+    config_problems: list[str] = Field(default_factory=list)
+
+
+class RunHint(BaseModel):
+    """What a tracking issue needs to say how to run its test alone."""
+
+    framework: str
+    file: str | None = None
+    name: str
+    test_id: str
+
+
+class IssueOccurrence(BaseModel):
+    """One failure of a tracked test, as the tracking issue lists it."""
+
+    at: float
+    test_id: str
+    signature: str
+    location: str | None = None
+    pr_number: int | None = None  # None: a run outside any pull request
+    branch: str | None = None
+    head_sha: str
+    check_name: str
+    html_url: str = ""
+    attempt: int = 1
+    rerun: str | None = None  # "passed on rerun", "failed again on rerun"; None: not rerun
+
+
+class CheckRate(BaseModel):
+    check_name: str
+    rate: RunRate
+
+
+class IssueInput(BaseModel):
+    """What a tracking issue's bot-owned section is rendered from."""
+
+    key: str  # the tracking key, kept in the hidden block
+    tests: list[str]  # one test id, or a cluster's members
+    signature: str = ""  # a cluster's shared signature
+    occurrences: list[IssueOccurrence] = Field(default_factory=list)
+    rates: list[CheckRate] = Field(default_factory=list)  # per check it failed in
+    hint: RunHint | None = None
+    window_days: int = 30  # how far back the occurrences go
+    previous_issue: int | None = None  # the closed issue this one continues

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from bot.sim.scenario import Scenario
+from bot.sim.scenario import IssueExpectation, Scenario
 
 if TYPE_CHECKING:
     from bot.sim.server import Simulator
@@ -32,6 +33,8 @@ def check_expectations(
         for text in wanted.not_contains:
             if any(text in body for body in bodies):
                 problems.append(f"PR #{wanted.pr}: a bot comment contains {text!r}")
+    for issue in expect.issues:
+        problems.extend(_issue_problems(issue, sim))
     if expect.reruns is not None and len(sim.reruns) != expect.reruns:
         problems.append(f"expected {expect.reruns} rerun request(s), found {len(sim.reruns)}")
     created = len(sim.issues_created)
@@ -44,3 +47,68 @@ def check_expectations(
         elif actual != verdict:
             problems.append(f"{test_id}: expected verdict {verdict!r}, the bot said {actual!r}")
     return problems
+
+
+def _issue_problems(wanted: IssueExpectation, sim: Simulator) -> list[str]:
+    titled = [
+        issue
+        for issue in sim.issues
+        if issue.title == wanted.title and wanted.number in (None, issue.number)
+    ]
+    if len(titled) != 1:
+        which = f"#{wanted.number} " if wanted.number is not None else ""
+        return [f"expected one issue {which}titled {wanted.title!r}, found {len(titled)}"]
+    (issue,) = titled
+    name = f"issue #{issue.number} ({wanted.title!r})"
+    problems = [
+        f"{name}: its body lacks {text!r}" for text in wanted.contains if text not in issue.body
+    ]
+    problems += [
+        f"{name}: its body has {text!r}" for text in wanted.not_contains if text in issue.body
+    ]
+    if wanted.state is not None and issue.state != wanted.state:
+        problems.append(f"{name}: expected {wanted.state}, found {issue.state}")
+    comments = len(sim.bot_comments(issue.number))
+    if wanted.comments is not None and comments != wanted.comments:
+        problems.append(f"{name}: expected {wanted.comments} bot comment(s), found {comments}")
+    return problems
+
+
+CLEARED = frozenset({"flaky", "unrelated"})  # the verdicts that tell an author to move on
+
+
+@dataclass
+class Accuracy:
+    """How well the bot's "flaky"/"unrelated" verdicts agree with scenario labels.
+
+    A positive is a verdict in CLEARED. Precision: of the failures the bot cleared, how many
+    the labels clear too (a miss here is the error users do not forgive). Recall: of the
+    failures the labels clear, how many the bot cleared.
+    """
+
+    labelled: int = 0
+    true_positives: int = 0
+    false_positives: int = 0
+    false_negatives: int = 0
+    misjudged: list[str] = field(default_factory=list)
+
+    def add(self, scenario: str, labels: Mapping[str, str], verdicts: Mapping[str, str]) -> None:
+        for test_id, label in labels.items():
+            verdict = verdicts.get(test_id, "none")
+            self.labelled += 1
+            cleared, should = verdict in CLEARED, label in CLEARED
+            self.true_positives += cleared and should
+            self.false_positives += cleared and not should
+            self.false_negatives += should and not cleared
+            if verdict != label:
+                self.misjudged.append(f"{scenario}: {test_id}: labelled {label}, said {verdict}")
+
+    @property
+    def precision(self) -> float | None:
+        said = self.true_positives + self.false_positives
+        return self.true_positives / said if said else None
+
+    @property
+    def recall(self) -> float | None:
+        should = self.true_positives + self.false_negatives
+        return self.true_positives / should if should else None

@@ -15,6 +15,7 @@ from multidict import MultiDict
 from bot.sim import blobs
 from bot.sim.shapes import Shapes, iso
 from bot.sim.state import RERUNNABLE, CheckRun, Issue, Reaction, RerunRequest, World, now
+from bot.sim.webhooks import issue_comment_created
 
 if TYPE_CHECKING:
     from bot.sim.server import Simulator
@@ -224,12 +225,17 @@ class Routes:
         ref = request.match_info["ref"]
         pulls = self.world.pulls.values()
         shas = {pr.spec.head_sha for pr in pulls if ref in {pr.spec.head_sha, pr.spec.head_ref}}
+        shas |= {
+            check.head_sha
+            for check in self.world.scenario.checks
+            if check.head_sha is not None and ref in {check.head_sha, check.branch}
+        }
         runs = [run for run in self.world.runs.values() if run.head_sha in shas]
         if request.query.get("filter", "latest") == "latest":
-            latest: dict[str, CheckRun] = {run.check.name: run for run in runs}
+            latest: dict[str, CheckRun] = {run.check.shown_name: run for run in runs}
             runs = list(latest.values())
         if "check_name" in request.query:
-            runs = [run for run in runs if run.check.name == request.query["check_name"]]
+            runs = [run for run in runs if run.check.shown_name == request.query["check_name"]]
         if "status" in request.query:
             runs = [run for run in runs if run.status == request.query["status"]]
         page, link = page_of(request, [self.shapes.check_run(run) for run in runs])
@@ -430,6 +436,8 @@ class Routes:
         if not isinstance(body, dict) or not isinstance(body.get("body"), str):
             return unprocessable('Invalid request.\n\n"body" wasn\'t supplied.')
         comment = self.world.add_comment(number, self.world.bot_login, body["body"])
+        # GitHub tells the App about its own comments too; the bot must ignore them.
+        self.sim.schedule_webhook("issue_comment", issue_comment_created(self.shapes, comment))
         return web.json_response(self.shapes.comment(comment), status=201)
 
     async def get_comment(self, request: web.Request) -> web.Response:

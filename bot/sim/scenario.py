@@ -65,6 +65,17 @@ class PullRequestSpec(_Strict):
     fork: bool = False
     state: Literal["open", "closed"] = "open"
     files: list[ChangedFile] = Field(default_factory=list)
+    # That many more modified files, `generated/NNNNN.txt`: PRs past GitHub's listing limit.
+    generated_files: int = Field(default=0, ge=0, le=100_000)
+
+    @model_validator(mode="after")
+    def _generate_files(self) -> PullRequestSpec:
+        self.files.extend(
+            ChangedFile(filename=f"generated/{index:05d}.txt")
+            for index in range(self.generated_files)
+        )
+        self.generated_files = 0  # expanded once, even if the model is validated again
+        return self
 
     @field_validator("files", mode="before")
     @classmethod
@@ -145,7 +156,13 @@ class Attempt(_Strict):
 
 class CheckSpec(_Strict):
     name: str
-    pr: int
+    # On a PR's head, or outside any PR: a run on `branch` (default: the default branch) at
+    # `head_sha`, e.g. a push to main or the PR's base commit.
+    pr: int | None = None
+    head_sha: str | None = None
+    branch: str | None = None
+    # The name GitHub shows, when two scenario checks are one check on different commits.
+    check_name: str | None = None
     app: str = ACTIONS_SLUG
     attempts: list[Attempt] = Field(min_length=1)
     rerun_status: int | None = Field(default=None, ge=400, le=599)
@@ -153,6 +170,18 @@ class CheckSpec(_Strict):
     @property
     def is_actions(self) -> bool:
         return self.app == ACTIONS_SLUG
+
+    @property
+    def shown_name(self) -> str:
+        return self.check_name or self.name
+
+    @model_validator(mode="after")
+    def _on_a_pr_or_a_commit(self) -> CheckSpec:
+        if (self.pr is None) == (self.head_sha is None):
+            raise ValueError("a check runs either on a pull request (pr) or on a head_sha")
+        if self.pr is not None and self.branch is not None:
+            raise ValueError("branch is for checks outside a pull request (head_sha)")
+        return self
 
     @model_validator(mode="after")
     def _artifacts_need_actions(self) -> CheckSpec:
@@ -168,6 +197,8 @@ class IssueSpec(_Strict):
     state: Literal["open", "closed"] = "open"
     labels: list[str] = Field(default_factory=list)
     user: str
+    locked: bool = False
+    closed_days_ago: float = Field(default=0, ge=0)  # for a closed issue: when it was closed
 
 
 class CommentSpec(_Strict):
@@ -240,8 +271,21 @@ class CommentExpectation(_Strict):
     not_contains: list[str] = Field(default_factory=list)
 
 
+class IssueExpectation(_Strict):
+    """An issue with this title (exactly one, unless `number` picks it); its state, text and
+    the bot's comments on it."""
+
+    title: str
+    number: int | None = None
+    state: Literal["open", "closed"] | None = None
+    contains: list[str] = Field(default_factory=list)
+    not_contains: list[str] = Field(default_factory=list)
+    comments: int | None = Field(default=None, ge=0)  # the bot's comments on it
+
+
 class Expect(_Strict):
     comments: list[CommentExpectation] = Field(default_factory=list)
+    issues: list[IssueExpectation] = Field(default_factory=list)
     reruns: int | None = Field(default=None, ge=0)
     issues_created: int | None = Field(default=None, ge=0)
     verdicts: dict[str, str] = Field(default_factory=dict)
@@ -274,8 +318,10 @@ class Scenario(_Strict):
         if len(set(names)) != len(names):
             raise ValueError("check names must be unique (events refer to checks by name)")
         for check in self.checks:
-            if check.pr not in prs:
+            if check.pr is not None and check.pr not in prs:
                 raise ValueError(f"check {check.name!r} refers to unknown pull request {check.pr}")
+            if check.head_sha is not None and check.branch is None:
+                check.branch = self.repo.default_branch
         for comment in self.comments:
             if comment.issue not in prs | issues:
                 raise ValueError(f"comment refers to unknown issue or pull request {comment.issue}")

@@ -8,6 +8,7 @@ import json
 import time
 import uuid
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from types import TracebackType
 from typing import Any
 
@@ -201,8 +202,10 @@ class Simulator:
         self.world.complete_run(run)
         return await self.send_webhook("check_run", check_run_completed(self.shapes, run))
 
-    async def play(self) -> None:
-        """Send the scenario's events in order, each after the previous one was answered."""
+    async def play(self, after_each: Callable[[], Awaitable[None]] | None = None) -> None:
+        """Send the scenario's events in order, each after the previous one was answered;
+        `after_each`, when given, is awaited after each (e.g. until the bot has handled it,
+        so a later event meets the history an earlier one left)."""
         for event in self.scenario.planned_events():
             if isinstance(event, CheckEvent):
                 await self.complete_check(self.world.queue_run(event.check))
@@ -211,6 +214,8 @@ class Simulator:
                 comment = self.world.add_comment(new.pr, new.user, new.body)
                 payload = issue_comment_created(self.shapes, comment)
                 await self.send_webhook("issue_comment", payload)
+            if after_each is not None:
+                await after_each()
 
     def schedule_completion(self, run: CheckRun) -> None:
         """Complete a rerun shortly, on its own, as GitHub Actions would."""
@@ -388,6 +393,22 @@ class Simulator:
             not_modified.headers["X-RateLimit-Used"] = str(self.rate_limited_calls)
             return not_modified
         return response
+
+    # Webhooks GitHub sends because of what the bot did (its own comments)
+
+    def schedule_webhook(self, event: str, payload: dict[str, Any]) -> None:
+        """Send a webhook on its own, right after the request that caused it was answered
+        (when there is a target: a simulator serving only the API sends none)."""
+        if self.webhook_url is None:
+            return
+
+        async def soon() -> None:
+            await asyncio.sleep(0)
+            await self.send_webhook(event, payload)
+
+        task = asyncio.get_running_loop().create_task(soon())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
 
 def _route_template(request: web.Request) -> str:

@@ -331,7 +331,7 @@ class Shapes:
             "user": self.user(issue.user),
             "labels": [self.label(self.world.labels[name]) for name in issue.labels],
             "state": issue.state,
-            "locked": False,
+            "locked": issue.locked,
             "assignee": None,
             "assignees": [],
             "milestone": None,
@@ -340,7 +340,7 @@ class Shapes:
             "updated_at": iso(issue.updated_at),
             "closed_at": iso(issue.closed_at) if issue.closed_at else None,
             "author_association": self.world.association(issue.user),
-            "active_lock_reason": None,
+            "active_lock_reason": "resolved" if issue.locked else None,
             "body": issue.body or None,
             "reactions": self.reactions_rollup(url, []),
             "timeline_url": f"{url}/timeline",
@@ -393,16 +393,16 @@ class Shapes:
         return f"{self.repo_html}/actions/runs/{run.run_id}/job/{run.id}"
 
     def check_suite_brief(self, run: CheckRun) -> Json:
-        pr = self.world.pulls[run.check.pr]
+        pr = self.world.pulls[run.check.pr] if run.check.pr is not None else None
         return {
             "id": run.suite_id,
             "node_id": node_id("CheckSuite", run.suite_id),
-            "head_branch": None if pr.spec.fork else pr.spec.head_ref,
+            "head_branch": self.world.check_branch(run.check),
             "head_sha": run.head_sha,
             "status": run.status,
             "conclusion": run.conclusion,
             "url": f"{self.repo_api}/check-suites/{run.suite_id}",
-            "before": pr.spec.base_sha,
+            "before": pr.spec.base_sha if pr is not None else None,
             "after": run.head_sha,
             "pull_requests": self.check_pulls(run),
             "app": self.app(run.check.app),
@@ -411,7 +411,10 @@ class Shapes:
         }
 
     def check_pulls(self, run: CheckRun) -> list[Json]:
-        """The minimal PR list GitHub attaches to check runs: empty for fork pull requests."""
+        """The minimal PR list GitHub attaches to check runs: empty for fork pull requests
+        and for runs outside any pull request."""
+        if run.check.pr is None:
+            return []
         pr = self.world.pulls[run.check.pr]
         if pr.spec.fork:
             return []
@@ -442,7 +445,7 @@ class Shapes:
         html = self._job_html(run) if run.check.is_actions else f"{self.repo_html}/runs/{run.id}"
         return {
             "id": run.id,
-            "name": run.check.name,
+            "name": run.check.shown_name,
             "node_id": node_id("CheckRun", run.id),
             "head_sha": run.head_sha,
             "external_id": str(run.id) if run.check.is_actions else "",
@@ -454,7 +457,7 @@ class Shapes:
             "started_at": iso(run.started_at),
             "completed_at": iso(run.completed_at) if run.completed_at else None,
             "output": {
-                "title": None if run.conclusion == "success" else f"{run.check.name} failed",
+                "title": None if run.conclusion == "success" else f"{run.check.shown_name} failed",
                 "summary": None,
                 "text": None,
                 "annotations_count": len(run.attempt.annotations),
@@ -481,13 +484,12 @@ class Shapes:
         }
 
     def job(self, run: CheckRun) -> Json:
-        pr = self.world.pulls[run.check.pr]
         steps_done = run.completed_at is not None
         return {
             "id": run.id,
             "run_id": run.run_id,
             "workflow_name": "CI",
-            "head_branch": pr.spec.head_ref,
+            "head_branch": self._run_branch(run),
             "run_url": f"{self.repo_api}/actions/runs/{run.run_id}",
             "run_attempt": run.run_attempt,
             "node_id": node_id("CheckRun", run.id),
@@ -499,7 +501,7 @@ class Shapes:
             "created_at": iso(run.started_at),
             "started_at": iso(run.started_at),
             "completed_at": iso(run.completed_at) if run.completed_at else None,
-            "name": run.check.name,
+            "name": run.check.shown_name,
             "steps": [
                 {
                     "name": "Run pytest",
@@ -522,8 +524,8 @@ class Shapes:
 
     def artifact(self, artifact: Artifact) -> Json:
         run = artifact.run
-        pr = self.world.pulls[run.check.pr]
-        head_owner = pr.spec.author if pr.spec.fork else self.world.repo.owner
+        pr = self.world.pulls[run.check.pr] if run.check.pr is not None else None
+        head_owner = pr.spec.author if pr is not None and pr.spec.fork else self.world.repo.owner
         url = f"{self.repo_api}/actions/artifacts/{artifact.id}"
         return {
             "id": artifact.id,
@@ -541,10 +543,16 @@ class Shapes:
                 "id": run.run_id,
                 "repository_id": self.world.repo_id(self.world.repo.owner),
                 "head_repository_id": self.world.repo_id(head_owner),
-                "head_branch": pr.spec.head_ref,
+                "head_branch": self._run_branch(run),
                 "head_sha": run.head_sha,
             },
         }
+
+    def _run_branch(self, run: CheckRun) -> str:
+        """The head branch a job or workflow run names (a fork's own branch, for fork PRs)."""
+        if run.check.pr is None:
+            return run.check.branch or self.world.repo.default_branch
+        return self.world.pulls[run.check.pr].spec.head_ref
 
     def content_file(self, path: str, text: str, ref: str) -> Json:
         sha = git_sha(f"blob {len(text.encode())}\0{text}")

@@ -40,6 +40,7 @@ class Issue:
     closed_at: datetime | None = None
     state_reason: str | None = None
     is_pull_request: bool = False
+    locked: bool = False
 
 
 @dataclass
@@ -172,10 +173,15 @@ class World:
                 state=issue.state,
                 user=issue.user,
                 labels=[self.ensure_label(name).name for name in issue.labels],
-                created_at=self.epoch,
-                updated_at=self.epoch,
-                closed_at=self.epoch if issue.state == "closed" else None,
+                created_at=self.epoch - timedelta(days=issue.closed_days_ago),
+                updated_at=self.epoch - timedelta(days=issue.closed_days_ago),
+                closed_at=(
+                    self.epoch - timedelta(days=issue.closed_days_ago)
+                    if issue.state == "closed"
+                    else None
+                ),
                 state_reason="completed" if issue.state == "closed" else None,
+                locked=issue.locked,
             )
         for comment in self.scenario.comments:
             self.add_comment(comment.issue, comment.user, comment.body)
@@ -250,7 +256,24 @@ class World:
         refs = {self.repo.default_branch}
         for pr in self.pulls.values():
             refs |= {pr.spec.head_ref, pr.base_ref, pr.spec.head_sha, pr.spec.base_sha}
+        for check in self.scenario.checks:
+            if check.head_sha is not None and check.branch is not None:
+                refs |= {check.head_sha, check.branch}
         return refs
+
+    def check_head_sha(self, check: CheckSpec) -> str:
+        """The commit a check runs on: its PR's head, or its own head_sha outside a PR."""
+        if check.pr is not None:
+            return self.pulls[check.pr].spec.head_sha
+        assert check.head_sha is not None  # the scenario's validation makes it so
+        return check.head_sha
+
+    def check_branch(self, check: CheckSpec) -> str | None:
+        """The branch a check runs on (None: a fork's, which GitHub does not name)."""
+        if check.pr is None:
+            return check.branch
+        pr = self.pulls[check.pr]
+        return None if pr.spec.fork else pr.spec.head_ref
 
     def find_label(self, name: str) -> Label | None:
         return next((lb for lb in self.labels.values() if lb.name.lower() == name.lower()), None)
@@ -302,7 +325,7 @@ class World:
             run_id=run_id,
             run_attempt=previous + 1,
             suite_id=suite_id,
-            head_sha=self.pulls[check.pr].spec.head_sha,
+            head_sha=self.check_head_sha(check),
             started_at=now(),
         )
         self.runs[run.id] = run
@@ -333,3 +356,9 @@ class World:
         """An Actions job by id (= its check run id); None for unknown ids and other CI apps."""
         run = self.runs.get(job_id)
         return run if run is not None and run.check.is_actions else None
+
+    def push(self, pr_number: int, head_sha: str) -> None:
+        """A new commit on the PR's branch: its head moves; earlier runs keep their commit."""
+        pull = self.pulls[pr_number]
+        pull.spec = pull.spec.model_copy(update={"head_sha": head_sha})
+        self.issues[pr_number].updated_at = now()

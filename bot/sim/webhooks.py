@@ -50,7 +50,9 @@ def _envelope(shapes: Shapes, action: str, sender: str) -> dict[str, Any]:
 
 
 def check_run_completed(shapes: Shapes, run: CheckRun) -> Json:
-    envelope = _envelope(shapes, "completed", shapes.world.pulls[run.check.pr].spec.author)
+    pr = run.check.pr
+    sender = shapes.world.pulls[pr].spec.author if pr is not None else shapes.world.repo.owner
+    envelope = _envelope(shapes, "completed", sender)
     if run.check.is_actions:
         envelope["sender"] = shapes.user("github-actions[bot]")
     check_run = shapes.check_run(run)

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Protocol
 
+from bot.store.command_models import CommandClaim, RerunGrant
 from bot.store.models import (
     CheckAttempt,
     Delivery,
@@ -13,6 +14,7 @@ from bot.store.models import (
     Occurrence,
     RunRecord,
     StickyComment,
+    TrackingIssue,
 )
 
 
@@ -83,13 +85,19 @@ class Store(Protocol):
     ) -> list[CheckAttempt]: ...
 
     async def reserve_rerun(
-        self, repo: str, head_sha: str, check_name: str, job_id: int, budget: int, now: float
-    ) -> bool:
-        """Take one rerun from the (head SHA, check) budget for this job, once.
-
-        True when this job may be rerun now: a new reservation within the budget, or an
-        earlier reservation for the same job whose request never got an answer.
-        """
+        self,
+        repo: str,
+        pr_number: int,
+        head_sha: str,
+        check_name: str,
+        job_id: int,
+        *,
+        per_check: int,
+        per_pr_day: int,
+        now: float,
+    ) -> RerunGrant:
+        """Take one rerun for this job, once, from two budgets: `per_check` per (head SHA,
+        check) and `per_pr_day` for the PR over the 24 hours before `now`."""
 
     async def finish_rerun(self, repo: str, job_id: int, status: int) -> None: ...
 
@@ -128,3 +136,63 @@ class Store(Protocol):
     ) -> None: ...
 
     async def installations(self) -> list[tuple[int, str, bool]]: ...
+
+    # --- tracking issues -----------------------------------------------------------------
+    def tracking_lock(self, repo: str) -> AbstractAsyncContextManager[None]:
+        """Serialise finding and creating tracking issues in one repository (across replicas,
+        where supported), so a test never gets two issues and the hourly cap holds."""
+
+    async def tracking_issue(self, repo: str, key: str) -> TrackingIssue | None: ...
+
+    async def tracking_issue_numbered(self, repo: str, issue_number: int) -> TrackingIssue | None:
+        """The record that points at this GitHub issue, if any."""
+
+    async def save_tracking_issue(self, issue: TrackingIssue) -> None:
+        """Insert or replace the record of `issue.key`; its tests' match keys link to it."""
+
+    async def tracking_numbers(self, repo: str, test_keys: Sequence[str]) -> dict[str, int]:
+        """The tracking issue number of each of these tests (by match key) that has one."""
+
+    async def tracking_created_since(self, repo: str, since: float) -> int:
+        """How many tracking issues the bot created in this repository at or after `since`."""
+
+    # --- `/flaky` commands -----------------------------------------------------------------
+    async def claim_command(
+        self,
+        repo: str,
+        pr_number: int,
+        comment_id: int,
+        delivery_id: str,
+        login: str,
+        *,
+        per_hour: int,
+        now: float,
+    ) -> CommandClaim:
+        """Take a command comment for one delivery: ACT on it, or LIMITED when `login` had
+        already given `per_hour` command comments on this PR in the hour before `now`. The
+        same delivery (a retry) gets the same answer until it finishes; any other delivery
+        of the comment, and any after it finished, gets HANDLED."""
+
+    async def finish_command(self, repo: str, comment_id: int) -> None: ...
+
+    async def add_feedback(
+        self, repo: str, pr_number: int, test_key: str, login: str, now: float
+    ) -> bool:
+        """Record that `login` disputes the verdict on a test (match key, "*": the whole PR);
+        False when they already had."""
+
+    async def feedback_for_pr(self, repo: str, pr_number: int) -> dict[str, list[str]]:
+        """Test key (or "*") -> the logins that said `/flaky wrong` about it, sorted."""
+
+    # --- dashboard -------------------------------------------------------------------------
+    async def set_repository(self, repo: str, private: bool, now: float) -> None:
+        """Remember whether a repository is private (the latest webhook wins)."""
+
+    async def repositories(self) -> list[tuple[str, bool]]:
+        """Every repository the bot has heard of, with whether it is private, by name."""
+
+    async def repo_history(
+        self, repo: str, since: float
+    ) -> tuple[list[RunRecord], list[Occurrence]]:
+        """Every run recorded for a repository at or after `since`, and every failed test in
+        them, newest first."""

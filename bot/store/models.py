@@ -6,7 +6,9 @@ from enum import StrEnum
 
 from pydantic import BaseModel, Field
 
+from bot.report.models import RunHint
 from bot.triage.models import Decision
+from bot.triage.tracking import CLUSTER_PREFIX
 
 
 class DeliveryState(StrEnum):
@@ -88,3 +90,22 @@ class Occurrence(BaseModel):
     at: float
     verdict: str  # the Verdict given at the time
     html_url: str = ""
+
+
+class TrackingIssue(BaseModel):
+    """The GitHub issue that tracks one flaky test, or one failure shared by many tests."""
+
+    repo: str
+    key: str  # the test's match key, or "cluster:<hash of the signature>"
+    issue_number: int
+    title: str  # the title the bot last gave it
+    tests: list[str]  # test ids: one for a test, the members of a cluster
+    signature: str = ""  # a cluster's shared signature
+    checks: list[str] = Field(default_factory=list)  # checks it failed in
+    hint: RunHint | None = None
+    created_at: float  # when the issue was opened: the hourly cap counts the recent ones
+    body_sha: str = ""  # hash of the bot's section last written, to skip identical edits
+
+    @property
+    def is_cluster(self) -> bool:
+        return self.key.startswith(CLUSTER_PREFIX)

@@ -18,10 +18,42 @@ from typing import Any
 
 import asyncpg
 
+from bot.store.command_models import (
+    DAY_SECONDS,
+    HOUR_SECONDS,
+    CommandClaim,
+    RerunGrant,
+    RerunLimit,
+)
 from bot.store.group_commit import GroupCommit, NewDelivery
+from bot.store.history_rows import (
+    OCCURRENCE_COLUMNS,
+    OCCURRENCE_FIELDS,
+    RUN_COLUMNS,
+    RUN_FIELDS,
+    occurrence_from_row,
+    occurrence_values,
+    run_from_row,
+    run_values,
+)
 from bot.store.lifecycle import DeliveryLifecycle
 from bot.store.migrations import migration_files
-from bot.store.models import CheckAttempt, Delivery, DeliveryState, StickyComment
+from bot.store.models import (
+    CheckAttempt,
+    Delivery,
+    DeliveryState,
+    Occurrence,
+    RunRecord,
+    StickyComment,
+    TrackingIssue,
+)
+from bot.store.tracking_rows import (
+    TRACKING_COLUMNS,
+    TRACKING_FIELDS,
+    member_keys,
+    tracking_from_row,
+    tracking_values,
+)
 from bot.triage.models import Decision
 
 _DELIVERY_COLUMNS = (
@@ -74,6 +106,10 @@ def _attempt(row: asyncpg.Record) -> CheckAttempt:
     )
 
 
+def _params(fields: Sequence[str]) -> str:
+    return ", ".join(f"${n}" for n in range(1, len(fields) + 1))
+
+
 def _rows_touched(status: str) -> int:
     """asyncpg's command tag, e.g. `UPDATE 3` or `INSERT 0 1`: the last number is the count."""
     return int(status.rsplit(" ", 1)[-1])
@@ -84,6 +120,7 @@ class PostgresStore(DeliveryLifecycle):
         self._pool = pool
         self._lock_pool = lock_pool
         self._pr_locks: dict[tuple[str, int], asyncio.Lock] = {}
+        self._tracking_locks: dict[str, asyncio.Lock] = {}
         self._group_commit = GroupCommit(self._insert_deliveries, MAX_INGEST_BATCH)
 
     @classmethod
@@ -298,31 +335,54 @@ class PostgresStore(DeliveryLifecycle):
         return [_attempt(r) for r in rows]
 
     async def reserve_rerun(
-        self, repo: str, head_sha: str, check_name: str, job_id: int, budget: int, now: float
-    ) -> bool:
+        self,
+        repo: str,
+        pr_number: int,
+        head_sha: str,
+        check_name: str,
+        job_id: int,
+        *,
+        per_check: int,
+        per_pr_day: int,
+        now: float,
+    ) -> RerunGrant:
         # Under READ COMMITTED two replicas could both count budget-1 reruns and both insert;
-        # a transaction lock on this (head SHA, check) makes the count and insert one step.
+        # transaction locks on the PR and on the (head SHA, check), always taken in that
+        # order, make the counts and the insert one step.
         async with self._pool.acquire() as conn, conn.transaction():
+            for key in (["rerun-pr", repo, pr_number], ["rerun", repo, head_sha, check_name]):
+                await conn.execute(f"SELECT pg_advisory_xact_lock({_LOCK_KEY})", json.dumps(key))
             await conn.execute(
-                f"SELECT pg_advisory_xact_lock({_LOCK_KEY})",
-                json.dumps(["rerun", repo, head_sha, check_name]),
-            )
-            await conn.execute(
-                "INSERT INTO reruns (repo, head_sha, check_name, job_id, status, requested_at) "
-                "SELECT $1, $2, $3, $4, 0, $5 WHERE (SELECT count(*) FROM reruns WHERE "
-                "repo = $1 AND head_sha = $2 AND check_name = $3) < $6 "
-                "ON CONFLICT (repo, job_id) DO NOTHING",
+                "INSERT INTO reruns (repo, pr_number, head_sha, check_name, job_id, status, "
+                "requested_at) SELECT $1, $2, $3, $4, $5, 0, $6 WHERE (SELECT count(*) FROM "
+                "reruns WHERE repo = $1 AND head_sha = $3 AND check_name = $4) < $7 AND "
+                "(SELECT count(*) FROM reruns WHERE repo = $1 AND pr_number = $2 AND "
+                "requested_at > $8) < $9 ON CONFLICT (repo, job_id) DO NOTHING",
                 repo,
+                pr_number,
                 head_sha,
                 check_name,
                 job_id,
                 now,
-                budget,
+                per_check,
+                now - DAY_SECONDS,
+                per_pr_day,
             )
             status: int | None = await conn.fetchval(
                 "SELECT status FROM reruns WHERE repo = $1 AND job_id = $2", repo, job_id
             )
-        return status == 0
+            if status is not None:
+                return RerunGrant(granted=status == 0, status=status)
+            spent: int = await conn.fetchval(
+                "SELECT count(*) FROM reruns WHERE repo = $1 AND head_sha = $2 AND check_name = $3",
+                repo,
+                head_sha,
+                check_name,
+            )
+        return RerunGrant(
+            granted=False,
+            limit=RerunLimit.PER_CHECK if spent >= per_check else RerunLimit.PER_PR_DAY,
+        )
 
     async def finish_rerun(self, repo: str, job_id: int, status: int) -> None:
         await self._pool.execute(
@@ -396,3 +456,247 @@ class PostgresStore(DeliveryLifecycle):
     async def installations(self) -> list[tuple[int, str, bool]]:
         rows = await self._pool.fetch("SELECT id, account, active FROM installations ORDER BY id")
         return [(int(r["id"]), str(r["account"]), bool(r["active"])) for r in rows]
+
+    # --- history ---------------------------------------------------------------------------
+    async def record_run(self, run: RunRecord, occurrences: Sequence[Occurrence]) -> None:
+        # One transaction: a run is never kept without its failed tests, so a retried
+        # delivery that finds the run recorded has nothing left to add.
+        async with self._pool.acquire() as conn, conn.transaction():
+            inserted = await conn.fetchval(
+                f"INSERT INTO runs ({RUN_COLUMNS}) VALUES ({_params(RUN_FIELDS)}) "
+                "ON CONFLICT (repo, check_run_id) DO NOTHING RETURNING check_run_id",
+                *run_values(run),
+            )
+            if inserted is not None and occurrences:
+                await conn.executemany(
+                    f"INSERT INTO occurrences ({OCCURRENCE_COLUMNS}) "
+                    f"VALUES ({_params(OCCURRENCE_FIELDS)}) "
+                    "ON CONFLICT (repo, check_run_id, test_key) DO NOTHING",
+                    [occurrence_values(o) for o in occurrences],
+                )
+
+    async def occurrences(
+        self, repo: str, test_keys: Sequence[str], since: float
+    ) -> list[Occurrence]:
+        if not test_keys:
+            return []
+        rows = await self._pool.fetch(
+            f"SELECT {OCCURRENCE_COLUMNS} FROM occurrences WHERE repo = $1 AND at >= $2 "
+            "AND test_key = ANY($3::text[]) ORDER BY at DESC, check_run_id DESC, test_key",
+            repo,
+            since,
+            list(dict.fromkeys(test_keys)),
+        )
+        return [occurrence_from_row(tuple(r)) for r in rows]
+
+    async def runs(self, repo: str, check_name: str, since: float) -> list[RunRecord]:
+        rows = await self._pool.fetch(
+            f"SELECT {RUN_COLUMNS} FROM runs WHERE repo = $1 AND check_name = $2 "
+            "AND completed_at >= $3 ORDER BY completed_at DESC, check_run_id DESC",
+            repo,
+            check_name,
+            since,
+        )
+        return [run_from_row(tuple(r)) for r in rows]
+
+    async def runs_at(self, repo: str, head_sha: str) -> list[RunRecord]:
+        rows = await self._pool.fetch(
+            f"SELECT {RUN_COLUMNS} FROM runs WHERE repo = $1 AND head_sha = $2 "
+            "ORDER BY completed_at DESC, check_run_id DESC",
+            repo,
+            head_sha,
+        )
+        return [run_from_row(tuple(r)) for r in rows]
+
+    async def latest_branch_run(self, repo: str, check_name: str, branch: str) -> RunRecord | None:
+        row = await self._pool.fetchrow(
+            f"SELECT {RUN_COLUMNS} FROM runs WHERE repo = $1 AND check_name = $2 "
+            "AND branch = $3 AND pr_number IS NULL "
+            "ORDER BY completed_at DESC, check_run_id DESC LIMIT 1",
+            repo,
+            check_name,
+            branch,
+        )
+        return run_from_row(tuple(row)) if row is not None else None
+
+    # --- tracking issues -----------------------------------------------------------------
+    @asynccontextmanager
+    async def tracking_lock(self, repo: str) -> AsyncIterator[None]:
+        # As pr_lock: tasks of this process queue on the asyncio lock, replicas on the
+        # session advisory lock.
+        key = json.dumps(["tracking", repo])
+        async with (
+            self._tracking_locks.setdefault(repo, asyncio.Lock()),
+            self._lock_pool.acquire() as conn,
+        ):
+            await conn.execute(f"SELECT pg_advisory_lock({_LOCK_KEY})", key)
+            try:
+                yield
+            finally:
+                await conn.execute(f"SELECT pg_advisory_unlock({_LOCK_KEY})", key)
+
+    async def tracking_issue(self, repo: str, key: str) -> TrackingIssue | None:
+        row = await self._pool.fetchrow(
+            f"SELECT {TRACKING_COLUMNS} FROM tracking_issues WHERE repo = $1 AND key = $2",
+            repo,
+            key,
+        )
+        return tracking_from_row(tuple(row)) if row is not None else None
+
+    async def tracking_issue_numbered(self, repo: str, issue_number: int) -> TrackingIssue | None:
+        row = await self._pool.fetchrow(
+            f"SELECT {TRACKING_COLUMNS} FROM tracking_issues WHERE repo = $1 "
+            "AND issue_number = $2 ORDER BY created_at DESC LIMIT 1",
+            repo,
+            issue_number,
+        )
+        return tracking_from_row(tuple(row)) if row is not None else None
+
+    async def save_tracking_issue(self, issue: TrackingIssue) -> None:
+        marks = ", ".join(
+            f"${n}::jsonb" if field in ("tests", "checks", "hint") else f"${n}"
+            for n, field in enumerate(TRACKING_FIELDS, start=1)
+        )
+        updates = ", ".join(f"{f} = excluded.{f}" for f in TRACKING_FIELDS[2:])
+        async with self._pool.acquire() as conn, conn.transaction():
+            await conn.execute(
+                f"INSERT INTO tracking_issues ({TRACKING_COLUMNS}) VALUES ({marks}) "
+                f"ON CONFLICT (repo, key) DO UPDATE SET {updates}",
+                *tracking_values(issue),
+            )
+            await conn.execute(
+                "DELETE FROM tracking_members WHERE repo = $1 AND key = $2", issue.repo, issue.key
+            )
+            await conn.executemany(
+                "INSERT INTO tracking_members (repo, test_key, key) VALUES ($1, $2, $3) "
+                "ON CONFLICT (repo, test_key) DO UPDATE SET key = excluded.key",
+                [(issue.repo, test_key, issue.key) for test_key in member_keys(issue)],
+            )
+
+    async def tracking_numbers(self, repo: str, test_keys: Sequence[str]) -> dict[str, int]:
+        if not test_keys:
+            return {}
+        rows = await self._pool.fetch(
+            "SELECT m.test_key, t.issue_number FROM tracking_members m JOIN tracking_issues t "
+            "ON t.repo = m.repo AND t.key = m.key WHERE m.repo = $1 "
+            "AND m.test_key = ANY($2::text[])",
+            repo,
+            list(dict.fromkeys(test_keys)),
+        )
+        return {str(r["test_key"]): int(r["issue_number"]) for r in rows}
+
+    async def tracking_created_since(self, repo: str, since: float) -> int:
+        count = await self._pool.fetchval(
+            "SELECT count(*) FROM tracking_issues WHERE repo = $1 AND created_at >= $2",
+            repo,
+            since,
+        )
+        return int(count)
+
+    # --- `/flaky` commands -----------------------------------------------------------------
+    async def claim_command(
+        self,
+        repo: str,
+        pr_number: int,
+        comment_id: int,
+        delivery_id: str,
+        login: str,
+        *,
+        per_hour: int,
+        now: float,
+    ) -> CommandClaim:
+        # The lock makes one person's count and insert one step across replicas.
+        async with self._pool.acquire() as conn, conn.transaction():
+            await conn.execute(
+                f"SELECT pg_advisory_xact_lock({_LOCK_KEY})",
+                json.dumps(["command", repo, pr_number, login]),
+            )
+            await conn.execute(
+                "INSERT INTO command_comments (repo, comment_id, pr_number, login, delivery_id, "
+                "limited, received_at) SELECT $1, $2, $3, $4, $5, (SELECT count(*) FROM "
+                "command_comments WHERE repo = $1 AND pr_number = $3 AND login = $4 AND NOT "
+                "limited AND received_at > $6) >= $7, $8 ON CONFLICT (repo, comment_id) DO NOTHING",
+                repo,
+                comment_id,
+                pr_number,
+                login,
+                delivery_id,
+                now - HOUR_SECONDS,
+                per_hour,
+                now,
+            )
+            row = await conn.fetchrow(
+                "SELECT limited, finished, delivery_id FROM command_comments "
+                "WHERE repo = $1 AND comment_id = $2",
+                repo,
+                comment_id,
+            )
+        assert row is not None
+        if row["finished"] or row["delivery_id"] != delivery_id:
+            return CommandClaim.HANDLED
+        return CommandClaim.LIMITED if row["limited"] else CommandClaim.ACT
+
+    async def finish_command(self, repo: str, comment_id: int) -> None:
+        await self._pool.execute(
+            "UPDATE command_comments SET finished = true WHERE repo = $1 AND comment_id = $2",
+            repo,
+            comment_id,
+        )
+
+    async def add_feedback(
+        self, repo: str, pr_number: int, test_key: str, login: str, now: float
+    ) -> bool:
+        status = await self._pool.execute(
+            "INSERT INTO feedback (repo, pr_number, test_key, login, given_at) "
+            "VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
+            repo,
+            pr_number,
+            test_key,
+            login,
+            now,
+        )
+        return _rows_touched(status) == 1
+
+    async def feedback_for_pr(self, repo: str, pr_number: int) -> dict[str, list[str]]:
+        rows = await self._pool.fetch(
+            "SELECT test_key, login FROM feedback WHERE repo = $1 AND pr_number = $2 "
+            "ORDER BY test_key, login",
+            repo,
+            pr_number,
+        )
+        found: dict[str, list[str]] = {}
+        for row in rows:
+            found.setdefault(str(row["test_key"]), []).append(str(row["login"]))
+        return found
+
+    # --- dashboard -------------------------------------------------------------------------
+    async def set_repository(self, repo: str, private: bool, now: float) -> None:
+        await self._pool.execute(
+            "INSERT INTO repositories (repo, private, updated_at) VALUES ($1, $2, $3) "
+            "ON CONFLICT (repo) DO UPDATE SET private = excluded.private, "
+            "updated_at = excluded.updated_at WHERE excluded.updated_at >= repositories.updated_at",
+            repo,
+            private,
+            now,
+        )
+
+    async def repositories(self) -> list[tuple[str, bool]]:
+        rows = await self._pool.fetch("SELECT repo, private FROM repositories ORDER BY repo")
+        return [(str(row["repo"]), bool(row["private"])) for row in rows]
+
+    async def repo_history(
+        self, repo: str, since: float
+    ) -> tuple[list[RunRecord], list[Occurrence]]:
+        runs = await self._pool.fetch(
+            f"SELECT {RUN_COLUMNS} FROM runs WHERE repo = $1 AND completed_at >= $2 "
+            "ORDER BY completed_at DESC, check_run_id DESC",
+            repo,
+            since,
+        )
+        found = await self._pool.fetch(
+            f"SELECT {OCCURRENCE_COLUMNS} FROM occurrences WHERE repo = $1 AND at >= $2 "
+            "ORDER BY at DESC, check_run_id DESC, test_key",
+            repo,
+            since,
+        )
+        return [run_from_row(r) for r in runs], [occurrence_from_row(r) for r in found]

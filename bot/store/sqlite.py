@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
+import sqlite3
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -12,10 +13,42 @@ from typing import Any
 
 import aiosqlite
 
+from bot.store.command_models import (
+    DAY_SECONDS,
+    HOUR_SECONDS,
+    CommandClaim,
+    RerunGrant,
+    RerunLimit,
+)
 from bot.store.group_commit import GroupCommit, NewDelivery
+from bot.store.history_rows import (
+    OCCURRENCE_COLUMNS,
+    OCCURRENCE_FIELDS,
+    RUN_COLUMNS,
+    RUN_FIELDS,
+    occurrence_from_row,
+    occurrence_values,
+    run_from_row,
+    run_values,
+)
 from bot.store.lifecycle import DeliveryLifecycle
 from bot.store.migrations import migration_files
-from bot.store.models import CheckAttempt, Delivery, DeliveryState, StickyComment
+from bot.store.models import (
+    CheckAttempt,
+    Delivery,
+    DeliveryState,
+    Occurrence,
+    RunRecord,
+    StickyComment,
+    TrackingIssue,
+)
+from bot.store.tracking_rows import (
+    TRACKING_COLUMNS,
+    TRACKING_FIELDS,
+    member_keys,
+    tracking_from_row,
+    tracking_values,
+)
 from bot.triage.models import Decision
 
 # One multi-row INSERT per group commit, 8 bound values a row: well under SQLite's limit of
@@ -73,6 +106,27 @@ def _attempt(row: Any) -> CheckAttempt:
     )
 
 
+def _marks(fields: Sequence[str]) -> str:
+    return ", ".join("?" for _ in fields)
+
+
+def _statements(script: str) -> list[str]:
+    """A migration's statements, split where SQLite says one ends (so a `;` inside a comment
+    or a string literal does not cut one in two)."""
+    statements: list[str] = []
+    pending = ""
+    for line in script.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            statements.append(pending)
+            pending = ""
+    if pending.strip() and not all(
+        part.strip().startswith("--") or not part.strip() for part in pending.splitlines()
+    ):
+        raise ValueError(f"incomplete statement at the end of a migration: {pending.strip()!r}")
+    return statements
+
+
 async def _connect(path: str, *, synchronous: str) -> aiosqlite.Connection:
     # Autocommit: every statement below is atomic on its own, so any number of
     # processes can share the file (a CLI reading while `serve` writes).
@@ -107,6 +161,7 @@ class SQLiteStore(DeliveryLifecycle):
         # sleeping behind the worker's updates, and the worker's behind ingest.
         self._write_lock = asyncio.Lock()
         self._pr_locks: dict[tuple[str, int], asyncio.Lock] = {}
+        self._tracking_locks: dict[str, asyncio.Lock] = {}
         self._group_commit = GroupCommit(self._insert_deliveries, MAX_INGEST_BATCH)
 
     @classmethod
@@ -142,9 +197,8 @@ class SQLiteStore(DeliveryLifecycle):
                     "SELECT 1 FROM schema_migrations WHERE version = ?", (version,)
                 )
                 if not list(rows):
-                    for statement in sql.split(";"):
-                        if statement.strip():
-                            await self._db.execute(statement)
+                    for statement in _statements(sql):
+                        await self._db.execute(statement)
                     await self._db.execute(
                         "INSERT INTO schema_migrations (version, name) VALUES (?, ?)",
                         (version, name),
@@ -330,21 +384,49 @@ class SQLiteStore(DeliveryLifecycle):
         return [_attempt(r) for r in rows]
 
     async def reserve_rerun(
-        self, repo: str, head_sha: str, check_name: str, job_id: int, budget: int, now: float
-    ) -> bool:
+        self,
+        repo: str,
+        pr_number: int,
+        head_sha: str,
+        check_name: str,
+        job_id: int,
+        *,
+        per_check: int,
+        per_pr_day: int,
+        now: float,
+    ) -> RerunGrant:
         # One statement, so concurrent tasks and processes cannot both take the last rerun.
         await self._write(
-            "INSERT INTO reruns (repo, head_sha, check_name, job_id, status, requested_at) "
-            "SELECT ?, ?, ?, ?, 0, ? WHERE (SELECT count(*) FROM reruns WHERE repo = ? "
-            "AND head_sha = ? AND check_name = ?) < ? ON CONFLICT (repo, job_id) DO NOTHING",
-            (repo, head_sha, check_name, job_id, now, repo, head_sha, check_name, budget),
+            "INSERT INTO reruns (repo, pr_number, head_sha, check_name, job_id, status, "
+            "requested_at) SELECT ?, ?, ?, ?, ?, 0, ? WHERE (SELECT count(*) FROM reruns "
+            "WHERE repo = ? AND head_sha = ? AND check_name = ?) < ? AND (SELECT count(*) "
+            "FROM reruns WHERE repo = ? AND pr_number = ? AND requested_at > ?) < ? "
+            "ON CONFLICT (repo, job_id) DO NOTHING",
+            (
+                *(repo, pr_number, head_sha, check_name, job_id, now),
+                *(repo, head_sha, check_name, per_check),
+                *(repo, pr_number, now - DAY_SECONDS, per_pr_day),
+            ),
         )
         rows = list(
             await self._db.execute_fetchall(
                 "SELECT status FROM reruns WHERE repo = ? AND job_id = ?", (repo, job_id)
             )
         )
-        return bool(rows) and rows[0][0] == 0
+        if rows:
+            status = int(rows[0][0])
+            return RerunGrant(granted=status == 0, status=status)
+        spent = list(
+            await self._db.execute_fetchall(
+                "SELECT count(*) FROM reruns WHERE repo = ? AND head_sha = ? AND check_name = ?",
+                (repo, head_sha, check_name),
+            )
+        )
+        per_check_spent = int(spent[0][0]) >= per_check
+        return RerunGrant(
+            granted=False,
+            limit=RerunLimit.PER_CHECK if per_check_spent else RerunLimit.PER_PR_DAY,
+        )
 
     async def finish_rerun(self, repo: str, job_id: int, status: int) -> None:
         await self._write(
@@ -403,3 +485,231 @@ class SQLiteStore(DeliveryLifecycle):
             "SELECT id, account, active FROM installations ORDER BY id"
         )
         return [(int(r[0]), str(r[1]), bool(r[2])) for r in rows]
+
+    # --- history ---------------------------------------------------------------------------
+    async def record_run(self, run: RunRecord, occurrences: Sequence[Occurrence]) -> None:
+        async with self._write_lock:
+            # One transaction: a run is never kept without its failed tests, so a retried
+            # delivery that finds the run recorded has nothing left to add.
+            await self._db.execute("BEGIN IMMEDIATE")
+            try:
+                inserted = await self._db.execute_fetchall(
+                    f"INSERT INTO runs ({RUN_COLUMNS}) VALUES ({_marks(RUN_FIELDS)}) "
+                    "ON CONFLICT (repo, check_run_id) DO NOTHING RETURNING check_run_id",
+                    run_values(run),
+                )
+                if list(inserted) and occurrences:
+                    await self._db.executemany(
+                        f"INSERT INTO occurrences ({OCCURRENCE_COLUMNS}) "
+                        f"VALUES ({_marks(OCCURRENCE_FIELDS)}) "
+                        "ON CONFLICT (repo, check_run_id, test_key) DO NOTHING",
+                        [occurrence_values(o) for o in occurrences],
+                    )
+                await self._db.execute("COMMIT")
+            except BaseException:
+                await self._db.execute("ROLLBACK")
+                raise
+
+    async def occurrences(
+        self, repo: str, test_keys: Sequence[str], since: float
+    ) -> list[Occurrence]:
+        if not test_keys:
+            return []
+        keys = list(dict.fromkeys(test_keys))
+        rows = await self._db.execute_fetchall(
+            f"SELECT {OCCURRENCE_COLUMNS} FROM occurrences WHERE repo = ? AND at >= ? "
+            f"AND test_key IN (SELECT value FROM json_each(?)) "
+            "ORDER BY at DESC, check_run_id DESC, test_key",
+            (repo, since, json.dumps(keys)),
+        )
+        return [occurrence_from_row(r) for r in rows]
+
+    async def runs(self, repo: str, check_name: str, since: float) -> list[RunRecord]:
+        rows = await self._db.execute_fetchall(
+            f"SELECT {RUN_COLUMNS} FROM runs WHERE repo = ? AND check_name = ? "
+            "AND completed_at >= ? ORDER BY completed_at DESC, check_run_id DESC",
+            (repo, check_name, since),
+        )
+        return [run_from_row(r) for r in rows]
+
+    async def runs_at(self, repo: str, head_sha: str) -> list[RunRecord]:
+        rows = await self._db.execute_fetchall(
+            f"SELECT {RUN_COLUMNS} FROM runs WHERE repo = ? AND head_sha = ? "
+            "ORDER BY completed_at DESC, check_run_id DESC",
+            (repo, head_sha),
+        )
+        return [run_from_row(r) for r in rows]
+
+    async def latest_branch_run(self, repo: str, check_name: str, branch: str) -> RunRecord | None:
+        rows = list(
+            await self._db.execute_fetchall(
+                f"SELECT {RUN_COLUMNS} FROM runs WHERE repo = ? AND check_name = ? "
+                "AND branch = ? AND pr_number IS NULL "
+                "ORDER BY completed_at DESC, check_run_id DESC LIMIT 1",
+                (repo, check_name, branch),
+            )
+        )
+        return run_from_row(rows[0]) if rows else None
+
+    # --- tracking issues -----------------------------------------------------------------
+    @asynccontextmanager
+    async def tracking_lock(self, repo: str) -> AsyncIterator[None]:
+        lock = self._tracking_locks.setdefault(repo, asyncio.Lock())
+        async with lock:
+            yield
+
+    async def tracking_issue(self, repo: str, key: str) -> TrackingIssue | None:
+        rows = list(
+            await self._db.execute_fetchall(
+                f"SELECT {TRACKING_COLUMNS} FROM tracking_issues WHERE repo = ? AND key = ?",
+                (repo, key),
+            )
+        )
+        return tracking_from_row(rows[0]) if rows else None
+
+    async def tracking_issue_numbered(self, repo: str, issue_number: int) -> TrackingIssue | None:
+        rows = list(
+            await self._db.execute_fetchall(
+                f"SELECT {TRACKING_COLUMNS} FROM tracking_issues WHERE repo = ? "
+                "AND issue_number = ? ORDER BY created_at DESC LIMIT 1",
+                (repo, issue_number),
+            )
+        )
+        return tracking_from_row(rows[0]) if rows else None
+
+    async def save_tracking_issue(self, issue: TrackingIssue) -> None:
+        async with self._write_lock:
+            await self._db.execute("BEGIN IMMEDIATE")
+            try:
+                await self._db.execute(
+                    f"INSERT INTO tracking_issues ({TRACKING_COLUMNS}) "
+                    f"VALUES ({_marks(TRACKING_FIELDS)}) ON CONFLICT (repo, key) DO UPDATE SET "
+                    + ", ".join(f"{f} = excluded.{f}" for f in TRACKING_FIELDS[2:]),
+                    tracking_values(issue),
+                )
+                await self._db.execute(
+                    "DELETE FROM tracking_members WHERE repo = ? AND key = ?",
+                    (issue.repo, issue.key),
+                )
+                await self._db.executemany(
+                    "INSERT INTO tracking_members (repo, test_key, key) VALUES (?, ?, ?) "
+                    "ON CONFLICT (repo, test_key) DO UPDATE SET key = excluded.key",
+                    [(issue.repo, test_key, issue.key) for test_key in member_keys(issue)],
+                )
+                await self._db.execute("COMMIT")
+            except BaseException:
+                await self._db.execute("ROLLBACK")
+                raise
+
+    async def tracking_numbers(self, repo: str, test_keys: Sequence[str]) -> dict[str, int]:
+        if not test_keys:
+            return {}
+        rows = await self._db.execute_fetchall(
+            "SELECT m.test_key, t.issue_number FROM tracking_members m JOIN tracking_issues t "
+            "ON t.repo = m.repo AND t.key = m.key WHERE m.repo = ? "
+            "AND m.test_key IN (SELECT value FROM json_each(?))",
+            (repo, json.dumps(list(dict.fromkeys(test_keys)))),
+        )
+        return {str(r[0]): int(r[1]) for r in rows}
+
+    async def tracking_created_since(self, repo: str, since: float) -> int:
+        rows = list(
+            await self._db.execute_fetchall(
+                "SELECT count(*) FROM tracking_issues WHERE repo = ? AND created_at >= ?",
+                (repo, since),
+            )
+        )
+        return int(rows[0][0])
+
+    # --- `/flaky` commands -----------------------------------------------------------------
+    async def claim_command(
+        self,
+        repo: str,
+        pr_number: int,
+        comment_id: int,
+        delivery_id: str,
+        login: str,
+        *,
+        per_hour: int,
+        now: float,
+    ) -> CommandClaim:
+        # One statement: the count and the insert cannot interleave with another claim's.
+        await self._write(
+            "INSERT INTO command_comments (repo, comment_id, pr_number, login, delivery_id, "
+            "limited, received_at) SELECT ?, ?, ?, ?, ?, (SELECT count(*) FROM "
+            "command_comments WHERE repo = ? AND pr_number = ? AND login = ? AND limited = 0 "
+            "AND received_at > ?) >= ?, ? ON CONFLICT (repo, comment_id) DO NOTHING",
+            (
+                *(repo, comment_id, pr_number, login, delivery_id),
+                *(repo, pr_number, login, now - HOUR_SECONDS, per_hour),
+                now,
+            ),
+        )
+        rows = list(
+            await self._db.execute_fetchall(
+                "SELECT limited, finished, delivery_id FROM command_comments "
+                "WHERE repo = ? AND comment_id = ?",
+                (repo, comment_id),
+            )
+        )
+        limited, finished, taken_by = bool(rows[0][0]), bool(rows[0][1]), str(rows[0][2])
+        if finished or taken_by != delivery_id:
+            return CommandClaim.HANDLED
+        return CommandClaim.LIMITED if limited else CommandClaim.ACT
+
+    async def finish_command(self, repo: str, comment_id: int) -> None:
+        await self._write(
+            "UPDATE command_comments SET finished = 1 WHERE repo = ? AND comment_id = ?",
+            (repo, comment_id),
+        )
+
+    async def add_feedback(
+        self, repo: str, pr_number: int, test_key: str, login: str, now: float
+    ) -> bool:
+        cursor = await self._write(
+            "INSERT INTO feedback (repo, pr_number, test_key, login, given_at) "
+            "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            (repo, pr_number, test_key, login, now),
+        )
+        return cursor.rowcount == 1
+
+    async def feedback_for_pr(self, repo: str, pr_number: int) -> dict[str, list[str]]:
+        rows = await self._db.execute_fetchall(
+            "SELECT test_key, login FROM feedback WHERE repo = ? AND pr_number = ? "
+            "ORDER BY test_key, login",
+            (repo, pr_number),
+        )
+        found: dict[str, list[str]] = {}
+        for test_key, login in rows:
+            found.setdefault(str(test_key), []).append(str(login))
+        return found
+
+    # --- dashboard -------------------------------------------------------------------------
+    async def set_repository(self, repo: str, private: bool, now: float) -> None:
+        await self._write(
+            "INSERT INTO repositories (repo, private, updated_at) VALUES (?, ?, ?) "
+            "ON CONFLICT (repo) DO UPDATE SET private = excluded.private, "
+            "updated_at = excluded.updated_at WHERE excluded.updated_at >= repositories.updated_at",
+            (repo, int(private), now),
+        )
+
+    async def repositories(self) -> list[tuple[str, bool]]:
+        rows = await self._db.execute_fetchall(
+            "SELECT repo, private FROM repositories ORDER BY repo"
+        )
+        return [(str(row[0]), bool(row[1])) for row in rows]
+
+    async def repo_history(
+        self, repo: str, since: float
+    ) -> tuple[list[RunRecord], list[Occurrence]]:
+        runs = await self._db.execute_fetchall(
+            f"SELECT {RUN_COLUMNS} FROM runs WHERE repo = ? AND completed_at >= ? "
+            "ORDER BY completed_at DESC, check_run_id DESC",
+            (repo, since),
+        )
+        found = await self._db.execute_fetchall(
+            f"SELECT {OCCURRENCE_COLUMNS} FROM occurrences WHERE repo = ? AND at >= ? "
+            "ORDER BY at DESC, check_run_id DESC, test_key",
+            (repo, since),
+        )
+        return [run_from_row(r) for r in runs], [occurrence_from_row(r) for r in found]

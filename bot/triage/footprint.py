@@ -17,6 +17,16 @@ with ``**/bus/core.py`` and ``tests/test_core.py`` with ``**/core.py``. Patterns
 over-match rather than under-match on purpose: a wrong "related" costs a
 reviewer a look, a wrong "unrelated" costs their trust.
 
+Also in a footprint: the ``testdata/`` folders of the directories above the
+test's own, up to the test tree's root (``tests/unit/test_a.py`` reads
+``tests/testdata/``); for a test under ``__tests__/``, the folder holding
+that ``__tests__/`` (the modules it tests sit beside it); for a Go test, its
+package's directory, found from the import path in its id (the repo directory
+is some tail of ``github.com/acme/bus/pkg/foo``, so each tail is a directory
+entry); and the repo's own mappings from ``.github/flaky.yml`` (``footprints``:
+a glob on the test file -> globs of what such tests depend on, gitignore-style,
+``**`` being everything), kept as glob entries.
+
 Paths that are absolute or climb out of the repo (a ``..`` segment) are not
 repo paths: they never enter a footprint and never match one.
 """
@@ -24,18 +34,28 @@ repo paths: they never enter a footprint and never match one.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 
+from bot.triage.globs import glob_matches
 from bot.triage.models import Failure, Footprint, FootprintEntry
 
 REASON_TEST_FILE = "test file"
 REASON_TRACEBACK = "in traceback"
 REASON_PAIR = "conventional pair"
 REASON_DIRECTORY = "test package directory"
+REASON_TESTDATA = "test data folder"
+REASON_TESTS_FOLDER = "folder tested by its __tests__"
+REASON_GO_PACKAGE = "Go package"
+REASON_CONFIG = "mapped in .github/flaky.yml"
 
 PATTERN_PREFIX = "**/"
 
 _TEST_ROOTS = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs"})
+_TESTDATA = "testdata"
+_GO_FRAMEWORK = "go"
+# A segment that names a host ("github.com") starts an import path, never a repo directory.
+_GO_TEST = re.compile(r"^(?:Test|Benchmark|Example|Fuzz)")
+_HOST = re.compile(r"^[\w-]+(?:\.[\w-]+)+$")
 
 # (test file name, its pair's name): first match wins.
 _PAIR_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -94,10 +114,11 @@ def pair_pattern(test_file: str) -> str | None:
     return PATTERN_PREFIX + "/".join([*tail, paired])
 
 
-def footprint(failure: Failure) -> Footprint:
+def footprint(failure: Failure, mappings: Mapping[str, Sequence[str]] | None = None) -> Footprint:
     """Every path the failed test depends on, strongest evidence first.
 
-    A path reached by two routes keeps its first (strongest) reason.
+    `mappings` is the repo's `footprints` setting. A path reached by two routes keeps its
+    first (strongest) reason.
     """
     candidates: list[FootprintEntry] = []
     test_file = locate_test_file(failure)
@@ -108,13 +129,11 @@ def footprint(failure: Failure) -> Footprint:
         if path is not None:
             candidates.append(FootprintEntry(path=path, reason=REASON_TRACEBACK))
     if test_file is not None:
-        pattern = pair_pattern(test_file)
-        if pattern is not None:
-            candidates.append(FootprintEntry(path=pattern, reason=REASON_PAIR))
-        directory = test_file.rpartition("/")[0]
-        # A test at the repo root has no package directory: "everything" is no footprint.
-        if directory:
-            candidates.append(FootprintEntry(path=directory + "/", reason=REASON_DIRECTORY))
+        candidates.extend(_conventional(test_file))
+    if failure.framework == _GO_FRAMEWORK:
+        candidates.extend(_go_package(failure))
+    if test_file is not None and mappings:
+        candidates.extend(_mapped(test_file, mappings))
     seen: set[str] = set()
     entries: list[FootprintEntry] = []
     for entry in candidates:
@@ -122,6 +141,59 @@ def footprint(failure: Failure) -> Footprint:
             seen.add(entry.path)
             entries.append(entry)
     return Footprint(test_id=failure.test_id, entries=entries)
+
+
+def _conventional(test_file: str) -> list[FootprintEntry]:
+    """The pair, the package directory, the `__tests__` folder's parent, testdata folders."""
+    found: list[FootprintEntry] = []
+    pattern = pair_pattern(test_file)
+    if pattern is not None:
+        found.append(FootprintEntry(path=pattern, reason=REASON_PAIR))
+    parts = test_file.split("/")[:-1]
+    # A test at the repo root has no package directory: "everything" is no footprint.
+    if parts:
+        found.append(FootprintEntry(path="/".join(parts) + "/", reason=REASON_DIRECTORY))
+    if "__tests__" in parts:
+        tested = parts[: len(parts) - 1 - parts[::-1].index("__tests__")]
+        if tested:
+            found.append(FootprintEntry(path="/".join(tested) + "/", reason=REASON_TESTS_FOLDER))
+    # The test's own directory already covers its testdata/; the folders above it, up to
+    # the test tree's root (`tests/`), may hold data shared by its tests.
+    roots = [index for index, part in enumerate(parts[:-1]) if part in _TEST_ROOTS]
+    if roots:
+        for depth in range(len(parts) - 1, roots[0], -1):
+            found.append(
+                FootprintEntry(
+                    path="/".join([*parts[:depth], _TESTDATA]) + "/", reason=REASON_TESTDATA
+                )
+            )
+    return found
+
+
+def _go_package(failure: Failure) -> list[FootprintEntry]:
+    """The Go package's directory: each tail of the import path in `pkg.TestName` (or the
+    bare package, for a package that failed without a test)."""
+    suffix = "." + failure.name
+    package = failure.test_id.removesuffix(suffix) if failure.test_id.endswith(suffix) else None
+    if package is None and failure.test_id == failure.name and not _GO_TEST.match(failure.name):
+        package = failure.test_id
+    if not package or normalise_path(package) != package:
+        return []
+    segments = package.split("/")
+    start = 1 if _HOST.match(segments[0]) and len(segments) > 1 else 0
+    return [
+        FootprintEntry(path="/".join(segments[index:]) + "/", reason=REASON_GO_PACKAGE)
+        for index in range(len(segments) - 1, start - 1, -1)
+    ]
+
+
+def _mapped(test_file: str, mappings: Mapping[str, Sequence[str]]) -> list[FootprintEntry]:
+    return [
+        FootprintEntry(path=target, reason=f"{REASON_CONFIG} ({source})", glob=True)
+        for source, targets in mappings.items()
+        if glob_matches(source, test_file)
+        for target in targets
+    ]
 
 
 def entry_contains(entry_path: str, changed_path: str) -> bool:
@@ -147,10 +219,16 @@ def matches(footprint: Footprint, changed_paths: Iterable[str]) -> list[tuple[st
             continue
         seen.add(path)
         for entry in footprint.entries:
-            if _is_safe_entry(entry.path) and entry_contains(entry.path, path):
+            if _covers(entry, path):
                 found.append((path, entry))
                 break
     return found
+
+
+def _covers(entry: FootprintEntry, path: str) -> bool:
+    if entry.glob:
+        return glob_matches(entry.path, path)
+    return _is_safe_entry(entry.path) and entry_contains(entry.path, path)
 
 
 def _is_safe_entry(entry_path: str) -> bool:

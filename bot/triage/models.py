@@ -58,6 +58,7 @@ class FootprintEntry(BaseModel):
 
     path: str
     reason: str
+    glob: bool = False  # `path` is a gitignore-style glob (a `footprints` mapping in flaky.yml)
 
 
 class Footprint(BaseModel):

@@ -1,0 +1,174 @@
+"""The dashboard's routes and who may see them.
+
+Off unless DASHBOARD_TOKEN is set; then every page wants the token, as a bearer token or
+through the sign-in form, which sets a cookie holding an HMAC of the token (never the token
+itself). `flakybot demo` serves it without a token, and then only public repositories: a
+private repository's test names are never shown to someone without the token.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import time
+from dataclasses import dataclass
+from urllib.parse import unquote
+
+from aiohttp import web
+
+from bot.report.dashboard import chart_days, render_index, render_login, render_repo, render_test
+from bot.report.flaky_tests import DAY, RepoSummary, summarise_tests
+from bot.store import Store
+
+COOKIE = "flakybot_dashboard"
+WINDOW_DAYS = 30
+
+
+@dataclass(frozen=True)
+class Access:
+    token: str | None  # DASHBOARD_TOKEN
+    open_public: bool = False  # serve public repositories without a token (the demo)
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.token) or self.open_public
+
+    def cookie_value(self) -> str:
+        assert self.token
+        return hmac.new(self.token.encode(), b"flakybot dashboard", hashlib.sha256).hexdigest()
+
+    def signed_in(self, request: web.Request) -> bool:
+        if not self.token:
+            return False
+        header = request.headers.get("Authorization", "")
+        if header.startswith("Bearer ") and hmac.compare_digest(
+            header.removeprefix("Bearer ").strip().encode(), self.token.encode()
+        ):
+            return True
+        cookie = request.cookies.get(COOKIE, "")
+        return hmac.compare_digest(cookie.encode(), self.cookie_value().encode())
+
+
+STORE = web.AppKey("dashboard_store", Store)
+ACCESS = web.AppKey("dashboard_access", Access)
+
+
+def install(app: web.Application, store: Store, access: Access) -> None:
+    """Add the dashboard's routes (after every other route: `/{owner}/{repo}` is broad)."""
+    app[STORE] = store
+    app[ACCESS] = access
+    app.router.add_get("/", index)
+    app.router.add_get("/login", login_form)
+    app.router.add_post("/login", login)
+    app.router.add_get("/{owner}/{repo}", repo_page)
+    app.router.add_get("/{owner}/{repo}/tests/{test_key}", test_page)
+
+
+def _html(text: str, status: int = 200) -> web.Response:
+    return web.Response(
+        text=text,
+        status=status,
+        content_type="text/html",
+        headers={
+            "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; "
+            "img-src 'self'; form-action 'self'; frame-ancestors 'none'",
+            "X-Content-Type-Options": "nosniff",
+            "Cache-Control": "no-store",
+        },
+    )
+
+
+def _gate(request: web.Request) -> tuple[Access, bool] | web.Response:
+    """(access, whether private repositories may be shown), or the answer refusing the page."""
+    access = request.app[ACCESS]
+    if not access.enabled:
+        return web.Response(
+            status=404, text="The dashboard is off: set DASHBOARD_TOKEN to turn it on.\n"
+        )
+    if access.signed_in(request):
+        return access, True
+    if access.token:
+        raise web.HTTPSeeOther("/login")
+    return access, False
+
+
+async def _visible(request: web.Request, show_private: bool) -> list[str]:
+    repos = await request.app[STORE].repositories()
+    return [repo for repo, private in repos if show_private or not private]
+
+
+async def index(request: web.Request) -> web.Response:
+    gate = _gate(request)
+    if isinstance(gate, web.Response):
+        return gate
+    _, show_private = gate
+    store = request.app[STORE]
+    since = time.time() - WINDOW_DAYS * DAY
+    summaries = []
+    for repo in await _visible(request, show_private):
+        runs, occurrences = await store.repo_history(repo, since)
+        summaries.append(
+            RepoSummary(
+                repo=repo,
+                runs=len(runs),
+                failed_tests=len({o.test_key for o in occurrences}),
+                last_run=max((r.completed_at for r in runs), default=0.0),
+            )
+        )
+    return _html(render_index([s for s in summaries if s.runs]))
+
+
+async def repo_page(request: web.Request) -> web.Response:
+    gate = _gate(request)
+    if isinstance(gate, web.Response):
+        return gate
+    repo = f"{request.match_info['owner']}/{request.match_info['repo']}"
+    if repo not in await _visible(request, gate[1]):
+        raise web.HTTPNotFound(text="No such repository here.\n")
+    now = time.time()
+    store = request.app[STORE]
+    runs, occurrences = await store.repo_history(repo, now - WINDOW_DAYS * DAY)
+    tracking = await store.tracking_numbers(repo, sorted({o.test_key for o in occurrences}))
+    tests = summarise_tests(occurrences, runs, now=now, days=WINDOW_DAYS, tracking=tracking)
+    return _html(render_repo(repo, tests, days=WINDOW_DAYS))
+
+
+async def test_page(request: web.Request) -> web.Response:
+    gate = _gate(request)
+    if isinstance(gate, web.Response):
+        return gate
+    repo = f"{request.match_info['owner']}/{request.match_info['repo']}"
+    key = unquote(request.match_info["test_key"])
+    if repo not in await _visible(request, gate[1]):
+        raise web.HTTPNotFound(text="No such repository here.\n")
+    now = time.time()
+    runs, occurrences = await request.app[STORE].repo_history(repo, now - WINDOW_DAYS * DAY)
+    mine = [o for o in occurrences if o.test_key == key]
+    summaries = summarise_tests(mine, runs, now=now, days=WINDOW_DAYS)
+    if not summaries:
+        raise web.HTTPNotFound(text="No failure of that test in the last 30 days.\n")
+    return _html(render_test(repo, summaries[0], mine, chart_days(mine, runs, now, WINDOW_DAYS)))
+
+
+async def login_form(request: web.Request) -> web.Response:
+    return _html(render_login())
+
+
+async def login(request: web.Request) -> web.Response:
+    access = request.app[ACCESS]
+    if not access.token:
+        raise web.HTTPNotFound(text="There is nothing to sign in to: no DASHBOARD_TOKEN is set.\n")
+    form = await request.post()
+    given = form.get("token")
+    if not isinstance(given, str) or not hmac.compare_digest(given.encode(), access.token.encode()):
+        return _html(render_login("That is not the dashboard token."), status=401)
+    response = web.HTTPSeeOther("/")
+    response.set_cookie(
+        COOKIE,
+        access.cookie_value(),
+        httponly=True,
+        samesite="Strict",
+        secure=request.secure,
+        max_age=7 * 86_400,
+    )
+    raise response

@@ -1,0 +1,249 @@
+"""`/flaky` commands in pull-request comments: who may, once per comment, and each command.
+
+Guards first: not a PR, a bot (the App itself included), or no command: nothing happens,
+not even a reaction. Then the comment is claimed in the store (a redelivery finds it
+handled; the per-person hourly limit is counted there), acknowledged with 👀, and either
+refused (😕 and a one-line reply) or acted on (🚀, or 😕 when nothing could be done).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from gidgethub import routing, sansio
+
+from bot.commands import MAX_PER_COMMENT, Command, Name, parse_commands
+from bot.config import REPO_CONFIG_PATH, CommentMode, LoadedRepoConfig, parse_repo_config
+from bot.events import CheckRun, IssueCommentEvent
+from bot.github import api
+from bot.github.client import GitHubClient
+from bot.handlers.checks import TRIAGED_CONCLUSIONS, triage_run
+from bot.handlers.context import BotContext
+from bot.handlers.reruns import rerun_if_allowed
+from bot.handlers.sticky import update_sticky_comment
+from bot.handlers.tracking import adopt_issue
+from bot.report import replies
+from bot.report.comment import RERUN_REQUESTED
+from bot.store import CheckAttempt
+from bot.store.command_models import CommandClaim
+from bot.triage.attempts import FAILED_CONCLUSIONS
+from bot.triage.failures import match_key
+from bot.triage.history import WHOLE_PR
+
+log = logging.getLogger(__name__)
+router = routing.Router()
+
+ADOPTED = "Now tracking"  # how adopt_issue's line begins when the issue was adopted
+
+
+@dataclass(frozen=True)
+class Request:
+    """One permitted command comment: where it was given, by whom, under which settings."""
+
+    ctx: BotContext
+    gh: GitHubClient
+    repo: str
+    number: int
+    login: str
+    config: LoadedRepoConfig
+
+
+# (done, reply line): done is False when nothing could be done (answered with 😕).
+Outcome = tuple[bool, str | None]
+
+
+@router.register("issue_comment", action="created")
+async def on_comment_created(event: sansio.Event, gh: GitHubClient | None, ctx: BotContext) -> None:
+    payload = IssueCommentEvent.model_validate(event.data)
+    comment, user = payload.comment, payload.comment.user
+    if gh is None or not payload.is_pull_request or user is None or user.is_bot:
+        return
+    commands = parse_commands(comment.body)
+    if not commands or user.login == await ctx.github.bot_login():
+        return
+    repo, number = payload.repository.full_name, payload.issue.number
+    config = parse_repo_config(await api.get_file(gh, repo, REPO_CONFIG_PATH))
+    per_hour = config.config.commands_per_hour
+    claim = await ctx.store.claim_command(
+        repo, number, comment.id, event.delivery_id, user.login, per_hour=per_hour, now=time.time()
+    )
+    if claim is CommandClaim.HANDLED:
+        return
+    await api.add_reaction(gh, repo, comment.id, "eyes")
+    author = payload.issue.user.login if payload.issue.user else None
+    if claim is CommandClaim.LIMITED:
+        await _refuse(ctx, gh, repo, number, comment.id, replies.rate_limited(per_hour))
+    elif user.login != author and not await api.can_write(gh, repo, user.login):
+        await _refuse(ctx, gh, repo, number, comment.id, replies.not_permitted())
+    else:
+        request = Request(ctx, gh, repo, number, user.login, config)
+        await _act(request, comment.id, commands)
+    await ctx.store.finish_command(repo, comment.id)
+    log.info(
+        "delivery %s: %s#%d comment %d: %s",
+        event.delivery_id,
+        repo,
+        number,
+        comment.id,
+        ", ".join(str(command.name) for command in commands),
+    )
+
+
+async def _refuse(
+    ctx: BotContext, gh: GitHubClient, repo: str, number: int, comment_id: int, why: str
+) -> None:
+    ctx.metrics.commands.labels("any", "refused").inc()
+    await api.create_comment(gh, repo, number, why)
+    await api.add_reaction(gh, repo, comment_id, "confused")
+
+
+async def _act(request: Request, comment_id: int, commands: list[Command]) -> None:
+    lines: list[str] = []
+    all_done = True
+    for command in commands[:MAX_PER_COMMENT]:
+        done, line = await COMMANDS[command.name](request, command)
+        request.ctx.metrics.commands.labels(str(command.name), "done" if done else "not-done").inc()
+        all_done = all_done and done
+        if line:
+            lines.append(line)
+    if len(commands) > MAX_PER_COMMENT:
+        lines.append(replies.too_many(MAX_PER_COMMENT, len(commands)))
+    if lines:
+        await api.create_comment(request.gh, request.repo, request.number, "\n\n".join(lines))
+    reaction = "rocket" if all_done else "confused"
+    await api.add_reaction(request.gh, request.repo, comment_id, reaction)
+
+
+async def _help(request: Request, command: Command) -> Outcome:
+    text = replies.help_text(request.config.config.commands_per_hour, command.problem)
+    return command.problem is None, text
+
+
+async def _rerun(request: Request, command: Command) -> Outcome:
+    pull = await api.get_pull(request.gh, request.repo, request.number)
+    failed = [
+        run for run in await _head_runs(request, pull) if run.conclusion in FAILED_CONCLUSIONS
+    ]
+    chosen = failed
+    if command.argument:
+        wanted = command.argument.casefold()
+        chosen = [run for run in failed if run.name.casefold() == wanted]
+    if not chosen:
+        names = sorted(run.name for run in failed)
+        return False, replies.nothing_failed(pull.head_sha, command.argument or None, names)
+    results = [
+        (run.name, await _rerun_one(request, pull, run))
+        for run in sorted(chosen, key=lambda run: run.name)
+    ]
+    done = any(note.startswith(RERUN_REQUESTED) for _, note in results)
+    return done, replies.rerun_results(pull.head_sha, results)
+
+
+async def _rerun_one(request: Request, pull: api.PullRequest, run: CheckRun) -> str:
+    ctx, repo = request.ctx, request.repo
+    record = await _recorded(ctx, repo, run)
+    if record is None:
+        # Its delivery has not been handled yet (or was lost): triage it now, which
+        # records it (and may rerun it on its own).
+        await triage_run(ctx, request.gh, repo, run)
+        record = await _recorded(ctx, repo, run)
+        if record is None:
+            return "not rerun: it could not be triaged"
+    note = await rerun_if_allowed(
+        ctx,
+        request.gh,
+        repo,
+        run,
+        pull,
+        record.decisions,
+        request.config.config,
+        record.attempt,
+        requested=True,
+    )
+    assert note is not None  # a request is always answered
+    if note.startswith(RERUN_REQUESTED) and note != record.rerun_note:
+        await ctx.store.record_check_attempt(record.model_copy(update={"rerun_note": note}))
+        if request.config.config.comment is not CommentMode.NEVER:
+            await update_sticky_comment(ctx, request.gh, repo, pull, request.config)
+    return note
+
+
+async def _status(request: Request, command: Command) -> Outcome:
+    pull = await api.get_pull(request.gh, request.repo, request.number)
+    if not await _retriage(request, pull):
+        return False, replies.nothing_to_triage(pull.head_sha)
+    return True, None  # the refreshed triage comment is the answer
+
+
+async def _wrong(request: Request, command: Command) -> Outcome:
+    ctx, repo, number = request.ctx, request.repo, request.number
+    key = WHOLE_PR
+    if command.argument:
+        failed = {
+            match_key(decision.failure.test_id): decision.failure.test_id
+            for attempt in await ctx.store.check_attempts_for_pr(repo, number)
+            for decision in attempt.decisions
+            if decision.failure is not None
+        }
+        key = match_key(command.argument)
+        if key not in failed:
+            return False, replies.unknown_test(command.argument, sorted(failed.values()))
+    new = await ctx.store.add_feedback(repo, number, key, request.login, time.time())
+    if new:
+        ctx.metrics.feedback.labels("pr" if key == WHOLE_PR else "test").inc()
+        await _retriage(request, await api.get_pull(request.gh, repo, number))
+    return True, replies.feedback_recorded(command.argument or None, new=new)
+
+
+async def _track(request: Request, command: Command) -> Outcome:
+    assert command.issue is not None  # the parser turns a track without one into help
+    result = await adopt_issue(
+        request.ctx,
+        request.gh,
+        request.repo,
+        command.issue,
+        command.argument,
+        request.number,
+        request.config.config,
+    )
+    return result.startswith(ADOPTED), result
+
+
+COMMANDS: dict[Name, Callable[[Request, Command], Awaitable[Outcome]]] = {
+    Name.HELP: _help,
+    Name.RERUN: _rerun,
+    Name.STATUS: _status,
+    Name.WRONG: _wrong,
+    Name.TRACK: _track,
+}
+
+
+async def _head_runs(request: Request, pull: api.PullRequest) -> list[CheckRun]:
+    """The latest completed attempt of every check on the PR's head."""
+    found = await api.check_runs_of(request.gh, request.repo, pull.head_sha)
+    runs = [CheckRun.model_validate(run) for run in found]
+    return [run for run in runs if run.status == "completed"]
+
+
+async def _retriage(request: Request, pull: api.PullRequest) -> bool:
+    """Triage every completed check of the head again and refresh the comment; False when
+    nothing on the head has failed."""
+    ctx, repo = request.ctx, request.repo
+    runs = [r for r in await _head_runs(request, pull) if r.conclusion in TRIAGED_CONCLUSIONS]
+    async with asyncio.TaskGroup() as tg:
+        for run in runs:
+            tg.create_task(triage_run(ctx, request.gh, repo, run))
+    attempts = await ctx.store.check_attempts_for_pr(repo, pull.number)
+    if attempts and request.config.config.comment is not CommentMode.NEVER:
+        # Also when the head has nothing new: earlier heads' results move to "outdated".
+        await update_sticky_comment(ctx, request.gh, repo, pull, request.config)
+    return any(attempt.head_sha == pull.head_sha for attempt in attempts)
+
+
+async def _recorded(ctx: BotContext, repo: str, run: CheckRun) -> CheckAttempt | None:
+    attempts = await ctx.store.check_attempts_for(repo, run.head_sha, run.name)
+    return next((attempt for attempt in attempts if attempt.check_run_id == run.id), None)

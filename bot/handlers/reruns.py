@@ -1,0 +1,152 @@
+"""Rerunning failed Actions jobs: the policy, the two budgets, and GitHub's answer in plain words.
+
+The same policy serves the automatic rerun after triage and `/flaky rerun`: only jobs whose
+every failure is flaky, unrelated or infrastructure, only on the PR's current head, only
+Actions jobs, within `max_reruns` per (commit, check) and `max_reruns_per_pr_per_day`.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+
+from bot.config import RepoConfig
+from bot.events import CheckRun
+from bot.github import api
+from bot.github.client import GitHubClient
+from bot.handlers.context import BotContext
+from bot.report.comment import RERUN_REQUESTED
+from bot.store.command_models import RerunGrant, RerunLimit
+from bot.triage.models import Decision, EvidenceKind, Verdict
+
+log = logging.getLogger(__name__)
+
+RERUNNABLE = frozenset({Verdict.FLAKY, Verdict.UNRELATED, Verdict.INFRA})
+_NOT_RERUN = "not rerun: "
+_SHORT_SHA = 7
+# Why a verdict stops a rerun: a rerun cannot help, or would hide a real problem.
+_VERDICT_REASONS = {
+    Verdict.RELATED: "a failure touches code this PR changed",
+    Verdict.BROKEN_BASE: "the failure happens on the base branch too",
+    Verdict.UNKNOWN: "not every failure could be classified",
+}
+_MASS_REASON = "too many tests failed at once (a mass failure)"
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a job is not rerun. `quiet`: the verdict or the settings say it already, so the
+    automatic rerun adds no note to the comment (a command's reply still says it)."""
+
+    note: str
+    quiet: bool = False
+
+
+def refusal(
+    run: CheckRun,
+    pull: api.PullRequest,
+    decisions: list[Decision],
+    config: RepoConfig,
+    *,
+    requested: bool,
+) -> Refusal | None:
+    """Why policy forbids rerunning this failed job; None when it allows it.
+
+    `requested`: asked for with `/flaky rerun`. `rerun: false` turns off only the automatic
+    rerun; a request still goes through every other rule and both budgets.
+    """
+    if not decisions:
+        return Refusal(_NOT_RERUN + _VERDICT_REASONS[Verdict.UNKNOWN], quiet=True)
+    blocking = {d.verdict for d in decisions if d.verdict not in RERUNNABLE}
+    if any(item.kind is EvidenceKind.MASS for d in decisions for item in d.items):
+        return Refusal(_NOT_RERUN + _MASS_REASON, quiet=True)
+    for verdict, reason in _VERDICT_REASONS.items():  # the most serious reason first
+        if verdict in blocking:
+            return Refusal(_NOT_RERUN + reason, quiet=True)
+    if config.max_reruns == 0 or (not config.rerun and not requested):
+        return Refusal(_NOT_RERUN + "reruns are turned off in .github/flaky.yml", quiet=True)
+    if pull.state != "open":
+        return Refusal(_NOT_RERUN + "the pull request is closed")
+    if pull.head_sha != run.head_sha:
+        return Refusal(
+            f"{_NOT_RERUN}{run.head_sha[:_SHORT_SHA]} is no longer the head of the pull request"
+        )
+    if run.actions_job_id is None:
+        return Refusal(
+            f"{_NOT_RERUN}{run.name} is not a GitHub Actions check, "
+            "so only the app that created it can rerun it"
+        )
+    return None
+
+
+async def rerun_if_allowed(
+    ctx: BotContext,
+    gh: GitHubClient,
+    repo: str,
+    run: CheckRun,
+    pull: api.PullRequest,
+    decisions: list[Decision],
+    config: RepoConfig,
+    attempt: int,
+    *,
+    requested: bool = False,
+) -> str | None:
+    """Rerun the failed job when policy and budgets allow; the note for the comment.
+
+    `attempt`: the bot's count of this check's attempts on this commit, so the rerun is
+    `attempt + 1`. None: nothing worth saying (a quiet refusal of an automatic rerun).
+    """
+    refused = refusal(run, pull, decisions, config, requested=requested)
+    if refused is not None:
+        return None if refused.quiet and not requested else refused.note
+    job_id = run.actions_job_id
+    assert job_id is not None  # refusal() turns away every check that is not an Actions job
+    grant = await ctx.store.reserve_rerun(
+        repo,
+        pull.number,
+        run.head_sha,
+        run.name,
+        job_id,
+        per_check=config.max_reruns,
+        per_pr_day=config.max_reruns_per_pr_per_day,
+        now=time.time(),
+    )
+    if not grant.granted:
+        return _not_granted(grant, config, attempt)
+    status, message = await api.rerun_job(gh, repo, job_id)
+    await ctx.store.finish_rerun(repo, job_id, status)
+    ctx.metrics.reruns.labels(str(status)).inc()
+    if status == 201:
+        log.info("rerun of %s job %d requested (attempt %d)", repo, job_id, attempt + 1)
+    else:
+        # GitHub's own words go to the log; the comment gets the plain explanation.
+        log.warning("%s job %d: GitHub refused the rerun (%d): %s", repo, job_id, status, message)
+    return answer_note(status, attempt)
+
+
+def answer_note(status: int, attempt: int) -> str:
+    """GitHub's answer to a rerun request, in plain words. A refusal is never retried."""
+    if status == 201:
+        return f"{RERUN_REQUESTED} (attempt {attempt + 1})"
+    if status == 403:
+        return (
+            f"{_NOT_RERUN}GitHub refused (403): no permission, a run over 30 days old, "
+            "or 50 reruns reached"
+        )
+    if status == 404:
+        return f"{_NOT_RERUN}GitHub no longer finds this job (404)"
+    return f"{_NOT_RERUN}GitHub refused the rerun ({status})"
+
+
+def _not_granted(grant: RerunGrant, config: RepoConfig, attempt: int) -> str:
+    if grant.status:
+        return answer_note(grant.status, attempt)  # asked before: say again what GitHub said
+    if grant.limit is RerunLimit.PER_PR_DAY:
+        budget = config.max_reruns_per_pr_per_day
+        return f"{_NOT_RERUN}this PR reached its limit of {_reruns(budget)} in 24 hours"
+    return f"{_NOT_RERUN}the limit of {_reruns(config.max_reruns)} per commit and check is reached"
+
+
+def _reruns(count: int) -> str:
+    return "1 rerun" if count == 1 else f"{count} reruns"

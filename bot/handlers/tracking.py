@@ -1,0 +1,400 @@
+"""Tracking issues: one per flaky test (or cluster), opened at the threshold, kept accurate.
+
+Runs after a check's decisions are recorded. Each trackable failure (a test or a cluster of
+tests sharing one signature) is found in the store, else on GitHub by the hidden block in
+the issue body (the store may have lost track), else created when the evidence meets the
+threshold and the repository's hourly cap allows. The body's bot section is rendered from
+the store's history and written only when it changed; titles change only on creation,
+adoption, or when a cluster's membership changes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import time
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from bot.config import RepoConfig
+from bot.github import api
+from bot.github.client import GitHubClient
+from bot.handlers.context import BotContext
+from bot.report import issue as render
+from bot.report.markdown import code_span, escape_inline, shorten
+from bot.report.models import CheckRate, IssueInput, IssueOccurrence, RunHint
+from bot.store import Occurrence, RunRecord
+from bot.store.models import TrackingIssue
+from bot.triage import tracking
+from bot.triage.failures import match_key
+from bot.triage.models import Decision, Failure, RunRate
+from bot.triage.stats import Outcome, run_rate
+
+log = logging.getLogger(__name__)
+
+LABEL_COLOR = "d93f0b"
+LABEL_DESCRIPTION = "A test that fails intermittently, tracked by flaky-triage"
+HOUR = 3600.0
+DAY = 86400.0
+# A run with more trackable failures than this is handled in part; the rest wait for the
+# next run (a mass failure never gets here: its failures are never flaky or unrelated).
+MAX_UNITS_PER_RUN = 10
+
+
+async def track_failures(
+    ctx: BotContext,
+    gh: GitHubClient,
+    repo: str,
+    author: str | None,
+    decisions: Sequence[Decision],
+    conclusion: str,
+    config: RepoConfig,
+) -> None:
+    """Open or update the tracking issue of every trackable failure of one recorded attempt
+    (`conclusion` "success": the rerun of a failed attempt passed)."""
+    if not config.tracking_issues:
+        return
+    passed = conclusion == "success"
+    for unit in tracking.units(decisions, config.generic_messages)[:MAX_UNITS_PER_RUN]:
+        reason = tracking.threshold_reason(unit, passed_on_rerun=passed, author=author)
+        async with ctx.store.tracking_lock(repo):
+            await _track(ctx, gh, repo, unit, reason, config, time.time())
+
+
+async def adopt_issue(
+    ctx: BotContext,
+    gh: GitHubClient,
+    repo: str,
+    issue_number: int,
+    test_id: str,
+    pr_number: int,
+    config: RepoConfig | None = None,
+) -> str:
+    """Make an issue people wrote the tracking issue of `test_id`: retitle it, add the bot's
+    section, keep their text. Returns one line of markdown saying what happened."""
+    config = config or RepoConfig()
+    test = code_span(shorten(test_id, 200))
+    key = match_key(test_id)
+    async with ctx.store.tracking_lock(repo):
+        found = await api.get_issue(gh, repo, issue_number)
+        if found is None:
+            return f"Not tracked: issue #{issue_number} does not exist in this repository."
+        if "pull_request" in found:
+            return f"Not tracked: #{issue_number} is a pull request, not an issue."
+        current = await ctx.store.tracking_issue(repo, key)
+        if current is not None and current.issue_number != issue_number:
+            return f"Not tracked: {test} is already tracked in #{current.issue_number}."
+        other = await ctx.store.tracking_issue_numbered(repo, issue_number)
+        if other is not None and other.key != key:
+            return f"Not tracked: #{issue_number} already tracks another test."
+        hint = await _hint_from_pr(ctx, repo, pr_number, key)
+        record = TrackingIssue(
+            repo=repo,
+            key=key,
+            issue_number=issue_number,
+            title=render.title([test_id]),
+            tests=[test_id],
+            hint=hint,
+            created_at=_timestamp(found.get("created_at")),
+        )
+        inp = await _issue_input(ctx, repo, record, config, time.time())
+        record.checks = sorted({o.check_name for o in inp.occurrences})
+        section = render.render_section(inp)
+        await api.ensure_label(gh, repo, config.issue_label, LABEL_COLOR, LABEL_DESCRIPTION)
+        await api.update_issue(
+            gh,
+            repo,
+            issue_number,
+            title=record.title,
+            body=render.render_body(inp, found.get("body")),
+        )
+        if config.issue_label not in _labels(found):
+            await api.add_labels(gh, repo, issue_number, [config.issue_label])
+        record.body_sha = _sha(section)
+        await ctx.store.save_tracking_issue(record)
+    old_title = escape_inline(shorten(str(found.get("title") or ""), 120))
+    failures = len(inp.occurrences)
+    return (
+        f"Now tracking {test} in #{issue_number}: retitled from “{old_title}”, with "
+        f"{failures:,} recorded {'failure' if failures == 1 else 'failures'}; "
+        "the text people wrote is kept."
+    )
+
+
+async def _track(
+    ctx: BotContext,
+    gh: GitHubClient,
+    repo: str,
+    unit: tracking.Unit,
+    reason: str | None,
+    config: RepoConfig,
+    now: float,
+) -> None:
+    known = await ctx.store.tracking_issue(repo, unit.key)
+    found: dict[str, Any] | None = None
+    if known is None and reason is None:
+        return  # below the threshold, and no issue the store knows of
+    if known is None:
+        # The store may have lost track (a new database): GitHub is the truth.
+        found = await _find_on_github(gh, repo, config.issue_label, unit.key)
+        if found is not None:
+            known = TrackingIssue(
+                repo=repo,
+                key=unit.key,
+                issue_number=int(found["number"]),
+                title=str(found.get("title") or ""),
+                tests=unit.tests,
+                signature=unit.signature,
+                created_at=_timestamp(found.get("created_at")),
+            )
+    if known is None:
+        if reason is not None:
+            await _create(ctx, gh, repo, unit, reason, config, now, previous=None)
+        return
+
+    record = _merged(known, unit)
+    inp = await _issue_input(ctx, repo, record, config, now)
+    record.checks = sorted(set(record.checks) | {o.check_name for o in inp.occurrences})
+    if record.is_cluster:
+        # Members are the tests that failed with the cluster's signature in the window.
+        record.tests = sorted({o.test_id for o in inp.occurrences} | set(unit.tests))
+        inp.tests = record.tests
+    new_title = render.title(record.tests, record.signature)
+    retitle = record.is_cluster and sorted(known.tests) != record.tests
+    section = render.render_section(inp)
+    if _sha(section) == known.body_sha and not retitle:
+        return  # nothing new to say
+
+    issue = found if found is not None else await api.get_issue(gh, repo, known.issue_number)
+    if issue is None:
+        # Deleted or transferred: start again, as for a test seen for the first time.
+        if reason is not None:
+            await _create(ctx, gh, repo, unit, reason, config, now, previous=None)
+        return
+    newest = max((o.at for o in inp.occurrences), default=0.0)
+    closed_at = _timestamp(issue.get("closed_at")) if issue.get("state") == "closed" else None
+    # A failure after the issue was closed is a recurrence; one from before it (a re-triage
+    # of an old run) is not. Closed as "not planned", people chose to live with it.
+    if closed_at is not None and newest > closed_at and issue.get("state_reason") != "not_planned":
+        if issue.get("locked") or now - closed_at > config.reopen_days * DAY:
+            # Locked, or closed too long ago: a new issue that links the old one.
+            await _create(
+                ctx,
+                gh,
+                repo,
+                unit,
+                reason or "it failed again after its issue was closed",
+                config,
+                now,
+                previous=known.issue_number,
+            )
+            return
+        await _reopen(gh, repo, issue, inp, config, closed_at, new_title if retitle else None)
+    else:
+        fields: dict[str, Any] = {}
+        body = render.render_body(inp, _str(issue.get("body")))
+        if body != issue.get("body"):
+            fields["body"] = body
+        if retitle and issue.get("title") != new_title:
+            fields["title"] = new_title
+        if fields:
+            await api.update_issue(gh, repo, known.issue_number, **fields)
+    record.title = new_title if retitle else known.title
+    record.body_sha = _sha(section)
+    await ctx.store.save_tracking_issue(record)
+
+
+async def _create(
+    ctx: BotContext,
+    gh: GitHubClient,
+    repo: str,
+    unit: tracking.Unit,
+    reason: str,
+    config: RepoConfig,
+    now: float,
+    previous: int | None,
+) -> None:
+    created = await ctx.store.tracking_created_since(repo, now - HOUR)
+    if created >= config.max_new_issues_per_hour:
+        log.info(
+            "%s: not opening a tracking issue for %s: %d opened in the last hour (the limit)",
+            repo,
+            unit.key,
+            created,
+        )
+        return
+    record = TrackingIssue(
+        repo=repo,
+        key=unit.key,
+        issue_number=0,
+        title=render.title(unit.tests, unit.signature),
+        tests=unit.tests,
+        signature=unit.signature,
+        hint=_hint(unit.failures[0]) if not unit.is_cluster else None,
+        created_at=now,
+    )
+    inp = await _issue_input(ctx, repo, record, config, now, previous=previous)
+    record.checks = sorted({o.check_name for o in inp.occurrences})
+    section = render.render_section(inp)
+    await api.ensure_label(gh, repo, config.issue_label, LABEL_COLOR, LABEL_DESCRIPTION)
+    opened = await api.create_issue(
+        gh, repo, record.title, render.render_body(inp), [config.issue_label]
+    )
+    record.issue_number = int(opened["number"])
+    record.body_sha = _sha(section)
+    await ctx.store.save_tracking_issue(record)
+    log.info(
+        "%s: opened tracking issue #%d for %s (%s)", repo, record.issue_number, unit.key, reason
+    )
+
+
+async def _reopen(
+    gh: GitHubClient,
+    repo: str,
+    issue: dict[str, Any],
+    inp: IssueInput,
+    config: RepoConfig,
+    closed_at: float,
+    new_title: str | None,
+) -> None:
+    number = int(issue["number"])
+    fields: dict[str, Any] = {
+        "state": "open",
+        "state_reason": "reopened",
+        "body": render.render_body(inp, _str(issue.get("body"))),
+    }
+    if new_title is not None:
+        fields["title"] = new_title
+    await api.update_issue(gh, repo, number, **fields)
+    if config.quiet_label in _labels(issue):
+        return
+    latest = max(inp.occurrences, key=lambda o: o.at)
+    where = f"#{latest.pr_number}" if latest.pr_number is not None else "a branch run"
+    await api.create_comment(
+        gh,
+        repo,
+        number,
+        f"Failed again on {where} (commit {code_span(latest.head_sha[:7])}, "
+        f"{render.day(latest.at)}), after this issue was closed on {render.day(closed_at)}: "
+        f"reopened. The `{escape_inline(config.quiet_label)}` label stops these comments.",
+    )
+
+
+async def _issue_input(
+    ctx: BotContext,
+    repo: str,
+    record: TrackingIssue,
+    config: RepoConfig,
+    now: float,
+    previous: int | None = None,
+) -> IssueInput:
+    since = now - config.history_days * DAY
+    keys = sorted({match_key(t) for t in record.tests})
+    occurrences = await ctx.store.occurrences(repo, keys, since)
+    if record.is_cluster:
+        occurrences = [o for o in occurrences if o.signature == record.signature]
+    checks = sorted({o.check_name for o in occurrences})
+    async with asyncio.TaskGroup() as tg:
+        tasks = {name: tg.create_task(ctx.store.runs(repo, name, since)) for name in checks}
+    runs = {name: task.result() for name, task in tasks.items()}
+    return IssueInput(
+        key=record.key,
+        tests=record.tests,
+        signature=record.signature,
+        occurrences=[_occurrence(o, runs.get(o.check_name, [])) for o in occurrences],
+        rates=[
+            CheckRate(check_name=name, rate=_rate(runs[name], occurrences))
+            for name in checks
+            if runs[name]
+        ],
+        hint=record.hint,
+        window_days=config.history_days,
+        previous_issue=previous,
+    )
+
+
+def _occurrence(o: Occurrence, runs: list[RunRecord]) -> IssueOccurrence:
+    later = sorted(
+        (r for r in runs if r.head_sha == o.head_sha and r.attempt > o.attempt),
+        key=lambda r: r.attempt,
+    )
+    rerun = None
+    if later:
+        rerun = "passed on rerun" if later[0].conclusion == "success" else "failed again on rerun"
+    return IssueOccurrence(
+        at=o.at,
+        test_id=o.test_id,
+        signature=o.signature or o.message.partition("\n")[0],
+        location=o.location,
+        pr_number=o.pr_number,
+        branch=o.branch,
+        head_sha=o.head_sha,
+        check_name=o.check_name,
+        html_url=o.html_url,
+        attempt=o.attempt,
+        rerun=rerun,
+    )
+
+
+def _rate(runs: list[RunRecord], occurrences: list[Occurrence]) -> RunRate:
+    failed = {o.check_run_id for o in occurrences}
+    return run_rate(
+        Outcome(r.head_sha, r.attempt, r.check_run_id in failed, r.check_run_id) for r in runs
+    )
+
+
+def _merged(known: TrackingIssue, unit: tracking.Unit) -> TrackingIssue:
+    record = known.model_copy(deep=True)
+    if not record.is_cluster:
+        record.tests = record.tests or unit.tests
+    elif not record.signature:
+        record.signature = unit.signature
+    if record.hint is None and not record.is_cluster and unit.failures:
+        record.hint = _hint(unit.failures[0])
+    return record
+
+
+async def _find_on_github(
+    gh: GitHubClient, repo: str, label: str, key: str
+) -> dict[str, Any] | None:
+    async for issue in api.labelled_issues(gh, repo, label):
+        if render.tracking_key(_str(issue.get("body"))) == key:
+            return issue
+    return None
+
+
+async def _hint_from_pr(ctx: BotContext, repo: str, pr_number: int, key: str) -> RunHint | None:
+    for attempt in reversed(await ctx.store.check_attempts_for_pr(repo, pr_number)):
+        for decision in attempt.decisions:
+            if decision.failure is not None and match_key(decision.failure.test_id) == key:
+                return _hint(decision.failure)
+    return None
+
+
+def _hint(failure: Failure) -> RunHint:
+    return RunHint(
+        framework=failure.framework, file=failure.file, name=failure.name, test_id=failure.test_id
+    )
+
+
+def _labels(issue: dict[str, Any]) -> set[str]:
+    labels = issue.get("labels")
+    if not isinstance(labels, list):
+        return set()
+    return {str(label.get("name")) if isinstance(label, dict) else str(label) for label in labels}
+
+
+def _timestamp(value: object) -> float:
+    if not isinstance(value, str):
+        return 0.0
+    return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()

@@ -1,0 +1,189 @@
+"""The dashboard's pages: server-rendered HTML with inline SVG, readable without JavaScript.
+
+Every string that came from a repository, a log or a person is escaped here; the pages
+carry no script, so a hostile test name can at worst look odd.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from html import escape
+from urllib.parse import quote
+
+from bot.report.flaky_tests import RepoSummary, TestSummary, day_label
+from bot.report.svg import outcome_chart, sparkline
+from bot.store.models import Occurrence, RunRecord
+from bot.triage.stats import describe_rate
+
+_STYLE = """
+body{font:14px/1.5 system-ui,sans-serif;margin:2rem auto;max-width:72rem;padding:0 1rem;
+color:#1f2328}
+table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.35rem .6rem;
+border-bottom:1px solid #d0d7de;vertical-align:top}th{background:#f6f8fa}
+code{font-size:90%;background:#f6f8fa;padding:.1rem .3rem;border-radius:4px;word-break:break-all}
+.muted{color:#59636e}nav{margin-bottom:1rem}
+"""
+_OCCURRENCES_SHOWN = 50
+
+
+def test_path(repo: str, test_key: str) -> str:
+    return f"/{repo}/tests/{quote(test_key, safe='')}"
+
+
+def page(title: str, body: str, *, crumbs: Sequence[tuple[str, str]] = ()) -> str:
+    nav = " / ".join(
+        f'<a href="{escape(href, quote=True)}">{escape(text)}</a>' for text, href in crumbs
+    )
+    return (
+        '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{escape(title)} · flaky-triage</title><style>{_STYLE}</style></head><body>"
+        f'<nav><a href="/">flaky-triage</a>{" / " + nav if nav else ""}</nav>'
+        f"<h1>{escape(title)}</h1>{body}</body></html>\n"
+    )
+
+
+def render_index(repos: Sequence[RepoSummary]) -> str:
+    if not repos:
+        return page("Repositories", '<p class="muted">No check runs recorded yet.</p>')
+    rows = "".join(
+        f'<tr><td><a href="/{escape(r.repo, quote=True)}">{escape(r.repo)}</a></td>'
+        f"<td>{r.failed_tests:,}</td><td>{r.runs:,}</td><td>{day_label(r.last_run)}</td></tr>"
+        for r in repos
+    )
+    return page(
+        "Repositories",
+        "<table><thead><tr><th>Repository</th><th>Tests that failed</th><th>Runs recorded</th>"
+        f"<th>Last run</th></tr></thead><tbody>{rows}</tbody></table>",
+    )
+
+
+def render_repo(repo: str, tests: Sequence[TestSummary], *, days: int) -> str:
+    crumbs = [(repo, f"/{repo}")]
+    if not tests:
+        return page(
+            f"Flaky tests in {repo}",
+            f'<p class="muted">No test failed in the last {days} days.</p>',
+            crumbs=crumbs,
+        )
+    rows = "".join(_test_row(repo, rank, test, days) for rank, test in enumerate(tests, 1))
+    return page(
+        f"Flaky tests in {repo}",
+        f'<p class="muted">Tests that failed in the last {days} days, most pull requests hit '
+        "first.</p><table><thead><tr><th>#</th><th>Test</th><th>PRs hit</th>"
+        f"<th>Failure rate</th><th>Last seen</th><th>Daily failures ({days} days)</th>"
+        f'<th>Tracking issue</th></tr></thead><tbody id="flaky-tests">{rows}</tbody></table>',
+        crumbs=crumbs,
+    )
+
+
+def render_test(
+    repo: str,
+    test: TestSummary,
+    occurrences: Sequence[Occurrence],
+    chart_days: Sequence[tuple[str, int, int]],
+) -> str:
+    crumbs = [(repo, f"/{repo}"), (test.test_id, test_path(repo, test.test_key))]
+    where = [f"{test.prs:,} pull request{'s' if test.prs != 1 else ''}"] + [
+        f"<code>{escape(branch)}</code>" for branch in test.branches
+    ]
+    summary = (
+        f"<p><code>{escape(test.test_id)}</code> {escape(describe_rate(test.rate))}; "
+        f"failed on {', '.join(where)}; first seen {day_label(test.first_seen)}, "
+        f"last seen {day_label(test.last_seen)}.</p>"
+    )
+    if test.rate.flip_commits:
+        summary += (
+            f"<p>Flipped between pass and fail {test.rate.flips:,} time(s) on "
+            f"{test.rate.flip_commits:,} commit(s) run more than once.</p>"
+        )
+    chart = outcome_chart(
+        chart_days,
+        label=f"Runs of its checks per day: {sum(f for _, f, _ in chart_days):,} failed, "
+        f"{sum(p for _, _, p in chart_days):,} passed",
+    )
+    modes = "".join(
+        f"<tr><td><code>{escape(m.signature or m.message or '(no message)')}</code></td>"
+        f"<td>{escape(m.location or '')}</td><td>{m.count:,}</td>"
+        f"<td>{day_label(m.last_seen)}</td></tr>"
+        for m in test.modes
+    )
+    shown = sorted(occurrences, key=lambda o: o.at, reverse=True)[:_OCCURRENCES_SHOWN]
+    rows = "".join(_occurrence_row(repo, o) for o in shown)
+    older = len(occurrences) - len(shown)
+    more = f'<p class="muted">and {older:,} older.</p>' if older > 0 else ""
+    return page(
+        test.test_id,
+        summary
+        + f"<h2>Outcomes over time</h2>{chart}"
+        + "<h2>Failure modes</h2><table><thead><tr><th>Signature</th><th>Location</th>"
+        + f'<th>Count</th><th>Last seen</th></tr></thead><tbody id="modes">{modes}</tbody></table>'
+        + "<h2>Occurrences</h2><table><thead><tr><th>When</th><th>Where</th><th>Commit</th>"
+        + "<th>Check</th><th>Attempt</th><th>Verdict</th></tr></thead>"
+        + f'<tbody id="occurrences">{rows}</tbody></table>{more}',
+        crumbs=crumbs,
+    )
+
+
+def render_login(error: str | None = None) -> str:
+    problem = f'<p role="alert">{escape(error)}</p>' if error else ""
+    return page(
+        "Sign in",
+        f'{problem}<form method="post" action="/login"><label>Dashboard token '
+        '<input type="password" name="token" autocomplete="current-password" required>'
+        '</label> <button type="submit">Sign in</button></form>',
+    )
+
+
+def chart_days(
+    occurrences: Sequence[Occurrence], runs: Sequence[RunRecord], now: float, days: int
+) -> list[tuple[str, int, int]]:
+    """(day, failed, passed) runs of the checks the test failed in, per day, oldest first."""
+    checks = {o.check_name for o in occurrences}
+    failed = {o.check_run_id for o in occurrences}
+    totals: dict[str, list[int]] = {
+        day_label(now - back * 86_400.0): [0, 0] for back in range(days - 1, -1, -1)
+    }
+    for run in runs:
+        counts = totals.get(day_label(run.completed_at))
+        if run.check_name in checks and counts is not None:
+            counts[0 if run.check_run_id in failed else 1] += 1
+    return [(day, fails, passes) for day, (fails, passes) in totals.items()]
+
+
+def _test_row(repo: str, rank: int, test: TestSummary, days: int) -> str:
+    issue = (
+        f'<a href="https://github.com/{escape(repo, quote=True)}/issues/{test.tracking_issue}">'
+        f"#{test.tracking_issue}</a>"
+        if test.tracking_issue
+        else '<span class="muted">none</span>'
+    )
+    spark = sparkline(
+        test.daily, label=f"{sum(test.daily):,} failures over the last {days} days, by day"
+    )
+    return (
+        f"<tr><td>{rank}</td>"
+        f'<td><a href="{escape(test_path(repo, test.test_key), quote=True)}">'
+        f"<code>{escape(test.test_id)}</code></a></td><td>{test.prs:,}</td>"
+        f"<td>{escape(describe_rate(test.rate))}</td><td>{day_label(test.last_seen)}</td>"
+        f"<td>{spark}</td><td>{issue}</td></tr>"
+    )
+
+
+def _occurrence_row(repo: str, o: Occurrence) -> str:
+    if o.pr_number is not None:
+        where = (
+            f'<a href="https://github.com/{escape(repo, quote=True)}/pull/{o.pr_number}">'
+            f"#{o.pr_number}</a>"
+        )
+    else:
+        where = f"<code>{escape(o.branch or 'no branch')}</code>"
+    check = (
+        f'<a href="{escape(o.html_url, quote=True)}">{escape(o.check_name)}</a>'
+        if o.html_url.startswith("https://")
+        else escape(o.check_name)
+    )
+    return (
+        f"<tr><td>{day_label(o.at)}</td><td>{where}</td><td><code>{escape(o.head_sha[:7])}"
+        f"</code></td><td>{check}</td><td>{o.attempt}</td><td>{escape(o.verdict)}</td></tr>"
+    )

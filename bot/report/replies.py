@@ -1,0 +1,102 @@
+"""The bot's short replies to `/flaky` commands (pure).
+
+Each function returns one line or a few; the handler joins a comment's lines into one reply.
+Everything a user or a log wrote (check names, test ids, GitHub's words) goes through
+`bot/report/markdown.py`, so a reply never formats, links or mentions anyone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bot.report.markdown import code_span, escape_inline, shorten
+
+_SHORT_SHA = 7
+_NAME_LIMIT = 120
+_LISTED = 5
+
+
+def help_text(commands_per_hour: int, problem: str | None = None) -> str:
+    lines = [f"{escape_inline(problem)}." if problem else ""]
+    lines += [
+        "`/flaky` commands, one per line at the start of a line:",
+        "- `/flaky rerun [check]`: rerun the failed GitHub Actions jobs of the PR's head commit "
+        "(all of them, or the named check), within the repository's rerun limits",
+        "- `/flaky status`: triage the head commit's failed checks again and refresh the "
+        "triage comment",
+        "- `/flaky wrong [test id]`: the verdict on this test (or on the whole PR) is wrong; "
+        "recorded and counted, and the test is no longer called unrelated on this PR",
+        "- `/flaky track #N <test id>`: make issue N the tracking issue of this test",
+        "- `/flaky help`: this text",
+        "",
+        "Who may: the PR's author and anyone with write, maintain or admin access to the "
+        f"repository, at most {commands_per_hour} commands per person and PR in an hour.",
+    ]
+    return "\n".join(lines).strip("\n")
+
+
+def not_permitted() -> str:
+    return (
+        "Not done: `/flaky` commands are for the PR's author and people with write access "
+        "to the repository."
+    )
+
+
+def rate_limited(commands_per_hour: int) -> str:
+    return (
+        f"Not done: one person may give {commands_per_hour} `/flaky` comments on a PR in an "
+        "hour; try again later."
+    )
+
+
+def too_many(read: int, given: int) -> str:
+    return f"Only the first {read} of the {given} commands in this comment were read."
+
+
+def rerun_results(head_sha: str, results: Sequence[tuple[str, str]]) -> str:
+    """One line per failed check of the head: rerun, or why not."""
+    lines = [f"Failed checks of {_sha(head_sha)}:"]
+    lines += [f"- {_name(check)}: {escape_inline(note)}" for check, note in results]
+    return "\n".join(lines)
+
+
+def nothing_failed(head_sha: str, check: str | None, failed: Sequence[str] = ()) -> str:
+    if check is None:
+        return f"No check of {_sha(head_sha)} has failed: nothing to rerun."
+    others = f" Failed checks: {_names(failed)}." if failed else ""
+    return f"No failed check of {_sha(head_sha)} is named {_name(check)}.{others}"
+
+
+def nothing_to_triage(head_sha: str) -> str:
+    return f"No check of {_sha(head_sha)} has failed: nothing to triage."
+
+
+def feedback_recorded(test_id: str | None, *, new: bool) -> str:
+    subject = "this PR's verdicts" if test_id is None else f"the verdict on {_test(test_id)}"
+    if not new:
+        return f"Already recorded: you dispute {subject}."
+    scope = "its tests are" if test_id is None else "it is"
+    return f"Recorded: you dispute {subject}; {scope} no longer called unrelated on this PR."
+
+
+def unknown_test(test_id: str, failed: Sequence[str]) -> str:
+    known = f" Failed tests: {', '.join(_test(t) for t in failed[:_LISTED])}" if failed else ""
+    more = f", and {len(failed) - _LISTED} more" if len(failed) > _LISTED else ""
+    return f"Not recorded: {_test(test_id)} has not failed on this PR.{known}{more}"
+
+
+def _sha(sha: str) -> str:
+    return code_span(sha[:_SHORT_SHA])
+
+
+def _name(name: str) -> str:
+    return code_span(shorten(name, _NAME_LIMIT))
+
+
+def _names(names: Sequence[str]) -> str:
+    listed = ", ".join(_name(n) for n in names[:_LISTED])
+    return listed + (f", and {len(names) - _LISTED} more" if len(names) > _LISTED else "")
+
+
+def _test(test_id: str) -> str:
+    return code_span(shorten(test_id, _NAME_LIMIT * 2))

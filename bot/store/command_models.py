@@ -1,0 +1,34 @@
+"""What the store answers about reruns and `/flaky` commands."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel
+
+DAY_SECONDS = 24 * 3600.0
+HOUR_SECONDS = 3600.0
+
+
+class RerunLimit(StrEnum):
+    PER_CHECK = "per-check"  # max_reruns per (head SHA, check) reached
+    PER_PR_DAY = "per-pr-day"  # max_reruns_per_pr_per_day reached
+
+
+class RerunGrant(BaseModel):
+    """The answer to a rerun reservation.
+
+    Granted: a new reservation, or an earlier one for the same job whose request never got an
+    answer (a crash between asking GitHub and recording its answer). Not granted: a budget is
+    spent (`limit`), or this job's rerun was already asked for and answered (`status`).
+    """
+
+    granted: bool
+    limit: RerunLimit | None = None
+    status: int = 0  # GitHub's answer to the earlier request for this job
+
+
+class CommandClaim(StrEnum):
+    ACT = "act"  # a new comment, or this delivery's retry of one it has not finished
+    LIMITED = "limited"  # the same, but over the person's commands per hour on this PR
+    HANDLED = "handled"  # finished, or taken by another delivery of the same comment

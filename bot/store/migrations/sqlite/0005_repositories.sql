@@ -1,0 +1,9 @@
+-- Whether each repository is private, as the last webhook about it said: the dashboard never
+-- shows a private repository's tests without the dashboard token.
+CREATE TABLE repositories (
+    repo TEXT PRIMARY KEY,
+    private INTEGER NOT NULL,
+    updated_at REAL NOT NULL
+);
+
+CREATE INDEX runs_repo ON runs (repo, completed_at);

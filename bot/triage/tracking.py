@@ -1,0 +1,95 @@
+"""Which failures deserve a tracking issue, grouped the way the issues are kept.
+
+One issue per flaky test, keyed by its match key; when many tests of one job fail with the
+same (specific) signature, they share one cluster issue instead of filing one each. An issue
+is only opened when the evidence shows flakiness beyond one red run: a pass on a rerun of
+the same commit, failures on pull requests of two different authors, or a failure outside
+any pull request (the default branch).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bot.triage.failures import match_key
+from bot.triage.models import Decision, EvidenceKind, Failure, Verdict
+from bot.triage.signature import is_generic
+
+# A test the PR touches, an infrastructure failure or an unidentified one says nothing
+# about the test's own flakiness.
+TRACKABLE = frozenset({Verdict.FLAKY, Verdict.UNRELATED, Verdict.BROKEN_BASE})
+CLUSTER_MIN = 3  # tests of one job sharing a signature before they share one issue
+CLUSTER_PREFIX = "cluster:"
+
+
+@dataclass(frozen=True)
+class Unit:
+    """What one tracking issue covers in this run: one test, or a cluster of them."""
+
+    key: str
+    decisions: tuple[Decision, ...]
+    signature: str = ""  # a cluster's shared signature
+
+    @property
+    def failures(self) -> list[Failure]:
+        return [d.failure for d in self.decisions if d.failure is not None]
+
+    @property
+    def tests(self) -> list[str]:
+        return sorted({f.test_id for f in self.failures})
+
+    @property
+    def is_cluster(self) -> bool:
+        return self.key.startswith(CLUSTER_PREFIX)
+
+
+def cluster_key(signature: str) -> str:
+    return CLUSTER_PREFIX + hashlib.sha256(signature.encode()).hexdigest()[:16]
+
+
+def units(decisions: Sequence[Decision], generic_messages: Sequence[str] = ()) -> list[Unit]:
+    """The trackable failures of one run, as tests and clusters, in a stable order."""
+    trackable = [d for d in decisions if d.failure is not None and d.verdict in TRACKABLE]
+    by_signature: dict[str, list[Decision]] = {}
+    for decision in trackable:
+        assert decision.failure is not None
+        failure = decision.failure
+        if failure.signature and not is_generic(failure.message, generic_messages):
+            by_signature.setdefault(failure.signature, []).append(decision)
+    found: list[Unit] = []
+    clustered: set[int] = set()
+    for signature, shared in by_signature.items():
+        if len({match_key(d.failure.test_id) for d in shared if d.failure}) >= CLUSTER_MIN:
+            found.append(Unit(cluster_key(signature), tuple(shared), signature))
+            clustered.update(id(d) for d in shared)
+    singles: dict[str, list[Decision]] = {}
+    for decision in trackable:
+        if id(decision) not in clustered and decision.failure is not None:
+            singles.setdefault(match_key(decision.failure.test_id), []).append(decision)
+    found.extend(Unit(key, tuple(group)) for key, group in singles.items())
+    return sorted(found, key=lambda unit: unit.key)
+
+
+def threshold_reason(unit: Unit, *, passed_on_rerun: bool, author: str | None) -> str | None:
+    """Why this unit's evidence is enough to open an issue, in words; None when it is not."""
+    for decision in unit.decisions:
+        kinds = {item.kind for item in decision.items}
+        if passed_on_rerun and decision.verdict is Verdict.FLAKY:
+            return "it passed on a rerun of the same commit"
+        if EvidenceKind.RETRIES in kinds:
+            return "it failed, then passed when retried within the same run"
+        same = [o for o in decision.history if o.same_signature]
+        authors = {o.author for o in same if o.pr_number is not None and o.author}
+        if author is not None and len(authors | {author}) >= 2:
+            prs = {o.pr_number for o in same if o.pr_number is not None}
+            return (
+                f"it failed the same way on {len(prs) + 1} pull requests by "
+                f"{len(authors | {author})} authors"
+            )
+        branches = sorted({o.branch or "" for o in same if o.pr_number is None})
+        if branches or EvidenceKind.BASE in kinds:
+            where = f"on {branches[0]}" if branches and branches[0] else "on the base branch"
+            return f"it failed the same way {where}, outside any pull request"
+    return None

@@ -1,0 +1,122 @@
+"""Both stores held to one behaviour for reruns' per-PR cap, `/flaky` comments and feedback."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable
+from typing import Any
+
+from bot.store import Store
+from bot.store.command_models import (
+    DAY_SECONDS,
+    HOUR_SECONDS,
+    RerunGrant,
+    RerunLimit,
+)
+
+T0 = 1_700_000_000.0
+SHA = "a" * 40
+
+
+async def test_reruns_of_one_pr_are_capped_per_day_across_its_checks(store: Store) -> None:
+    async def reserve(job_id: int, check: str, *, pr: int = 7, now: float = T0) -> RerunGrant:
+        head = SHA if pr == 7 else "b" * 40
+        return await store.reserve_rerun(
+            "o/r", pr, head, check, job_id, per_check=1, per_pr_day=2, now=now
+        )
+
+    assert (await reserve(1, "tests")).granted
+    assert (await reserve(2, "lint")).granted
+    refused = await reserve(3, "docs")
+    assert refused.model_dump() == {
+        "granted": False,
+        "limit": RerunLimit.PER_PR_DAY,
+        "status": 0,
+    }
+    assert (await reserve(4, "docs", pr=8)).granted
+    # A day later the PR's cap is free again; the per-check budget of its commit is not.
+    later = T0 + DAY_SECONDS + 1
+    assert (await reserve(3, "docs", now=later)).granted
+    again = await reserve(5, "tests", now=later)
+    assert again.limit is RerunLimit.PER_CHECK
+
+
+async def test_an_answered_rerun_reports_its_status_instead_of_asking_again(store: Store) -> None:
+    first = await store.reserve_rerun(
+        "o/r", 7, SHA, "tests", 11, per_check=3, per_pr_day=10, now=T0
+    )
+    assert first.granted
+    await store.finish_rerun("o/r", 11, 403)
+    again = await store.reserve_rerun(
+        "o/r", 7, SHA, "tests", 11, per_check=3, per_pr_day=10, now=T0 + 5
+    )
+    assert (again.granted, again.status, again.limit) == (False, 403, None)
+
+
+async def claim(
+    store: Store,
+    comment_id: int,
+    *,
+    delivery: str = "d1",
+    login: str = "octo",
+    pr: int = 7,
+    per_hour: int = 10,
+    at: float = T0,
+    repo: str = "o/r",
+) -> str:
+    found = await store.claim_command(
+        repo, pr, comment_id, delivery, login, per_hour=per_hour, now=at
+    )
+    return str(found)
+
+
+async def test_a_command_comment_is_acted_on_by_one_delivery_until_it_finishes(
+    store: Store,
+) -> None:
+    assert await claim(store, 900) == "act"
+    # The same delivery retried (a crash, a transient error) acts again, until it finishes.
+    assert await claim(store, 900, at=T0 + 1) == "act"
+    # Another delivery of the same comment, at the same time: already taken.
+    assert await claim(store, 900, delivery="d2") == "handled"
+    await store.finish_command("o/r", 900)
+    assert await claim(store, 900, at=T0 + 2) == "handled"
+    # Comment ids are per repository.
+    assert await claim(store, 900, repo="o/other") == "act"
+
+
+async def test_commands_are_limited_per_person_and_pr_per_hour(store: Store) -> None:
+    def at_most_two(comment_id: int, **where: Any) -> Awaitable[str]:
+        return claim(store, comment_id, delivery=f"d{comment_id}", per_hour=2, **where)
+
+    assert [await at_most_two(1), await at_most_two(2), await at_most_two(3)] == [
+        "act",
+        "act",
+        "limited",
+    ]
+    assert await at_most_two(3) == "limited"  # the same delivery retried
+    assert await at_most_two(4, login="mo") == "act"
+    assert await at_most_two(5, pr=8) == "act"
+    # Refused comments do not count: an hour after the first two, the limit is free again.
+    assert await at_most_two(6, at=T0 + HOUR_SECONDS + 1) == "act"
+    await store.finish_command("o/r", 3)
+    assert await at_most_two(3) == "handled"
+
+
+async def test_concurrent_commands_never_exceed_the_hourly_limit(store: Store) -> None:
+    claims = await asyncio.gather(
+        *(claim(store, comment, delivery=f"d{comment}", per_hour=3) for comment in range(12))
+    )
+    assert sorted(claims) == ["act"] * 3 + ["limited"] * 9
+
+
+async def test_feedback_is_kept_once_per_person_and_test(store: Store) -> None:
+    assert await store.feedback_for_pr("o/r", 7) == {}
+    assert await store.add_feedback("o/r", 7, "tests/test_a.py::test_x", "octo", T0) is True
+    assert await store.add_feedback("o/r", 7, "tests/test_a.py::test_x", "octo", T0) is False
+    assert await store.add_feedback("o/r", 7, "tests/test_a.py::test_x", "mo", T0) is True
+    assert await store.add_feedback("o/r", 7, "*", "octo", T0) is True
+    assert await store.add_feedback("o/r", 8, "*", "mo", T0) is True
+    assert await store.feedback_for_pr("o/r", 7) == {
+        "*": ["octo"],
+        "tests/test_a.py::test_x": ["mo", "octo"],
+    }

@@ -1,0 +1,108 @@
+"""The dashboard over real HTTP, filled by the real bot triaging simulator scenarios."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import aiohttp
+from aiohttp import web
+
+from bot import dashboard
+from bot.demo import running, settle
+from bot.sim.scenario import builtin_scenario
+from bot.store import Store
+from bot.triage.failures import match_key
+from tests.conftest import Serve
+
+TEST_KEY = match_key("tests/bus/test_core.py::test_publish_waits_for_ack")
+TOKEN = "dashboard-token-for-tests"
+
+
+def private_demo() -> object:
+    scenario = builtin_scenario()
+    return scenario.model_copy(update={"repo": scenario.repo.model_copy(update={"private": True})})
+
+
+async def test_demo_dashboard_ranks_the_flaky_test_with_its_sparkline_and_page(
+    tmp_path: Path, session: aiohttp.ClientSession
+) -> None:
+    async with running(builtin_scenario(), tmp_path) as (sim, bot):
+        await sim.play()
+        await settle(sim, bot)
+        index = await session.get(bot.url + "/")
+        repo = await session.get(bot.url + "/acme/bus")
+        repo_html = await repo.text()
+        test = await session.get(bot.url + "/acme/bus/tests/" + TEST_KEY)
+        test_html = await test.text()
+        (issue,) = sim.issues_created
+
+    assert index.status == 200
+    assert 'href="/acme/bus"' in await index.text()
+    assert repo.status == 200
+    assert "test_publish_waits_for_ack" in repo_html
+    assert repo_html.count('class="sparkline"') == 1
+    assert "failed 1 of 2 runs" in repo_html
+    assert f'/acme/bus/issues/{issue.number}">#{issue.number}</a>' in repo_html
+    assert test.status == 200
+    assert 'class="outcomes"' in test_html
+    assert "Failure modes" in test_html
+    assert "#7" in test_html  # the occurrence links its pull request
+    assert "<script" not in repo_html + test_html
+
+
+async def test_private_repository_is_invisible_without_the_token(
+    tmp_path: Path, session: aiohttp.ClientSession
+) -> None:
+    async with running(private_demo(), tmp_path) as (sim, bot):  # type: ignore[arg-type]
+        await sim.play()
+        await settle(sim, bot)
+        index = await (await session.get(bot.url + "/")).text()
+        repo = await session.get(bot.url + "/acme/bus")
+        test = await session.get(bot.url + "/acme/bus/tests/" + TEST_KEY)
+
+    assert "acme/bus" not in index
+    assert "test_publish" not in index
+    assert repo.status == 404
+    assert test.status == 404
+    assert "test_publish" not in await repo.text() + await test.text()
+
+
+async def test_with_a_token_every_page_asks_for_it_and_private_repos_show_after_sign_in(
+    tmp_path: Path,
+) -> None:
+    async with running(private_demo(), tmp_path, dashboard_token=TOKEN) as (sim, bot):  # type: ignore[arg-type]
+        await sim.play()
+        await settle(sim, bot)
+        async with aiohttp.ClientSession() as stranger:
+            anonymous = await stranger.get(bot.url + "/acme/bus", allow_redirects=False)
+            wrong = await stranger.post(bot.url + "/login", data={"token": "guess"})
+            still_out = await stranger.get(bot.url + "/acme/bus", allow_redirects=False)
+        # unsafe=True: aiohttp's jar refuses cookies from IP addresses; browsers do not.
+        async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as browser:
+            signed_in = await browser.post(bot.url + "/login", data={"token": TOKEN})
+            cookie_html = await (await browser.get(bot.url + "/acme/bus")).text()
+            cookies = [c.value for c in browser.cookie_jar]
+        async with aiohttp.ClientSession(headers={"Authorization": f"Bearer {TOKEN}"}) as client:
+            bearer = await client.get(bot.url + "/acme/bus/tests/" + TEST_KEY)
+
+    assert anonymous.status == 303
+    assert anonymous.headers["Location"] == "/login"
+    assert wrong.status == 401
+    assert still_out.status == 303
+    assert signed_in.status == 200  # redirected to the index after the cookie was set
+    assert "test_publish_waits_for_ack" in cookie_html
+    assert TOKEN not in "".join(cookies)  # the cookie holds a MAC of the token, not the token
+    assert bearer.status == 200
+
+
+async def test_dashboard_is_off_without_a_token_outside_the_demo(
+    store: Store, serve: Serve, session: aiohttp.ClientSession
+) -> None:
+    app = web.Application()
+    dashboard.install(app, store, dashboard.Access(token=None))
+    url = await serve(app)
+
+    answer = await session.get(url + "/")
+
+    assert answer.status == 404
+    assert "DASHBOARD_TOKEN" in await answer.text()
