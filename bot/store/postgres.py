@@ -119,8 +119,7 @@ class PostgresStore(DeliveryLifecycle):
     def __init__(self, pool: asyncpg.Pool, lock_pool: asyncpg.Pool) -> None:
         self._pool = pool
         self._lock_pool = lock_pool
-        self._pr_locks: dict[tuple[str, int], asyncio.Lock] = {}
-        self._tracking_locks: dict[str, asyncio.Lock] = {}
+        self._local_locks: dict[str, asyncio.Lock] = {}
         self._group_commit = GroupCommit(self._insert_deliveries, MAX_INGEST_BATCH)
 
     @classmethod
@@ -402,11 +401,15 @@ class PostgresStore(DeliveryLifecycle):
     # --- sticky comment ------------------------------------------------------------------
     @asynccontextmanager
     async def pr_lock(self, repo: str, pr_number: int) -> AsyncIterator[None]:
-        # Tasks of this process queue on the asyncio lock, so at most one connection per PR
+        async with self._advisory_lock(json.dumps(["pr", repo, pr_number])):
+            yield
+
+    @asynccontextmanager
+    async def _advisory_lock(self, key: str) -> AsyncIterator[None]:
+        # Tasks of this process queue on an asyncio lock, so at most one connection per key
         # waits on the database lock; other replicas queue on the session advisory lock.
-        key = json.dumps(["pr", repo, pr_number])
         async with (
-            self._pr_locks.setdefault((repo, pr_number), asyncio.Lock()),
+            self._local_locks.setdefault(key, asyncio.Lock()),
             self._lock_pool.acquire() as conn,
         ):
             await conn.execute(f"SELECT pg_advisory_lock({_LOCK_KEY})", key)
@@ -522,18 +525,8 @@ class PostgresStore(DeliveryLifecycle):
     # --- tracking issues -----------------------------------------------------------------
     @asynccontextmanager
     async def tracking_lock(self, repo: str) -> AsyncIterator[None]:
-        # As pr_lock: tasks of this process queue on the asyncio lock, replicas on the
-        # session advisory lock.
-        key = json.dumps(["tracking", repo])
-        async with (
-            self._tracking_locks.setdefault(repo, asyncio.Lock()),
-            self._lock_pool.acquire() as conn,
-        ):
-            await conn.execute(f"SELECT pg_advisory_lock({_LOCK_KEY})", key)
-            try:
-                yield
-            finally:
-                await conn.execute(f"SELECT pg_advisory_unlock({_LOCK_KEY})", key)
+        async with self._advisory_lock(json.dumps(["tracking", repo])):
+            yield
 
     async def tracking_issue(self, repo: str, key: str) -> TrackingIssue | None:
         row = await self._pool.fetchrow(
