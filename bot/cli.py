@@ -1,4 +1,4 @@
-"""`flakybot serve|demo|parse|deliveries|migrate`."""
+"""`flakybot serve|demo|triage|parse|deliveries|migrate`."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.config import Settings
+from bot.logs import configure
 from bot.store import DeliveryState, open_store
 
 log = logging.getLogger("flakybot")
@@ -38,6 +39,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     demo.add_argument("--port", type=int, default=0, help="the bot's port (default: any free one)")
 
+    triage = commands.add_parser(
+        "triage",
+        help="triage a pull request's failed checks with a personal token, read-only: "
+        "prints the comment the bot would post",
+    )
+    triage.add_argument("target", metavar="OWNER/REPO#N", help="or the pull request's URL")
+    triage.add_argument(
+        "--token", help="a personal access token (default: $GITHUB_TOKEN, which keeps it out of ps)"
+    )
+    triage.add_argument(
+        "--api-url", help="the REST API root (default: $GITHUB_API_URL, else api.github.com)"
+    )
+    triage.add_argument("--json", action="store_true", help="print a machine-readable record")
+
     deliveries = commands.add_parser("deliveries", help="list webhook deliveries and their state")
     deliveries.add_argument("--failed", action="store_true", help="only dead-lettered deliveries")
     deliveries.add_argument("--replay", metavar="ID", help="queue one delivery again")
@@ -55,6 +70,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "parse":
         return parse_files(args.files, args.format, as_json=args.json)
+    if args.command == "triage":
+        from bot.tryout import command
+
+        return command(args.target, token=args.token, api_url=args.api_url, as_json=args.json)
     if args.command == "demo":
         from bot.demo import run_demo
 
@@ -65,9 +84,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         except KeyboardInterrupt:  # how `demo --serve` is meant to end
             return 0
     settings = Settings()
-    logging.basicConfig(
-        level=settings.log_level.upper(),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    # `serve` writes for a log pipeline; the one-off commands for the person who ran them.
+    configure(
+        settings.log_format if args.command == "serve" else "text",
+        settings.log_level,
+        settings.secret_values(),
     )
     if args.command == "serve":
         with asyncio.Runner(loop_factory=_fast_loop_factory()) as runner:

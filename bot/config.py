@@ -6,7 +6,8 @@ import fnmatch
 import re
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+from urllib.parse import unquote, urlsplit
 
 import yaml
 from pydantic import (
@@ -54,6 +55,8 @@ class Settings(BaseSettings):
     write_interval: float = Field(default=1.0, ge=0, le=60)
     # The dashboard is off unless this is set; then every page asks for it.
     dashboard_token: SecretStr | None = None
+    # `serve`'s log lines: one JSON object each, or text for a person at a terminal.
+    log_format: Literal["json", "text"] = "json"
 
     @model_validator(mode="after")
     def _webhook_path_is_absolute(self) -> Settings:
@@ -84,6 +87,16 @@ class Settings(BaseSettings):
         if self.webhook_secret is None:
             raise ValueError("no webhook secret configured (WEBHOOK_SECRET)")
         return self.webhook_secret.get_secret_value()
+
+    def secret_values(self) -> list[str]:
+        """Every secret the settings hold, for the log redactor: none may reach a log line."""
+        values = [
+            s.get_secret_value()
+            for s in (self.webhook_secret, self.private_key, self.dashboard_token)
+            if s is not None
+        ]
+        password = urlsplit(self.database_url).password
+        return values + ([unquote(password), password] if password else [])
 
 
 class ReportSource(BaseModel):
@@ -176,11 +189,14 @@ def parse_repo_config(text: str | None) -> LoadedRepoConfig:
     try:
         raw: Any = yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        return LoadedRepoConfig(errors=[f"{REPO_CONFIG_PATH} is not valid YAML: {exc}"])
+        return LoadedRepoConfig(errors=[f"not valid YAML: {_yaml_problem(exc)}"])
+    except RecursionError:
+        # PyYAML composes nested collections recursively: `[[[[...` a thousand deep.
+        return LoadedRepoConfig(errors=["not valid YAML: nested too deeply"])
     if raw is None:
         return LoadedRepoConfig()
     if not isinstance(raw, dict):
-        return LoadedRepoConfig(errors=[f"{REPO_CONFIG_PATH} must be a mapping of settings"])
+        return LoadedRepoConfig(errors=["not a mapping of settings"])
     known = set(RepoConfig.model_fields)
     unknown = sorted(str(k) for k in raw if k not in known)
     values = {k: v for k, v in raw.items() if k in known}
@@ -193,10 +209,7 @@ def parse_repo_config(text: str | None) -> LoadedRepoConfig:
             break
         except ValidationError as exc:
             problems = exc.errors()
-            errors.extend(
-                f"{REPO_CONFIG_PATH}: {'.'.join(str(p) for p in err['loc'])}: {err['msg']}"
-                for err in problems
-            )
+            errors.extend(f"{_where(err['loc'])}: {err['msg']}" for err in problems)
             values = _without(values, [err["loc"] for err in problems])
     return LoadedRepoConfig(config=config, unknown_keys=unknown, errors=errors)
 
@@ -217,3 +230,21 @@ def _without(values: dict[str, Any], locs: list[tuple[int | str, ...]]) -> dict[
         if key in rest:
             rest[key] = [v for i, v in enumerate(rest[key]) if i not in indexes]
     return rest
+
+
+def _where(loc: tuple[int | str, ...]) -> str:
+    """`reports.0.artifact`; a key that is not a plain name is quoted, so a newline or a dot
+    in it cannot break the line or pass for a path."""
+    return ".".join(
+        str(part) if isinstance(part, int) or re.fullmatch(r"[\w-]+", part) else repr(part)
+        for part in loc
+    )
+
+
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    """PyYAML's complaint in one line: what and where, without its echo of the file."""
+    if isinstance(exc, yaml.MarkedYAMLError) and exc.problem:
+        mark = exc.problem_mark
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+        return f"{exc.problem}{where}"
+    return " ".join(str(exc).split())

@@ -10,15 +10,23 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import time
 from dataclasses import dataclass
 from urllib.parse import unquote
 
 from aiohttp import web
 
-from bot.report.dashboard import chart_days, render_index, render_login, render_repo, render_test
+from bot.report.dashboard import (
+    chart_days,
+    render_dead_letters,
+    render_index,
+    render_login,
+    render_repo,
+    render_test,
+)
 from bot.report.flaky_tests import DAY, RepoSummary, summarise_tests
-from bot.store import Store
+from bot.store import Delivery, DeliveryState, Store
 
 COOKIE = "flakybot_dashboard"
 WINDOW_DAYS = 30
@@ -59,6 +67,7 @@ def install(app: web.Application, store: Store, access: Access) -> None:
     app[ACCESS] = access
     app.router.add_get("/", index)
     app.router.add_get("/login", login_form)
+    app.router.add_get("/deliveries", dead_letters)
     app.router.add_post("/login", login)
     app.router.add_get("/{owner}/{repo}", repo_page)
     app.router.add_get("/{owner}/{repo}/tests/{test_key}", test_page)
@@ -172,3 +181,32 @@ async def login(request: web.Request) -> web.Response:
         max_age=7 * 86_400,
     )
     raise response
+
+
+DEAD_LETTERS_SHOWN = 100
+
+
+async def dead_letters(request: web.Request) -> web.Response:
+    """Deliveries given up on; without the token, only those of known public repositories."""
+    gate = _gate(request)
+    if isinstance(gate, web.Response):
+        return gate
+    show_private = gate[1]
+    dead = await request.app[STORE].list_deliveries(DEAD_LETTERS_SHOWN, [DeliveryState.DEAD])
+    visible = set(await _visible(request, show_private))
+    shown = [(d, _repository(d)) for d in dead]
+    if not show_private:
+        shown = [(d, repo) for d, repo in shown if repo in visible]
+    return _html(
+        render_dead_letters(shown, hidden=len(dead) - len(shown), limit=DEAD_LETTERS_SHOWN)
+    )
+
+
+def _repository(delivery: Delivery) -> str | None:
+    try:
+        data = json.loads(delivery.payload)
+    except ValueError:
+        return None
+    repository = data.get("repository") if isinstance(data, dict) else None
+    name = repository.get("full_name") if isinstance(repository, dict) else None
+    return name if isinstance(name, str) else None

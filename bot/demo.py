@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 import secrets
 import sys
 import tempfile
@@ -15,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.config import Settings
+from bot.logs import configure
 from bot.runtime import Bot
 from bot.sim.expect import check_expectations
 from bot.sim.scenario import Scenario, ScenarioError, builtin_scenario, load_scenario
@@ -137,7 +137,7 @@ def _print_timeline(scenario: Scenario, result: DemoResult) -> None:
 async def run_demo(
     scenario_path: Path | None, *, as_json: bool = False, serve: bool = False, port: int = 0
 ) -> int:
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    configure("text", "WARNING")
     try:
         scenario = builtin_scenario() if scenario_path is None else load_scenario(scenario_path)
     except (ScenarioError, OSError) as exc:

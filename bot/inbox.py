@@ -6,11 +6,14 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
+
+from gidgethub import HTTPException
 
 from bot.config import DEFAULT_DELIVERY_RETENTION_DAYS
 from bot.github.client import backoff
 from bot.github.errors import TransientError, classify
+from bot.logs import bind
 from bot.metrics import Metrics
 from bot.store import Delivery, Store
 
@@ -41,6 +44,22 @@ class HandlerFailures(Exception):
     def __init__(self, failures: list[Exception]) -> None:
         super().__init__("; ".join(f"{type(e).__name__}: {e}" for e in failures))
         self.failures = failures
+
+
+def describe_failure(exc: BaseException) -> str:
+    """What went wrong, as a dead letter and a log line say it: the errors inside a group
+    (a TaskGroup's "unhandled errors" says nothing), with GitHub's status when it answered."""
+    inner: Sequence[BaseException] | None = None
+    if isinstance(exc, HandlerFailures):
+        inner = exc.failures
+    elif isinstance(exc, BaseExceptionGroup):
+        inner = exc.exceptions
+    if inner is not None:
+        return "; ".join(describe_failure(e) for e in inner)
+    text = f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, HTTPException):
+        text += f" (GitHub answered {int(exc.status_code)})"
+    return text
 
 
 def transient_reading(exc: BaseException) -> TransientError | None:
@@ -217,6 +236,7 @@ class Worker:
 
     async def process(self, delivery: Delivery) -> None:
         assert delivery.claim_token is not None
+        bind(delivery=delivery.id, event=delivery.event)  # this task's lines, and its children's
         self._held[delivery.id] = delivery.claim_token
         if self._keeper is None or self._keeper.done():
             self._keeper = asyncio.create_task(self._keep_leases(), name="inbox-leases")
@@ -261,7 +281,7 @@ class Worker:
     async def _failed(self, delivery: Delivery, exc: Exception) -> None:
         assert delivery.claim_token is not None
         transient = transient_reading(exc)
-        error = f"{type(exc).__name__}: {exc}"[:2000]
+        error = describe_failure(exc)[:2000]
         if transient is not None and delivery.attempts < self.max_attempts:
             delay = max(
                 transient.retry_after or 0.0,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 
@@ -30,8 +32,8 @@ class Metrics:
         )
         self.github_requests = Counter(
             "flakybot_github_requests",
-            "Requests made to GitHub by method and status",
-            ["method", "status"],
+            "Requests made to GitHub by endpoint group, method and status",
+            ["endpoint", "method", "status"],
             registry=self.registry,
         )
         self.rate_limit_remaining = Gauge(
@@ -59,3 +61,52 @@ class Metrics:
             ["scope"],
             registry=self.registry,
         )
+        self.tracking_issues = Counter(
+            "flakybot_tracking_issues",
+            "Tracking issues created, reopened and closed by the bot",
+            ["action"],
+            registry=self.registry,
+        )
+
+
+# A repository endpoint's group, by the path segment after /repos/{owner}/{repo}/.
+_REPO_GROUPS = {
+    "pulls": "pulls",
+    "check-runs": "check-runs",
+    "contents": "contents",
+    "collaborators": "collaborators",
+    "installation": "app",
+    "labels": "labels",
+}
+# Every value of the `endpoint` label (docs/operations.md lists them).
+ENDPOINT_GROUPS = frozenset(
+    {"app", "pulls", "check-runs", "logs", "artifacts", "reruns", "actions", "issues"}
+    | {"comments", "reactions", "labels", "contents", "collaborators", "other"}
+)
+
+
+def endpoint_group(path: str) -> str:
+    """The group a REST API path belongs to, for metrics: few values, whatever the ids.
+
+    `path` is relative to the API root (`/repos/o/r/pulls/7/files?page=2`), or a full URL
+    on api.github.com.
+    """
+    parts = [part for part in urlsplit(path).path.split("/") if part]
+    if parts[:1] == ["app"]:
+        return "app"
+    if parts[:1] != ["repos"] or len(parts) < 4:
+        return "other"
+    rest = parts[3:]
+    if rest[0] == "actions":
+        if rest[-1] == "logs":
+            return "logs"
+        if "artifacts" in rest:
+            return "artifacts"
+        return "reruns" if rest[-1] in {"rerun", "rerun-failed-jobs"} else "actions"
+    if rest[0] == "issues":
+        if rest[-1] == "reactions":
+            return "reactions"
+        return "comments" if "comments" in rest else "issues"
+    if rest[0] == "commits" and len(rest) >= 3:
+        return _REPO_GROUPS.get(rest[2], "other")
+    return _REPO_GROUPS.get(rest[0], "other")

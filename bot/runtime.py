@@ -51,6 +51,7 @@ class Bot:
             private_key=settings.private_key_pem(),
             metrics=metrics,
             write_interval=settings.write_interval,
+            write_schedule=store.write_schedule(),
         )
         ctx = BotContext(
             store=store, github=github, metrics=metrics, log_cap_bytes=settings.log_cap_bytes

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from bot import dashboard
 from bot.inbox import Worker
+from bot.logs import bind
 from bot.metrics import Metrics
 from bot.store import Store
 
@@ -124,6 +125,7 @@ async def receive_webhook(request: web.Request) -> web.Response:
         return _refuse(401, "X-Hub-Signature-256 must be sha256=<hex>")
     if not event_name or not delivery_id or len(delivery_id) > 200:
         return _refuse(400, "missing X-GitHub-Event or X-GitHub-Delivery header")
+    bind(delivery=delivery_id, event=event_name)
     try:
         body = await request.read()
     except web.HTTPRequestEntityTooLarge:

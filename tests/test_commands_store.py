@@ -32,6 +32,7 @@ async def test_reruns_of_one_pr_are_capped_per_day_across_its_checks(store: Stor
         "granted": False,
         "limit": RerunLimit.PER_PR_DAY,
         "status": 0,
+        "resumed": False,
     }
     assert (await reserve(4, "docs", pr=8)).granted
     # A day later the PR's cap is free again; the per-check budget of its commit is not.
@@ -120,3 +121,21 @@ async def test_feedback_is_kept_once_per_person_and_test(store: Store) -> None:
         "*": ["octo"],
         "tests/test_a.py::test_x": ["mo", "octo"],
     }
+
+
+async def test_a_reservation_left_unanswered_is_granted_again_as_resumed(store: Store) -> None:
+    """A crash between asking GitHub and recording its answer: the next try is told so."""
+
+    async def reserve(at: float) -> RerunGrant:
+        return await store.reserve_rerun(
+            "o/r", 7, SHA, "tests", 12, per_check=1, per_pr_day=10, now=at
+        )
+
+    first = await reserve(T0)
+    again = await reserve(T0 + 5)
+    await store.finish_rerun("o/r", 12, 201)
+    answered = await reserve(T0 + 9)
+
+    assert (first.granted, first.resumed) == (True, False)
+    assert (again.granted, again.resumed) == (True, True)
+    assert (answered.granted, answered.resumed, answered.status) == (False, False, 201)

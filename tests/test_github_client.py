@@ -161,7 +161,7 @@ async def test_etag_cache_is_kept_per_installation(
     assert "If-None-Match" not in two_first
     assert two_first["Authorization"] == "token ghs_2_1"
     assert metrics.registry.get_sample_value(
-        "flakybot_github_requests_total", {"method": "GET", "status": "304"}
+        "flakybot_github_requests_total", {"endpoint": "other", "method": "GET", "status": "304"}
     ) == pytest.approx(1.0)
 
 

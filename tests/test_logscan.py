@@ -355,3 +355,18 @@ def test_escape_codes_between_a_status_and_its_bracket_do_not_hide_the_line() ->
         "        PASS [   0.011s] shop tests::cart_total",
         "        FLAKY 2/3 [   0.020s] shop tests::retry",
     ]
+
+
+def test_punctuation_after_a_number_is_found_with_the_digit_before_it() -> None:
+    # mocha's `^\s*\d+\) \S` is searched as `0) ` to `9) ` and `m) ` (a colour code's end),
+    # not as `) `, which is on many lines of a real log.
+    scanner = LogScanner(re.compile(r"^\s*\d+\) \S"), before=0, after=0, tail_lines=0)
+    scanner.feed(
+        b"call(a) b\n"
+        b"2026-11-30T10:00:00.0000000Z   12) cart adds\n"
+        b"\x1b[31m  3) \x1b[0mtotal\n"
+        b"f(x) = 1) y\n"
+        b"\x1b[1m7\x1b[22m) ordered\n"
+    )
+
+    assert scanner.finish() == ["  12) cart adds", "  3) total", "7) ordered"]

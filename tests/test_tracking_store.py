@@ -95,3 +95,32 @@ async def test_tracking_lock_lets_one_holder_in_at_a_time(store: Store) -> None:
     await asyncio.gather(*(hold() for _ in range(4)))
 
     assert most == 1
+
+
+async def test_open_records_of_a_check_are_listed_for_auto_close(store: Store) -> None:
+    await store.save_tracking_issue(record("k.late", 40))
+    await store.save_tracking_issue(record("k.early", 12))
+    await store.save_tracking_issue(record("k.closed", 13).model_copy(update={"closed_at": T0}))
+    other_check = record("k.lint", 14).model_copy(update={"checks": ["lint", "tests (3.11)"]})
+    await store.save_tracking_issue(other_check)
+    both = record("k.both", 15).model_copy(update={"checks": ["lint", "tests (3.12)"]})
+    await store.save_tracking_issue(both)
+    await store.save_tracking_issue(record("k.x", 16).model_copy(update={"repo": "other/repo"}))
+
+    listed = await store.open_tracking_issues(REPO, "tests (3.12)")
+    assert [r.issue_number for r in listed] == [12, 15, 40]
+    assert listed[0] == record("k.early", 12)
+    assert [r.key for r in await store.open_tracking_issues(REPO, "lint")] == ["k.lint", "k.both"]
+    assert await store.open_tracking_issues(REPO, "tests") == []
+    assert (await store.tracking_issue(REPO, "k.closed")) == record("k.closed", 13).model_copy(
+        update={"closed_at": T0}
+    )
+
+    # Reopened (the recurrence logic saves it open again): listed again.
+    await store.save_tracking_issue(record("k.closed", 13))
+    assert [r.issue_number for r in await store.open_tracking_issues(REPO, "tests (3.12)")] == [
+        12,
+        13,
+        15,
+        40,
+    ]

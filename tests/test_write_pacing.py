@@ -1,5 +1,6 @@
 """Content-creating requests of one installation go one at a time, WRITE_INTERVAL apart, and
-back off together on a secondary rate limit; reads are never held up."""
+back off together on a secondary rate limit; reads are never held up. On PostgreSQL the pace
+holds across replicas."""
 
 from __future__ import annotations
 
@@ -13,9 +14,11 @@ from aiohttp import web
 
 from bot.github.client import GitHubClient, WritePacer
 from bot.metrics import Metrics
+from bot.store.postgres import PostgresStore
 
 Serve = Callable[[web.Application], Awaitable[str]]
 INTERVAL = 0.15
+SHARED_INTERVAL = 0.25
 
 
 class Recorder:
@@ -101,3 +104,91 @@ async def test_without_a_pacer_writes_may_overlap(
 
     writes = sorted((s, e) for method, s, e in recorder.spans if method == "POST")
     assert writes[1][0] < writes[0][1], "the control case should overlap"
+
+
+# --- across replicas: the PostgreSQL store keeps one pace per installation ----------------
+
+
+async def test_replicas_take_write_slots_an_interval_apart_by_the_database_clock(
+    pg_url: str,
+) -> None:
+    first, second = await PostgresStore.open(pg_url), await PostgresStore.open(pg_url)
+    try:
+        waits = await asyncio.gather(
+            *(store.reserve_write(1, 10.0, 0.0) for store in (first, second) for _ in range(3))
+        )
+        other = await second.reserve_write(2, 10.0, 0.0)
+        later = await first.reserve_write(3, 10.0, 4.0)
+    finally:
+        await first.close()
+        await second.close()
+
+    # Six slots, one every 10 s from now, whichever replica took each; the calls' moments
+    # (a few milliseconds apart) are the only slack.
+    for k, wait in enumerate(sorted(waits)):
+        assert abs(wait - 10.0 * k) < 0.5
+    assert abs(other) < 0.5, "another installation has a pace of its own"
+    assert abs(later - 4.0) < 0.5, "a slot starts no sooner than the process's own pace allows"
+
+
+async def test_writes_of_two_replicas_are_an_interval_apart(
+    serve: Serve, session: aiohttp.ClientSession, pg_url: str
+) -> None:
+    recorder = Recorder()
+    url = await serve(recorder.app())
+    stores = [await PostgresStore.open(pg_url) for _ in range(2)]
+    try:
+        # One pacer per replica (process), each with its store: what GitHubApp hands out.
+        pacers = [WritePacer(SHARED_INTERVAL, shared=store, installation_id=1) for store in stores]
+        clients = [client(session, url, pacer) for pacer in pacers]
+        await asyncio.gather(
+            *(gh.post("/repos/o/r/issues", data={"title": "x"}) for gh in clients * 3)
+        )
+    finally:
+        for store in stores:
+            await store.close()
+
+    starts = sorted(start for method, start, _ in recorder.spans if method == "POST")
+    assert len(starts) == 6
+    # Slots are spaced exactly; a write starts when its reply from the database has come
+    # and its task has run again, a few milliseconds after its slot on a busy machine.
+    gaps = [b - a for a, b in itertools.pairwise(starts)]
+    assert min(gaps) >= SHARED_INTERVAL - 0.05, gaps
+
+
+async def test_without_a_shared_schedule_two_replicas_write_at_once(
+    serve: Serve, session: aiohttp.ClientSession
+) -> None:
+    recorder = Recorder()
+    url = await serve(recorder.app())
+    clients = [client(session, url, WritePacer(INTERVAL)) for _ in range(2)]
+
+    await asyncio.gather(*(gh.post("/repos/o/r/issues", data={"title": "x"}) for gh in clients))
+
+    first, second = sorted(start for method, start, _ in recorder.spans if method == "POST")
+    assert second - first < INTERVAL, "the control case should not be paced"
+
+
+async def test_a_secondary_rate_limit_on_one_replica_holds_back_the_other(
+    serve: Serve, session: aiohttp.ClientSession, pg_url: str
+) -> None:
+    recorder = Recorder()
+    recorder.limited = 1
+    url = await serve(recorder.app())
+    stores = [await PostgresStore.open(pg_url) for _ in range(2)]
+    try:
+        limited, other = (
+            client(session, url, WritePacer(0.0, shared=store, installation_id=1))
+            for store in stores
+        )
+        # The first replica's write is refused with Retry-After 0.4 and retried after it.
+        await limited.post("/repos/o/r/issues", data={"title": "x"})
+        await other.post("/repos/o/r/issues/1/comments", data={"body": "y"})
+    finally:
+        for store in stores:
+            await store.close()
+
+    (refused,) = [end for method, _, end in recorder.spans if method == "limited"]
+    writes = [start for method, start, _ in recorder.spans if method == "POST"]
+    assert len(writes) == 2
+    assert all(start - refused >= 0.4 - 0.02 for start in writes)

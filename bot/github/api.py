@@ -11,6 +11,7 @@ from gidgethub import BadRequest
 from gidgethub.abc import GitHubAPI
 from pydantic import BaseModel
 
+from bot.github.client import GitHubClient
 from bot.triage.verdict import GITHUB_FILES_LIMIT
 
 
@@ -80,11 +81,18 @@ async def rerun_job(gh: GitHubAPI, repo: str, job_id: int) -> tuple[int, str]:
 
 
 async def get_file(gh: GitHubAPI, repo: str, path: str) -> str | None:
-    """A file's text on the default branch, or None when it does not exist."""
+    """A file's text on the default branch, or None when it does not exist (a 404 is kept
+    by an installation's client for MISSING_FILE_SECONDS; a file that exists is revalidated
+    with its ETag, which costs no rate limit)."""
+    url = f"/repos/{repo}/contents/{path}"
+    missing = gh.missing_files if isinstance(gh, GitHubClient) else {}
+    if url in missing:
+        return None
     try:
-        data = await gh.getitem(f"/repos/{repo}/contents/{path}")
+        data = await gh.getitem(url)
     except BadRequest as exc:
         if exc.status_code == 404:
+            missing[url] = True
             return None
         raise
     if not isinstance(data, dict) or data.get("type") != "file":

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import random
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, MutableMapping
 from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any
@@ -18,7 +19,8 @@ from gidgethub import aiohttp as gh_aiohttp
 from gidgethub.apps import get_installation_access_token
 
 from bot.github.errors import is_rate_limited, retry_after_from
-from bot.metrics import Metrics
+from bot.metrics import Metrics, endpoint_group
+from bot.store.base import WriteSchedule
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +32,12 @@ ETAG_CACHE_ENTRIES = 500
 # rate limit allows 80 a minute.
 WRITE_INTERVAL = 1.0
 WRITE_METHODS = frozenset({"POST", "PATCH", "PUT", "DELETE"})
+# A 404 has no ETag to revalidate, and most repositories have no `.github/flaky.yml`: a file
+# found missing is not asked for again for this long (adding one takes effect within it).
+MISSING_FILE_SECONDS = 300.0
+# Asked again on 5xx and dropped connections. The bot's PATCHes set whole fields (a body, a
+# title, a state), so one that reached GitHub changes nothing when repeated; a POST creates.
+REPEATABLE_METHODS = frozenset({"GET", "PATCH"})
 
 
 def backoff(attempt: int, base: float = 0.5, cap: float = 30.0) -> float:
@@ -41,12 +49,21 @@ class WritePacer:
     """One installation's writes, one at a time and at least `interval` seconds apart.
 
     A secondary rate limit answer pushes every later write back by the wait GitHub asked
-    for, so concurrent handlers of one installation back off together. Per process: several
-    replicas each keep their own pace.
+    for, so concurrent handlers of one installation back off together. With a `shared`
+    schedule (the PostgreSQL store) the pace also holds across replicas: each write takes
+    a slot there, `interval` after the previous one whichever replica took it.
     """
 
-    def __init__(self, interval: float = WRITE_INTERVAL) -> None:
+    def __init__(
+        self,
+        interval: float = WRITE_INTERVAL,
+        *,
+        shared: WriteSchedule | None = None,
+        installation_id: int = 0,
+    ) -> None:
         self.interval = interval
+        self.shared = shared
+        self.installation_id = installation_id
         self._lock = asyncio.Lock()
         self._next = 0.0
 
@@ -54,6 +71,12 @@ class WritePacer:
     async def turn(self) -> AsyncIterator[None]:
         async with self._lock:
             wait = self._next - time.monotonic()
+            if self.shared is not None:
+                # The slot starts no sooner than this process's own pace allows, so the
+                # next replica's slot is counted from when this write really starts.
+                wait = await self.shared.reserve_write(
+                    self.installation_id, self.interval, max(wait, 0.0)
+                )
             if wait > 0:
                 await asyncio.sleep(wait)
             try:
@@ -61,15 +84,18 @@ class WritePacer:
             finally:
                 self._next = max(self._next, time.monotonic() + self.interval)
 
-    def back_off(self, seconds: float) -> None:
+    async def back_off(self, seconds: float) -> None:
         self._next = max(self._next, time.monotonic() + seconds)
+        if self.shared is not None:
+            await self.shared.defer_writes(self.installation_id, seconds)
 
 
 class GitHubClient(gh_aiohttp.GitHubAPI):
     """A gidgethub client that retries what is safe to retry and waits when GitHub asks.
 
-    GETs are retried on 5xx and dropped connections; writes are not (a write that reached
-    GitHub must not be repeated: the inbox retries the whole handler, which is idempotent).
+    GETs and PATCHes are retried on 5xx and dropped connections; POSTs are not (one that
+    reached GitHub must not be repeated: the inbox retries the whole handler, which finds
+    what an earlier try created).
     Rate-limit answers wait inline when the wait is short, else surface to the inbox, which
     retries the delivery after the wait.
     """
@@ -84,6 +110,8 @@ class GitHubClient(gh_aiohttp.GitHubAPI):
         max_retries: int = 3,
         max_inline_wait: float = 10.0,
         pacer: WritePacer | None = None,
+        token_source: Callable[[], Awaitable[str]] | None = None,
+        missing_files: MutableMapping[str, bool] | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(session, USER_AGENT, base_url=base_url, **kwargs)
@@ -92,6 +120,28 @@ class GitHubClient(gh_aiohttp.GitHubAPI):
         self.max_retries = max_retries
         self.max_inline_wait = max_inline_wait
         self.pacer = pacer
+        self._token_source = token_source
+        # Files found missing (404), by API path: shared by an installation's clients.
+        self.missing_files: MutableMapping[str, bool] = (
+            missing_files if missing_files is not None else {}
+        )
+
+    @property
+    def session(self) -> aiohttp.ClientSession:
+        return self._session
+
+    async def access_token(self) -> str:
+        """The token for downloads, which go around this client (GitHub's redirect to the
+        blob host must be followed without it). An installation's is refreshed when due."""
+        if self._token_source is not None:
+            return await self._token_source()
+        if self.oauth_token is None:
+            raise ValueError("this client authenticates without a token")
+        return self.oauth_token
+
+    def count_request(self, url: str, method: str, status: int) -> None:
+        path = url.removeprefix(self.base_url.rstrip("/"))
+        self.metrics.github_requests.labels(endpoint_group(path), method, str(status)).inc()
 
     async def _request(
         self, method: str, url: str, headers: Mapping[str, str], body: bytes = b""
@@ -110,11 +160,11 @@ class GitHubClient(gh_aiohttp.GitHubAPI):
                         method, url, headers, body
                     )
             except (TimeoutError, aiohttp.ClientConnectionError):
-                if method != "GET" or attempt > self.max_retries:
+                if method not in REPEATABLE_METHODS or attempt > self.max_retries:
                     raise
                 await self.sleep(backoff(attempt))
                 continue
-            self.metrics.github_requests.labels(method, str(status)).inc()
+            self.count_request(url, method, status)
             remaining = response_headers.get("x-ratelimit-remaining")
             if remaining is not None and self.installation_id is not None:
                 self.metrics.rate_limit_remaining.labels(str(self.installation_id)).set(
@@ -128,7 +178,7 @@ class GitHubClient(gh_aiohttp.GitHubAPI):
         if attempt > self.max_retries:
             return False
         if isinstance(exception, GitHubBroken):
-            if method != "GET":
+            if method not in REPEATABLE_METHODS:
                 return False
             await self.sleep(backoff(attempt))
             return True
@@ -137,7 +187,7 @@ class GitHubClient(gh_aiohttp.GitHubAPI):
             if wait is None:
                 wait = backoff(attempt, base=1.0)
             if self.pacer is not None and method in WRITE_METHODS:
-                self.pacer.back_off(wait)
+                await self.pacer.back_off(wait)
             if wait > self.max_inline_wait:
                 return False
             log.info("rate limited on %s %s, waiting %.1fs", method, url, wait)
@@ -158,6 +208,7 @@ class GitHubApp:
         private_key: str,
         metrics: Metrics,
         write_interval: float = WRITE_INTERVAL,
+        write_schedule: WriteSchedule | None = None,
     ) -> None:
         self.session = session
         self.api_url = api_url.rstrip("/")
@@ -168,8 +219,10 @@ class GitHubApp:
         self._token_locks: dict[int, asyncio.Lock] = {}
         # ETags are tied to the token that fetched them: one cache per installation.
         self._caches: dict[int, cachetools.LRUCache[Any, Any]] = {}
+        self._missing: dict[int, cachetools.TTLCache[str, bool]] = {}
         self._bot_login: str | None = None
         self.write_interval = write_interval
+        self.write_schedule = write_schedule
         self._pacers: dict[int, WritePacer] = {}
 
     def app_client(self) -> GitHubClient:
@@ -211,8 +264,21 @@ class GitHubApp:
             installation_id=installation_id,
             oauth_token=await self.token(installation_id),
             cache=cache,
-            pacer=self._pacers.setdefault(installation_id, WritePacer(self.write_interval)),
+            pacer=self._pacer(installation_id),
+            token_source=functools.partial(self.token, installation_id),
+            missing_files=self._missing.setdefault(
+                installation_id,
+                cachetools.TTLCache(ETAG_CACHE_ENTRIES, ttl=MISSING_FILE_SECONDS),
+            ),
         )
+
+    def _pacer(self, installation_id: int) -> WritePacer:
+        pacer = self._pacers.get(installation_id)
+        if pacer is None:
+            pacer = self._pacers[installation_id] = WritePacer(
+                self.write_interval, shared=self.write_schedule, installation_id=installation_id
+            )
+        return pacer
 
     async def bot_login(self) -> str:
         """The login the App's comments carry, e.g. `flaky-triage[bot]`."""

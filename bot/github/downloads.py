@@ -6,18 +6,25 @@ and the token goes only to the API, never to the blob host.
 
 from __future__ import annotations
 
+import asyncio
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from http import HTTPStatus
 
 import aiohttp
-from gidgethub import BadRequest, GitHubBroken
+from gidgethub import BadRequest, GitHubBroken, HTTPException
 
-from bot.github.client import USER_AGENT
+from bot.github.client import USER_AGENT, backoff
+from bot.github.errors import classify
 
 CHUNK_BYTES = 256 * 1024
 TIMEOUT = aiohttp.ClientTimeout(total=300, sock_read=60)
+# A redirect or blob answer that failed on the way (5xx, a dropped connection, a short rate
+# limit) is asked again, up to this many tries, before the delivery's own retry takes over:
+# nothing has reached the caller yet, so asking again is safe.
+OPEN_ATTEMPTS = 4
+MAX_INLINE_WAIT = 10.0
 
 
 @dataclass(frozen=True)
@@ -36,7 +43,13 @@ def _raise_for(status: int, headers: object = None) -> None:
     raise BadRequest(HTTPStatus(status), headers=headers)  # type: ignore[arg-type]
 
 
-async def _blob_location(session: aiohttp.ClientSession, url: str, token: str) -> str:
+# Told of each API answer (url, method, status): downloads count in the request metrics too.
+CountRequest = Callable[[str, str, int], None]
+
+
+async def _blob_location(
+    session: aiohttp.ClientSession, url: str, token: str, count: CountRequest | None
+) -> str:
     async with session.get(
         url,
         headers={
@@ -46,9 +59,47 @@ async def _blob_location(session: aiohttp.ClientSession, url: str, token: str) -
         },
         allow_redirects=False,
     ) as response:
+        if count is not None:
+            count(url, "GET", response.status)
         if response.status not in (301, 302, 303, 307, 308):
             _raise_for(response.status, response.headers)
         return response.headers["Location"]
+
+
+async def _open_blob(
+    session: aiohttp.ClientSession,
+    url: str,
+    token: str,
+    count: CountRequest | None,
+    *,
+    headers: dict[str, str],
+    ok: tuple[int, ...],
+) -> aiohttp.ClientResponse:
+    """The blob behind an API redirect, answered with one of the `ok` statuses, not yet read.
+
+    Transient failures are tried again with backoff (the redirect too: its URL is short-lived);
+    a wait longer than MAX_INLINE_WAIT is left to the delivery's retry.
+    """
+    attempt = 0
+    while True:
+        attempt += 1
+        try:
+            location = await _blob_location(session, url, token, count)
+            blob = await session.get(location, headers=headers, timeout=TIMEOUT)
+            if blob.status not in ok:
+                blob.release()
+                _raise_for(blob.status, blob.headers)
+            return blob
+        except (HTTPException, aiohttp.ClientError, TimeoutError) as exc:
+            transient = classify(exc)
+            if transient is None or attempt >= OPEN_ATTEMPTS:
+                raise
+            wait = transient.retry_after
+            if wait is None:
+                wait = backoff(attempt)
+            if wait > MAX_INLINE_WAIT:
+                raise
+            await asyncio.sleep(wait)
 
 
 async def stream_job_log(
@@ -60,6 +111,7 @@ async def stream_job_log(
     job_id: int,
     cap_bytes: int,
     sink: Callable[[bytes], None],
+    count: CountRequest | None = None,
 ) -> Streamed:
     """Pass the last `cap_bytes` of an Actions job log to `sink`, chunk by chunk.
 
@@ -68,16 +120,14 @@ async def stream_job_log(
     rolling tail of `cap_bytes` and pass it on at the end, so memory stays bounded by the cap
     whatever the log's size. A tail that starts mid-line loses that first, cut line.
     """
-    location = await _blob_location(
-        session, f"{api_url.rstrip('/')}/repos/{repo}/actions/jobs/{job_id}/logs", token
-    )
-    async with session.get(
-        location,
+    async with await _open_blob(
+        session,
+        f"{api_url.rstrip('/')}/repos/{repo}/actions/jobs/{job_id}/logs",
+        token,
+        count,
         headers={"Range": f"bytes=-{cap_bytes}", "User-Agent": USER_AGENT},
-        timeout=TIMEOUT,
+        ok=(200, 206),
     ) as blob:
-        if blob.status not in (200, 206):
-            _raise_for(blob.status)
         whole = blob.status == 200 and (
             blob.content_length is not None and blob.content_length <= cap_bytes
         )
@@ -120,16 +170,17 @@ async def download_artifact(
     repo: str,
     artifact_id: int,
     cap_bytes: int,
+    count: CountRequest | None = None,
 ) -> bytes:
     """An artifact's zip, refused (TooLarge) past `cap_bytes`: a zip cut short is useless."""
-    location = await _blob_location(
+    async with await _open_blob(
         session,
         f"{api_url.rstrip('/')}/repos/{repo}/actions/artifacts/{artifact_id}/zip",
         token,
-    )
-    async with session.get(location, headers={"User-Agent": USER_AGENT}, timeout=TIMEOUT) as blob:
-        if blob.status != 200:
-            _raise_for(blob.status)
+        count,
+        headers={"User-Agent": USER_AGENT},
+        ok=(200,),
+    ) as blob:
         if blob.content_length is not None and blob.content_length > cap_bytes:
             raise TooLarge(f"artifact {artifact_id} is {blob.content_length} bytes")
         chunks: list[bytes] = []

@@ -6,8 +6,10 @@ import asyncio
 import logging
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
+import cachetools
 from gidgethub import routing, sansio
 
 from bot.config import (
@@ -20,12 +22,14 @@ from bot.config import (
 from bot.events import CheckRun, CheckRunEvent
 from bot.github import api
 from bot.github.client import GitHubClient
+from bot.handlers.auto_close import close_quiet_issues
 from bot.handlers.context import BotContext
 from bot.handlers.job_evidence import read_job
 from bot.handlers.reruns import rerun_if_allowed
-from bot.handlers.sticky import note_passing_head, update_sticky_comment
+from bot.handlers.sticky import config_problems, note_passing_head, update_sticky_comment
 from bot.handlers.tracking import track_failures
-from bot.store import CheckAttempt
+from bot.logs import bind
+from bot.store import CheckAttempt, Store
 from bot.store.models import Occurrence, RunRecord
 from bot.triage.attempts import FAILED_CONCLUSIONS, EarlierAttempt, rerun_evidence
 from bot.triage.failures import match_key
@@ -65,6 +69,7 @@ async def triage_run(ctx: BotContext, gh: GitHubClient, repo: str, run: CheckRun
     if run.conclusion == "success" and not any(a.conclusion in FAILED_CONCLUSIONS for a in earlier):
         await ctx.store.record_run(record, [])
         await note_passing_head(ctx, gh, repo, run)
+        await close_quiet_issues(ctx, gh, repo, record)
         return  # a pass with no failure to describe
     pr_numbers = [pr.number for pr in run.pull_requests] or await api.pulls_for_commit(
         gh, repo, run.head_sha
@@ -76,9 +81,9 @@ async def triage_run(ctx: BotContext, gh: GitHubClient, repo: str, run: CheckRun
 
     # Gather: the repo's settings, the job's evidence (once), each PR and its changes.
     async with asyncio.TaskGroup() as tg:
-        config_task = tg.create_task(_repo_config(gh, repo))
+        config_task = tg.create_task(repo_config(gh, repo))
         job_task = tg.create_task(_read_job_when_failed(ctx, gh, repo, run, config_task))
-        pull_tasks = [tg.create_task(_pull_and_changes(gh, repo, n)) for n in pr_numbers]
+        pull_tasks = [tg.create_task(pull_and_changes(gh, repo, n)) for n in pr_numbers]
     config, extraction = config_task.result(), job_task.result()
     for task in pull_tasks:
         pull, changed = task.result()
@@ -97,14 +102,79 @@ async def decide_and_act(
     changed: api.ChangedFiles,
     record: RunRecord,
 ) -> None:
-    # Decide.
+    bind(pr=pull.number)
+    decided = await decide(ctx.store, repo, run, earlier, config, extraction, pull, changed, record)
+    if decided is None:
+        return
+    for decision in decided.decisions:
+        ctx.metrics.verdicts.labels(str(decision.verdict)).inc()
+
+    # Record the run before acting, so tallies read from the store include it. A commit heading
+    # two PRs is recorded with the first PR's verdicts: recording a run again is a no-op.
+    on_pr = record.model_copy(update={"pr_number": pull.number, "author": pull.author})
+    failed_now = decided.extraction if run.conclusion in FAILED_CONCLUSIONS else Extraction()
+    await ctx.store.record_run(
+        on_pr, occurrences_of(on_pr, failed_now, decided.decisions, config.config.generic_messages)
+    )
+
+    # Act.
+    rerun_note = decided.rerun_note
+    if run.conclusion in FAILED_CONCLUSIONS:
+        rerun_note = await rerun_if_allowed(
+            ctx, gh, repo, run, pull, decided.decisions, config.config, decided.attempt
+        )
+    await ctx.store.record_check_attempt(
+        CheckAttempt(
+            repo=repo,
+            pr_number=pull.number,
+            head_sha=run.head_sha,
+            check_name=run.name,
+            check_run_id=run.id,
+            html_url=run.html_url or "",
+            attempt=decided.attempt,
+            conclusion=run.conclusion or "",
+            decisions=decided.decisions,
+            rerun_note=rerun_note,
+            recorded_at=time.time(),
+        )
+    )
+    await track_failures(
+        ctx, gh, repo, pull.author, decided.decisions, run.conclusion or "", config.config
+    )
+    if config.config.comment is not CommentMode.NEVER:
+        await update_sticky_comment(ctx, gh, repo, pull, config)
+
+
+@dataclass(frozen=True)
+class Decided:
+    """What one attempt of a check shows on one PR, before anything is written."""
+
+    attempt: int
+    extraction: Extraction  # the failures judged: after a pass on rerun, the failed attempt's
+    decisions: list[Decision]
+    rerun_note: str | None  # set when this attempt is the pass on rerun
+
+
+async def decide(
+    store: Store,
+    repo: str,
+    run: CheckRun,
+    earlier: list[CheckAttempt],
+    config: LoadedRepoConfig,
+    extraction: Extraction,
+    pull: api.PullRequest,
+    changed: api.ChangedFiles,
+    record: RunRecord,
+) -> Decided | None:
+    """The verdicts, read against the earlier attempts and the store's history (reads only);
+    None when there is nothing to say (a pass with no failure before it)."""
     previous = [
         EarlierAttempt(attempt=a.attempt, conclusion=a.conclusion, decisions=a.decisions)
         for a in earlier
     ]
     evidence = rerun_evidence(run.conclusion or "", extraction.failures, previous)
     if evidence is None:
-        return
+        return None
     attempt = max((a.attempt for a in earlier), default=0) + 1
     rerun_note = None
     testless: list[Decision] = []
@@ -120,7 +190,7 @@ async def decide_and_act(
         # shows the job can pass, not what failed.
         failed_before = next(a for a in previous if a.attempt == evidence.failed_attempt)
         testless = [d for d in failed_before.decisions if d.failure is None]
-    contexts = await _test_contexts(ctx, repo, record, pull, extraction.failures, config.config)
+    contexts = await _test_contexts(store, repo, record, pull, extraction.failures, config.config)
     decisions = testless or decide_extraction(
         extraction,
         changed.paths,
@@ -134,47 +204,22 @@ async def decide_and_act(
             history_days=config.config.history_days,
         ),
     )
-    for decision in decisions:
-        ctx.metrics.verdicts.labels(str(decision.verdict)).inc()
-
-    # Record the run before acting, so tallies read from the store include it. A commit heading
-    # two PRs is recorded with the first PR's verdicts: recording a run again is a no-op.
-    on_pr = record.model_copy(update={"pr_number": pull.number, "author": pull.author})
-    failed_now = extraction if run.conclusion in FAILED_CONCLUSIONS else Extraction()
-    await ctx.store.record_run(
-        on_pr, occurrences_of(on_pr, failed_now, decisions, config.config.generic_messages)
-    )
-
-    # Act.
-    if run.conclusion in FAILED_CONCLUSIONS:
-        rerun_note = await rerun_if_allowed(
-            ctx, gh, repo, run, pull, decisions, config.config, attempt
-        )
-    await ctx.store.record_check_attempt(
-        CheckAttempt(
-            repo=repo,
-            pr_number=pull.number,
-            head_sha=run.head_sha,
-            check_name=run.name,
-            check_run_id=run.id,
-            html_url=run.html_url or "",
-            attempt=attempt,
-            conclusion=run.conclusion or "",
-            decisions=decisions,
-            rerun_note=rerun_note,
-            recorded_at=time.time(),
-        )
-    )
-    await track_failures(ctx, gh, repo, pull.author, decisions, run.conclusion or "", config.config)
-    if config.config.comment is not CommentMode.NEVER:
-        await update_sticky_comment(ctx, gh, repo, pull, config)
+    return Decided(attempt, extraction, decisions, rerun_note)
 
 
-async def _repo_config(gh: GitHubClient, repo: str) -> LoadedRepoConfig:
+async def repo_config(gh: GitHubClient, repo: str) -> LoadedRepoConfig:
     config = parse_repo_config(await api.get_file(gh, repo, REPO_CONFIG_PATH))
-    for problem in config.errors + [f"unknown key {k!r}" for k in config.unknown_keys]:
-        log.warning("%s %s: %s (ignored)", repo, REPO_CONFIG_PATH, problem)
+    problems = tuple(config_problems(config))
+    # Logged once per repository and version of the file, not on every delivery that reads
+    # it; the PR comment's footer names them for as long as they stand.
+    if problems and _CONFIG_WARNED.get(repo) != problems:
+        _CONFIG_WARNED[repo] = problems
+        for problem in problems:
+            log.warning("%s %s: %s (ignored)", repo, REPO_CONFIG_PATH, problem)
     return config
+
+
+_CONFIG_WARNED: cachetools.LRUCache[str, tuple[str, ...]] = cachetools.LRUCache(4096)
 
 
 async def _read_job_when_failed(
@@ -186,10 +231,10 @@ async def _read_job_when_failed(
 ) -> Extraction:
     if run.conclusion not in FAILED_CONCLUSIONS:
         return Extraction()
-    return await read_job(ctx, gh, repo, run, (await config).config)
+    return await read_job(gh, repo, run, (await config).config, log_cap_bytes=ctx.log_cap_bytes)
 
 
-async def _pull_and_changes(
+async def pull_and_changes(
     gh: GitHubClient, repo: str, number: int
 ) -> tuple[api.PullRequest, api.ChangedFiles]:
     pull, changed = await asyncio.gather(
@@ -261,15 +306,15 @@ async def _record_outside_pr(
         # A pass after a failed attempt whose PR is gone (closed, or the head moved on).
         await ctx.store.record_run(record, [])
         return
-    config = (await _repo_config(gh, repo)).config
-    extraction = await read_job(ctx, gh, repo, run, config)
+    config = (await repo_config(gh, repo)).config
+    extraction = await read_job(gh, repo, run, config, log_cap_bytes=ctx.log_cap_bytes)
     await ctx.store.record_run(
         record, occurrences_of(record, extraction, [], config.generic_messages)
     )
 
 
 async def _test_contexts(
-    ctx: BotContext,
+    store: Store,
     repo: str,
     record: RunRecord,
     pull: api.PullRequest,
@@ -282,10 +327,10 @@ async def _test_contexts(
     since = record.completed_at - config.history_days * DAY
     keys = [match_key(failure.test_id) for failure in failures]
     async with asyncio.TaskGroup() as tg:
-        occurrences = tg.create_task(ctx.store.occurrences(repo, keys, since))
-        runs = tg.create_task(ctx.store.runs(repo, record.check_name, since))
-        latest = tg.create_task(ctx.store.latest_branch_run(repo, record.check_name, pull.base_ref))
-        disputes = tg.create_task(ctx.store.feedback_for_pr(repo, pull.number))
+        occurrences = tg.create_task(store.occurrences(repo, keys, since))
+        runs = tg.create_task(store.runs(repo, record.check_name, since))
+        latest = tg.create_task(store.latest_branch_run(repo, record.check_name, pull.base_ref))
+        disputes = tg.create_task(store.feedback_for_pr(repo, pull.number))
     this = ThisRun(
         check_run_id=record.check_run_id,
         check_name=record.check_name,

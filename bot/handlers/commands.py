@@ -37,8 +37,6 @@ from bot.triage.history import WHOLE_PR
 log = logging.getLogger(__name__)
 router = routing.Router()
 
-ADOPTED = "Now tracking"  # how adopt_issue's line begins when the issue was adopted
-
 
 @dataclass(frozen=True)
 class Request:
@@ -210,7 +208,7 @@ async def _track(request: Request, command: Command) -> Outcome:
         request.number,
         request.config.config,
     )
-    return result.startswith(ADOPTED), result
+    return result.adopted, result.text
 
 
 COMMANDS: dict[Name, Callable[[Request, Command], Awaitable[Outcome]]] = {

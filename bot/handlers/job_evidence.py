@@ -9,8 +9,7 @@ from bot.config import RepoConfig
 from bot.events import CheckRun
 from bot.github import api
 from bot.github.client import GitHubClient
-from bot.github.downloads import TooLarge, download_artifact, stream_job_log
-from bot.handlers.context import BotContext
+from bot.github.downloads import Streamed, TooLarge, download_artifact, stream_job_log
 from bot.triage.failures import extract, log_scanner, markers_fired
 from bot.triage.logscan import LogScanner
 from bot.triage.models import Extraction
@@ -19,16 +18,18 @@ from bot.triage.reports.artifacts import read_artifact_zip
 log = logging.getLogger(__name__)
 
 ARTIFACT_CAP_BYTES = 50 * 1024 * 1024
+MIB = 1024 * 1024
 ARTIFACTS_READ = 5  # at most this many matching artifacts per job, newest first
 
 
 async def read_job(
-    ctx: BotContext, gh: GitHubClient, repo: str, run: CheckRun, config: RepoConfig
+    gh: GitHubClient, repo: str, run: CheckRun, config: RepoConfig, *, log_cap_bytes: int
 ) -> Extraction:
+    """Read-only: downloads use `gh`'s base URL, session and token, whoever it stands for."""
     scanner = log_scanner(config.custom_patterns)
     async with asyncio.TaskGroup() as tg:
         streamed = (
-            tg.create_task(_stream_log(ctx, gh, repo, run.actions_job_id, scanner))
+            tg.create_task(_stream_log(gh, repo, run.actions_job_id, scanner, log_cap_bytes))
             if run.actions_job_id is not None
             else None
         )
@@ -38,7 +39,7 @@ async def read_job(
             else None
         )
         reports = (
-            tg.create_task(_reports(ctx, gh, repo, run, config))
+            tg.create_task(_reports(gh, repo, run, config))
             if config.reports and run.run_id is not None
             else None
         )
@@ -56,25 +57,29 @@ async def read_job(
     extraction.problems.extend(report_problems)
     if scanner.truncated:
         extraction.problems.append("log: too many matching lines; the earliest were not read")
+    if streamed is not None and streamed.result().truncated:
+        # A failure above the tail is missed: said, so "no test identified" is not trusted.
+        extraction.problems.append(f"log: all but its last {log_cap_bytes / MIB:,.0f} MiB")
     return extraction
 
 
 async def _stream_log(
-    ctx: BotContext, gh: GitHubClient, repo: str, job_id: int, scanner: LogScanner
-) -> None:
-    await stream_job_log(
-        ctx.github.session,
-        api_url=ctx.github.api_url,
-        token=await ctx.github.token(gh.installation_id or 0),
+    gh: GitHubClient, repo: str, job_id: int, scanner: LogScanner, cap_bytes: int
+) -> Streamed:
+    return await stream_job_log(
+        gh.session,
+        api_url=gh.base_url,
+        token=await gh.access_token(),
         repo=repo,
         job_id=job_id,
-        cap_bytes=ctx.log_cap_bytes,
+        cap_bytes=cap_bytes,
         sink=scanner.feed,
+        count=gh.count_request,
     )
 
 
 async def _reports(
-    ctx: BotContext, gh: GitHubClient, repo: str, run: CheckRun, config: RepoConfig
+    gh: GitHubClient, repo: str, run: CheckRun, config: RepoConfig
 ) -> tuple[list[tuple[str, bytes]], list[str]]:
     """Report files from the run's artifacts that the repo's `reports` settings name."""
     assert run.run_id is not None
@@ -85,19 +90,20 @@ async def _reports(
             wanted.append((artifact, source))
     problems: list[str] = []
     files: list[tuple[str, bytes]] = []
-    token = await ctx.github.token(gh.installation_id or 0)
+    token = await gh.access_token()
     for artifact, source in wanted[:ARTIFACTS_READ]:
         if artifact.size_in_bytes > ARTIFACT_CAP_BYTES:
             problems.append(f"artifact {artifact.name}: larger than {ARTIFACT_CAP_BYTES} bytes")
             continue
         try:
             data = await download_artifact(
-                ctx.github.session,
-                api_url=ctx.github.api_url,
+                gh.session,
+                api_url=gh.base_url,
                 token=token,
                 repo=repo,
                 artifact_id=artifact.id,
                 cap_bytes=ARTIFACT_CAP_BYTES,
+                count=gh.count_request,
             )
         except TooLarge as exc:
             problems.append(f"artifact {artifact.name}: {exc}")

@@ -114,6 +114,10 @@ async def rerun_if_allowed(
     )
     if not grant.granted:
         return _not_granted(grant, config, attempt)
+    if grant.resumed and await _newer_attempt_exists(gh, repo, run, job_id):
+        # The earlier try's request reached GitHub before that try died: do not ask twice.
+        await ctx.store.finish_rerun(repo, job_id, 201)
+        return answer_note(201, attempt)
     status, message = await api.rerun_job(gh, repo, job_id)
     await ctx.store.finish_rerun(repo, job_id, status)
     ctx.metrics.reruns.labels(str(status)).inc()
@@ -123,6 +127,13 @@ async def rerun_if_allowed(
         # GitHub's own words go to the log; the comment gets the plain explanation.
         log.warning("%s job %d: GitHub refused the rerun (%d): %s", repo, job_id, status, message)
     return answer_note(status, attempt)
+
+
+async def _newer_attempt_exists(gh: GitHubClient, repo: str, run: CheckRun, job_id: int) -> bool:
+    """Whether the check has a newer run on the commit than this job: a rerun (queued,
+    running or done), which GitHub creates as soon as it accepts the request."""
+    runs = await api.check_runs_of(gh, repo, run.head_sha)
+    return any(r.get("name") == run.name and int(r.get("id") or 0) > job_id for r in runs)
 
 
 def answer_note(status: int, attempt: int) -> str:

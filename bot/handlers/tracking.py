@@ -16,7 +16,7 @@ import logging
 import time
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from bot.config import RepoConfig
 from bot.github import api
@@ -63,6 +63,11 @@ async def track_failures(
             await _track(ctx, gh, repo, unit, reason, config, time.time())
 
 
+class Adoption(NamedTuple):
+    adopted: bool
+    text: str  # one line of markdown, escaped
+
+
 async def adopt_issue(
     ctx: BotContext,
     gh: GitHubClient,
@@ -71,24 +76,28 @@ async def adopt_issue(
     test_id: str,
     pr_number: int,
     config: RepoConfig | None = None,
-) -> str:
+) -> Adoption:
     """Make an issue people wrote the tracking issue of `test_id`: retitle it, add the bot's
-    section, keep their text. Returns one line of markdown saying what happened."""
+    section, keep their text. Says what happened in one line of markdown."""
     config = config or RepoConfig()
     test = code_span(shorten(test_id, 200))
     key = match_key(test_id)
     async with ctx.store.tracking_lock(repo):
         found = await api.get_issue(gh, repo, issue_number)
         if found is None:
-            return f"Not tracked: issue #{issue_number} does not exist in this repository."
+            return Adoption(
+                False, f"Not tracked: issue #{issue_number} does not exist in this repository."
+            )
         if "pull_request" in found:
-            return f"Not tracked: #{issue_number} is a pull request, not an issue."
+            return Adoption(False, f"Not tracked: #{issue_number} is a pull request, not an issue.")
         current = await ctx.store.tracking_issue(repo, key)
         if current is not None and current.issue_number != issue_number:
-            return f"Not tracked: {test} is already tracked in #{current.issue_number}."
+            return Adoption(
+                False, f"Not tracked: {test} is already tracked in #{current.issue_number}."
+            )
         other = await ctx.store.tracking_issue_numbered(repo, issue_number)
         if other is not None and other.key != key:
-            return f"Not tracked: #{issue_number} already tracks another test."
+            return Adoption(False, f"Not tracked: #{issue_number} already tracks another test.")
         hint = await _hint_from_pr(ctx, repo, pr_number, key)
         record = TrackingIssue(
             repo=repo,
@@ -98,6 +107,9 @@ async def adopt_issue(
             tests=[test_id],
             hint=hint,
             created_at=_timestamp(found.get("created_at")),
+            closed_at=_timestamp(found.get("closed_at"))
+            if found.get("state") == "closed"
+            else None,
         )
         inp = await _issue_input(ctx, repo, record, config, time.time())
         record.checks = sorted({o.check_name for o in inp.occurrences})
@@ -116,10 +128,11 @@ async def adopt_issue(
         await ctx.store.save_tracking_issue(record)
     old_title = escape_inline(shorten(str(found.get("title") or ""), 120))
     failures = len(inp.occurrences)
-    return (
+    return Adoption(
+        True,
         f"Now tracking {test} in #{issue_number}: retitled from “{old_title}”, with "
         f"{failures:,} recorded {'failure' if failures == 1 else 'failures'}; "
-        "the text people wrote is kept."
+        "the text people wrote is kept.",
     )
 
 
@@ -192,6 +205,8 @@ async def _track(
             )
             return
         await _reopen(gh, repo, issue, inp, config, closed_at, new_title if retitle else None)
+        closed_at = None
+        ctx.metrics.tracking_issues.labels("reopened").inc()
     else:
         fields: dict[str, Any] = {}
         body = render.render_body(inp, _str(issue.get("body")))
@@ -203,6 +218,7 @@ async def _track(
             await api.update_issue(gh, repo, known.issue_number, **fields)
     record.title = new_title if retitle else known.title
     record.body_sha = _sha(section)
+    record.closed_at = closed_at  # as GitHub shows it now: auto_close skips closed ones
     await ctx.store.save_tracking_issue(record)
 
 
@@ -243,6 +259,7 @@ async def _create(
         gh, repo, record.title, render.render_body(inp), [config.issue_label]
     )
     record.issue_number = int(opened["number"])
+    ctx.metrics.tracking_issues.labels("created").inc()
     record.body_sha = _sha(section)
     await ctx.store.save_tracking_issue(record)
     log.info(

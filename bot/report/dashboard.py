@@ -7,12 +7,13 @@ carry no script, so a hostile test name can at worst look odd.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from html import escape
 from urllib.parse import quote
 
 from bot.report.flaky_tests import RepoSummary, TestSummary, day_label
 from bot.report.svg import outcome_chart, sparkline
-from bot.store.models import Occurrence, RunRecord
+from bot.store.models import Delivery, Occurrence, RunRecord
 from bot.triage.stats import describe_rate
 
 _STYLE = """
@@ -43,9 +44,15 @@ def page(title: str, body: str, *, crumbs: Sequence[tuple[str, str]] = ()) -> st
     )
 
 
+_DEAD_LETTERS_LINK = '<p><a href="/deliveries">Dead-lettered deliveries</a></p>'
+
+
 def render_index(repos: Sequence[RepoSummary]) -> str:
     if not repos:
-        return page("Repositories", '<p class="muted">No check runs recorded yet.</p>')
+        return page(
+            "Repositories",
+            f'<p class="muted">No check runs recorded yet.</p>{_DEAD_LETTERS_LINK}',
+        )
     rows = "".join(
         f'<tr><td><a href="/{escape(r.repo, quote=True)}">{escape(r.repo)}</a></td>'
         f"<td>{r.failed_tests:,}</td><td>{r.runs:,}</td><td>{day_label(r.last_run)}</td></tr>"
@@ -54,7 +61,7 @@ def render_index(repos: Sequence[RepoSummary]) -> str:
     return page(
         "Repositories",
         "<table><thead><tr><th>Repository</th><th>Tests that failed</th><th>Runs recorded</th>"
-        f"<th>Last run</th></tr></thead><tbody>{rows}</tbody></table>",
+        f"<th>Last run</th></tr></thead><tbody>{rows}</tbody></table>{_DEAD_LETTERS_LINK}",
     )
 
 
@@ -186,4 +193,55 @@ def _occurrence_row(repo: str, o: Occurrence) -> str:
     return (
         f"<tr><td>{day_label(o.at)}</td><td>{where}</td><td><code>{escape(o.head_sha[:7])}"
         f"</code></td><td>{check}</td><td>{o.attempt}</td><td>{escape(o.verdict)}</td></tr>"
+    )
+
+
+def render_dead_letters(
+    dead: Sequence[tuple[Delivery, str | None]], *, hidden: int, limit: int
+) -> str:
+    """Deliveries given up on, newest first, each with its repository (None: unknown), the
+    error that stopped it and how to replay it. `hidden`: left out (private, or no
+    repository) because the reader has not signed in."""
+    note = (
+        f'<p class="muted">{hidden:,} more (of private repositories, or about the installation) '
+        "need the dashboard token.</p>"
+        if hidden
+        else ""
+    )
+    if not dead:
+        return page(
+            "Dead-lettered deliveries",
+            f'<p class="muted">None: every delivery was handled or is still being tried.</p>{note}',
+            crumbs=[("deliveries", "/deliveries")],
+        )
+    rows = "".join(_dead_row(delivery, repo) for delivery, repo in dead)
+    more = (
+        f'<p class="muted">The newest {limit:,} are shown; <code>flakybot deliveries --failed '
+        "--limit N</code> lists more.</p>"
+        if len(dead) >= limit
+        else ""
+    )
+    return page(
+        "Dead-lettered deliveries",
+        '<p class="muted">Webhook deliveries the bot gave up on, newest first. Fix the cause, '
+        "then replay one with <code>flakybot deliveries --replay ID</code>; they are deleted "
+        "<code>DELIVERY_RETENTION_DAYS</code> after they failed.</p>"
+        "<table><thead><tr><th>Failed</th><th>Delivery</th><th>Event</th><th>Repository</th>"
+        f'<th>Attempts</th><th>Error</th></tr></thead><tbody id="dead-letters">{rows}</tbody>'
+        f"</table>{more}{note}",
+        crumbs=[("deliveries", "/deliveries")],
+    )
+
+
+def _dead_row(delivery: Delivery, repo: str | None) -> str:
+    event = f"{delivery.event}.{delivery.action}" if delivery.action else delivery.event
+    at = delivery.finished_at if delivery.finished_at is not None else delivery.received_at
+    when = datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%d %H:%M UTC")
+    where = escape(repo) if repo else '<span class="muted">none</span>'
+    return (
+        f"<tr><td>{when}</td><td><code>{escape(delivery.id)}</code></td><td>{escape(event)}</td>"
+        f"<td>{where}</td>"
+        f"<td>{delivery.attempts}</td>"
+        f'<td><code style="white-space:pre-wrap">{escape(delivery.last_error or "")}</code></td>'
+        "</tr>"
     )

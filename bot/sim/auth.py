@@ -64,9 +64,9 @@ class TokenBook:
 
     issued: dict[str, float] = field(default_factory=dict)
 
-    def issue(self) -> tuple[str, float]:
-        token = "ghs_" + secrets.token_urlsafe(27)
-        expires = time.time() + TOKEN_LIFETIME_S
+    def issue(self, prefix: str = "ghs_", lifetime: float = TOKEN_LIFETIME_S) -> tuple[str, float]:
+        token = prefix + secrets.token_urlsafe(27)
+        expires = time.time() + lifetime
         self.issued[token] = expires
         return token, expires
 

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from bot.sim.scenario import Scenario
 
@@ -104,3 +105,16 @@ async def wait_listening(port: int, limit: float = 30.0) -> None:
         await writer.wait_closed()
         return
     raise TimeoutError(f"nothing listens on 127.0.0.1:{port} after {limit:.0f}s")
+
+
+def flaky_prs(prs: int, checks: int, *, faults: dict[str, Any] | None = None) -> Scenario:
+    """`prs` PRs that change only docs, each with `checks` Actions jobs that fail once and pass
+    on rerun (`rerun: true`). Each job's test fails on every PR, by several authors, so it
+    earns a tracking issue. `faults`: the scenario's `faults` block."""
+    scenario = many_prs(prs, checks).model_dump()
+    scenario["name"] = f"{prs}-flaky-prs"
+    scenario["files"] = {".github/flaky.yml": "rerun: true\n"}
+    scenario["faults"] = faults or {}
+    for check in scenario["checks"]:
+        check["attempts"].append({"conclusion": "success", "log": "1 passed\n"})
+    return Scenario.model_validate(scenario)

@@ -263,7 +263,11 @@ class Routes:
         run = self.world.job(_int(request, "job_id"))
         if run is None or run.completed_at is None:
             return not_found()
-        return self._redirect_to_blob((run.attempt.log or "").encode(), blobs.LOG_TYPE)
+        log = (run.attempt.log or "").encode()
+        padding = run.attempt.log_padding_bytes
+        return self._redirect_to_blob(
+            blobs.PaddedLog(padding, log) if padding else log, blobs.LOG_TYPE
+        )
 
     async def list_artifacts(self, request: web.Request) -> web.Response:
         run_id = _int(request, "run_id")
@@ -296,7 +300,7 @@ class Routes:
             return error(410, "Artifact has expired")
         return self._redirect_to_blob(artifact.data, blobs.ZIP_TYPE)
 
-    def _redirect_to_blob(self, data: bytes, content_type: str) -> web.Response:
+    def _redirect_to_blob(self, data: bytes | blobs.PaddedLog, content_type: str) -> web.Response:
         key = secrets.token_urlsafe(24)
         self.sim.blobs[key] = blobs.Blob(data, content_type, time.monotonic() + BLOB_LIFETIME_S)
         location = f"{self.sim.url}/_blobs/{key}?sig={secrets.token_hex(8)}"
@@ -306,7 +310,12 @@ class Routes:
         blob = self.sim.blobs.get(request.match_info["key"])
         if blob is None or blob.expires_at < time.monotonic():
             return web.Response(status=404, text="The specified blob does not exist.")
-        return await blobs.serve(request, blob)
+        return await blobs.serve(
+            request, blob, ranges=self.sim.scenario.faults.blob_ranges, sent=self._count_sent
+        )
+
+    def _count_sent(self, size: int) -> None:
+        self.sim.blob_bytes_sent += size
 
     def _refuse_rerun(self, run: CheckRun) -> web.Response | None:
         latest = self.world.latest_run(run.check.name)

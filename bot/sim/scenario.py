@@ -141,8 +141,14 @@ class Attempt(_Strict):
     conclusion: Conclusion
     log: str | None = None
     log_file: str | None = None  # relative to the scenario file; read into `log` on load
+    # About this many bytes of generated build output before the log, made as it is served:
+    # a log of gigabytes without holding it (up to 1 TiB).
+    log_padding_bytes: int = Field(default=0, ge=0, le=1 << 40)
     annotations: list[Annotation] = Field(default_factory=list)
     artifacts: list[ArtifactSpec] = Field(default_factory=list)
+    # When it finished, this many days before the moment it is played: weeks of history
+    # (auto_close, history windows) in a scenario that runs in seconds.
+    completed_days_ago: float = Field(default=0, ge=0, le=365)
 
     @model_validator(mode="after")
     def _consistent(self) -> Attempt:
@@ -261,6 +267,8 @@ class Faults(_Strict):
     # "uniform": each call waits a random 0..latency_ms; "fixed": exactly latency_ms.
     latency: Literal["uniform", "fixed"] = "uniform"
     seed: int | None = None  # makes probability rules and latency repeatable
+    # False: the blob host (job logs, artifacts) ignores Range and sends every byte.
+    blob_ranges: bool = True
     rules: list[FaultRule] = Field(default_factory=list)
 
 

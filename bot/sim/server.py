@@ -37,6 +37,7 @@ JWT_ROUTES = frozenset(
 TOKEN_ROUTE = "/app/installations/{installation_id}/access_tokens"
 BLOB_PREFIX = "/_blobs/"
 WEBHOOK_TIMEOUT_S = 10  # GitHub gives up on a delivery after ten seconds
+PERSONAL_TOKEN_LIFETIME_S = 86_400
 
 
 class Simulator:
@@ -63,6 +64,7 @@ class Simulator:
         self.tokens = TokenBook()
         self.faults = FaultPlan(scenario.faults)
         self.blobs: dict[str, Blob] = {}
+        self.blob_bytes_sent = 0  # every byte of logs and artifacts the blob host served
         self.writes: list[Write] = []
         self.timeline: list[TimelineEntry] = []
         self.calls: Counter[str] = Counter()
@@ -190,6 +192,12 @@ class Simulator:
             if answer.status != 201:
                 raise RuntimeError(f"the access-token endpoint answered {answer.status}")
             token: str = (await answer.json())["token"]
+        return token
+
+    def personal_token(self) -> str:
+        """A personal access token (`ghp_`), as `flakybot triage` uses: good for every
+        repository endpoint, sent as `token X` or `Bearer X`, valid for a day."""
+        token, _ = self.tokens.issue(prefix="ghp_", lifetime=PERSONAL_TOKEN_LIFETIME_S)
         return token
 
     def next_completion(self, check: str) -> dict[str, Any]:

@@ -333,7 +333,8 @@ class World:
 
     def complete_run(self, run: CheckRun) -> None:
         """Finish the attempt; the artifacts it uploads join its workflow run."""
-        moment = now()
+        moment = now() - timedelta(days=run.attempt.completed_days_ago)
+        run.started_at = min(run.started_at, moment)
         run.status = "completed"
         run.conclusion = run.attempt.conclusion
         run.completed_at = moment

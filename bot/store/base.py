@@ -196,3 +196,26 @@ class Store(Protocol):
     ) -> tuple[list[RunRecord], list[Occurrence]]:
         """Every run recorded for a repository at or after `since`, and every failed test in
         them, newest first."""
+
+    # --- automatic closing of tracking issues ----------------------------------------------
+    async def open_tracking_issues(self, repo: str, check_name: str) -> list[TrackingIssue]:
+        """The records not marked closed whose test failed in this check, by issue number."""
+
+    # --- write pacing ------------------------------------------------------------------------
+    def write_schedule(self) -> WriteSchedule | None:
+        """The pace of GitHub writes shared by every replica of this store; None when the
+        store serves one process, which paces its own."""
+
+
+class WriteSchedule(Protocol):
+    """When each installation's next content-creating GitHub request may start, kept where
+    every replica sees it, by one clock (the database's)."""
+
+    async def reserve_write(
+        self, installation_id: int, interval: float, not_before: float
+    ) -> float:
+        """Take the installation's next write slot: at least `not_before` seconds from now
+        and `interval` after the slot taken before it. Returns the seconds to wait for it."""
+
+    async def defer_writes(self, installation_id: int, seconds: float) -> None:
+        """Start no write of the installation sooner than `seconds` from now."""

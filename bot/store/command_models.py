@@ -26,6 +26,9 @@ class RerunGrant(BaseModel):
     granted: bool
     limit: RerunLimit | None = None
     status: int = 0  # GitHub's answer to the earlier request for this job
+    # Granted again: an earlier request for this job has no recorded answer, so it may have
+    # reached GitHub before the process died. Look before asking twice.
+    resumed: bool = False
 
 
 class CommandClaim(StrEnum):

@@ -29,6 +29,7 @@ class Delivery(BaseModel):
     next_attempt_at: float
     last_error: str | None = None
     claim_token: str | None = None
+    finished_at: float | None = None  # when it was done or dead-lettered
 
 
 class CheckAttempt(BaseModel):
@@ -105,6 +106,7 @@ class TrackingIssue(BaseModel):
     hint: RunHint | None = None
     created_at: float  # when the issue was opened: the hourly cap counts the recent ones
     body_sha: str = ""  # hash of the bot's section last written, to skip identical edits
+    closed_at: float | None = None  # when the bot last saw the issue closed; None: open
 
     @property
     def is_cluster(self) -> bool:

@@ -58,7 +58,7 @@ from bot.triage.models import Decision
 
 _DELIVERY_COLUMNS = (
     "id, event, action, payload, state, attempts, received_at, next_attempt_at, "
-    "last_error, claim_token"
+    "last_error, claim_token, finished_at"
 )
 _ATTEMPT_COLUMNS = (
     "repo, check_run_id, pr_number, head_sha, check_name, html_url, attempt, conclusion, "
@@ -87,6 +87,7 @@ def _delivery(row: asyncpg.Record) -> Delivery:
         next_attempt_at=row["next_attempt_at"],
         last_error=row["last_error"],
         claim_token=row["claim_token"],
+        finished_at=row["finished_at"],
     )
 
 
@@ -351,7 +352,7 @@ class PostgresStore(DeliveryLifecycle):
         async with self._pool.acquire() as conn, conn.transaction():
             for key in (["rerun-pr", repo, pr_number], ["rerun", repo, head_sha, check_name]):
                 await conn.execute(f"SELECT pg_advisory_xact_lock({_LOCK_KEY})", json.dumps(key))
-            await conn.execute(
+            inserted = await conn.execute(
                 "INSERT INTO reruns (repo, pr_number, head_sha, check_name, job_id, status, "
                 "requested_at) SELECT $1, $2, $3, $4, $5, 0, $6 WHERE (SELECT count(*) FROM "
                 "reruns WHERE repo = $1 AND head_sha = $3 AND check_name = $4) < $7 AND "
@@ -371,7 +372,8 @@ class PostgresStore(DeliveryLifecycle):
                 "SELECT status FROM reruns WHERE repo = $1 AND job_id = $2", repo, job_id
             )
             if status is not None:
-                return RerunGrant(granted=status == 0, status=status)
+                resumed = status == 0 and inserted.endswith(" 0")  # "INSERT 0 <rows>"
+                return RerunGrant(granted=status == 0, status=status, resumed=resumed)
             spent: int = await conn.fetchval(
                 "SELECT count(*) FROM reruns WHERE repo = $1 AND head_sha = $2 AND check_name = $3",
                 repo,
@@ -693,3 +695,45 @@ class PostgresStore(DeliveryLifecycle):
             since,
         )
         return [run_from_row(r) for r in runs], [occurrence_from_row(r) for r in found]
+
+    # --- automatic closing of tracking issues ----------------------------------------------
+    async def open_tracking_issues(self, repo: str, check_name: str) -> list[TrackingIssue]:
+        rows = await self._pool.fetch(
+            f"SELECT {TRACKING_COLUMNS} FROM tracking_issues WHERE repo = $1 "
+            "AND closed_at IS NULL AND checks ? $2 ORDER BY issue_number",
+            repo,
+            check_name,
+        )
+        return [tracking_from_row(tuple(r)) for r in rows]
+
+    # --- write pacing ------------------------------------------------------------------------
+    def write_schedule(self) -> PostgresStore:
+        return self
+
+    async def reserve_write(
+        self, installation_id: int, interval: float, not_before: float
+    ) -> float:
+        # One statement, one round trip: the row lock orders replicas taking slots at once,
+        # and the database's clock is the one clock they share.
+        wait = await self._pool.fetchval(
+            "WITH clock AS (SELECT extract(epoch FROM clock_timestamp())::float8 AS now) "
+            "INSERT INTO write_pace AS p (installation_id, next_at) "
+            "SELECT $1, now + $3 + $2 FROM clock "
+            "ON CONFLICT (installation_id) DO UPDATE "
+            "SET next_at = greatest(p.next_at, (SELECT now FROM clock) + $3) + $2 "
+            "RETURNING p.next_at - $2 - (SELECT now FROM clock)",
+            installation_id,
+            interval,
+            not_before,
+        )
+        return float(wait)
+
+    async def defer_writes(self, installation_id: int, seconds: float) -> None:
+        await self._pool.execute(
+            "INSERT INTO write_pace AS p (installation_id, next_at) "
+            "VALUES ($1, extract(epoch FROM clock_timestamp())::float8 + $2) "
+            "ON CONFLICT (installation_id) DO UPDATE "
+            "SET next_at = greatest(p.next_at, excluded.next_at)",
+            installation_id,
+            seconds,
+        )

@@ -61,7 +61,7 @@ MAX_COMPLETE_BATCH = 4096
 
 _DELIVERY_COLUMNS = (
     "id, event, action, payload, state, attempts, received_at, next_attempt_at, "
-    "last_error, claim_token"
+    "last_error, claim_token, finished_at"
 )
 
 
@@ -87,6 +87,7 @@ def _delivery(row: Any) -> Delivery:
         next_attempt_at=row[7],
         last_error=row[8],
         claim_token=row[9],
+        finished_at=row[10],
     )
 
 
@@ -396,7 +397,7 @@ class SQLiteStore(DeliveryLifecycle):
         now: float,
     ) -> RerunGrant:
         # One statement, so concurrent tasks and processes cannot both take the last rerun.
-        await self._write(
+        inserted = await self._write(
             "INSERT INTO reruns (repo, pr_number, head_sha, check_name, job_id, status, "
             "requested_at) SELECT ?, ?, ?, ?, ?, 0, ? WHERE (SELECT count(*) FROM reruns "
             "WHERE repo = ? AND head_sha = ? AND check_name = ?) < ? AND (SELECT count(*) "
@@ -415,7 +416,8 @@ class SQLiteStore(DeliveryLifecycle):
         )
         if rows:
             status = int(rows[0][0])
-            return RerunGrant(granted=status == 0, status=status)
+            resumed = status == 0 and inserted.rowcount == 0
+            return RerunGrant(granted=status == 0, status=status, resumed=resumed)
         spent = list(
             await self._db.execute_fetchall(
                 "SELECT count(*) FROM reruns WHERE repo = ? AND head_sha = ? AND check_name = ?",
@@ -713,3 +715,18 @@ class SQLiteStore(DeliveryLifecycle):
             (repo, since),
         )
         return [run_from_row(r) for r in runs], [occurrence_from_row(r) for r in found]
+
+    # --- automatic closing of tracking issues ----------------------------------------------
+    async def open_tracking_issues(self, repo: str, check_name: str) -> list[TrackingIssue]:
+        rows = await self._db.execute_fetchall(
+            f"SELECT {TRACKING_COLUMNS} FROM tracking_issues WHERE repo = ? "
+            "AND closed_at IS NULL "
+            "AND EXISTS (SELECT 1 FROM json_each(checks) WHERE value = ?) "
+            "ORDER BY issue_number",
+            (repo, check_name),
+        )
+        return [tracking_from_row(r) for r in rows]
+
+    # --- write pacing ------------------------------------------------------------------------
+    def write_schedule(self) -> None:
+        return None

@@ -11,7 +11,7 @@ from bot.triage.failures import match_key
 
 TRACKING_FIELDS = (
     "repo", "key", "issue_number", "title", "tests", "signature", "checks", "hint",
-    "created_at", "body_sha",
+    "created_at", "body_sha", "closed_at",
 )  # fmt: skip
 TRACKING_COLUMNS = ", ".join(TRACKING_FIELDS)
 _JSON_FIELDS = frozenset({"tests", "checks", "hint"})

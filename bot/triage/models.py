@@ -85,6 +85,7 @@ class EvidenceKind(StrEnum):
     FEEDBACK = "feedback"  # someone said `/flaky wrong`
     INFRA = "infra"
     MASS = "mass"
+    UNREAD = "unread"  # a report or log the bot refused or could not read (Extraction.problems)
 
 
 class Evidence(BaseModel):

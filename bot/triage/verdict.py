@@ -62,6 +62,7 @@ GITHUB_FILES_LIMIT = 3000  # GET /pulls/{n}/files lists at most this many
 _LISTED = 3  # paths named in one line of evidence before "and N more"
 # Known flaky on one earlier occurrence is a small sample: not HIGH confidence on its own.
 HISTORY_FOR_HIGH = 2
+PROBLEMS_NAMED = 5  # unreadable reports or logs named per decision before "and N more"
 
 # Worst first: a job's verdict is that of its worst failure.
 JOB_ORDER: tuple[Verdict, ...] = (
@@ -149,6 +150,30 @@ def decide_extraction(
     would have been flaky or unrelated is UNKNOWN; RELATED and BROKEN_BASE stay, since they
     name a cause.
     """
+    return _naming_problems(
+        _decide_extraction(
+            extraction,
+            changed_paths,
+            changed_complete=changed_complete,
+            passed_on_rerun=passed_on_rerun,
+            reproduced_on_rerun=reproduced_on_rerun,
+            contexts=contexts,
+            rules=rules,
+        ),
+        extraction.problems,
+    )
+
+
+def _decide_extraction(
+    extraction: Extraction,
+    changed_paths: Sequence[str],
+    *,
+    changed_complete: bool,
+    passed_on_rerun: bool,
+    reproduced_on_rerun: bool,
+    contexts: Mapping[str, TestContext] | None,
+    rules: Rules | None,
+) -> list[Decision]:
     if not extraction.failures and extraction.infra is not None:
         cause = extraction.infra
         text = f"infrastructure failure ({cause.kind}), not a test: {cause.line.strip()}"
@@ -186,6 +211,30 @@ def decide_extraction(
         )
         if d.verdict in _CLEARED
         else d
+        for d in decisions
+    ]
+
+
+def _naming_problems(decisions: list[Decision], problems: Sequence[str]) -> list[Decision]:
+    """Each decision with what the job left that could not be read (a report refused for its
+    XML entities, an unsafe name in an artifact, a log cut short): said, never silent. A job
+    with no test identified says it in its one line, since it has no details section."""
+    if not problems:
+        return decisions
+    shown = list(problems[:PROBLEMS_NAMED])
+    if len(problems) > PROBLEMS_NAMED:
+        shown.append(f"and {len(problems) - PROBLEMS_NAMED:,} more")
+    unread = [Evidence(kind=EvidenceKind.UNREAD, text=f"not read: {p}") for p in shown]
+    named = "; ".join(shown)
+    return [
+        d.model_copy(
+            update={
+                "items": [*d.items, *unread],
+                "evidence": d.evidence
+                if d.failure is not None
+                else f"{d.evidence}; not read: {named}",
+            }
+        )
         for d in decisions
     ]
 

@@ -1,0 +1,191 @@
+"""What one triage costs: GitHub calls per failed check run, throughput, delivery to comment.
+
+The real bot (in this process, SQLite, the default repo settings: rerun on, tracking issues
+on) against the simulator, every GitHub call answered after exactly --latency-ms. Each PR's
+jobs fail with the same test on every PR, so tracking issues open and are kept up to date.
+The reruns the bot asks for are accepted but never complete: every delivery is a failure.
+
+Two phases, each with a fresh simulator and database:
+
+- calls: --sample-prs PRs, one delivery at a time, waiting until the bot is idle after each,
+  so the simulator's counter of rate-limited calls (304 answers, the installation token and
+  the log's blob host excluded) is read per triage: the first failure of a PR head, and each
+  further failure of the same head.
+- throughput: --prs x --checks failed check runs delivered at once; triages per minute
+  (first delivery sent to last delivery done), calls per triage (mean), and the time from a
+  delivery's webhook to the first write of the PR's comment that names its check (p50, p99).
+
+    python bench/triage_bench.py [--prs 100] [--checks 5] [--latency-ms 50] [--sample-prs 6]
+
+Prints JSON; never asserts a timing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from bot.demo import running
+from bot.runtime import Bot
+from bot.sim.fleet import check_name, flaky_prs
+from bot.sim.server import Simulator
+from bot.store import DeliveryState
+
+
+def scenario(prs: int, checks: int, latency_ms: int) -> Any:
+    world = flaky_prs(prs, checks, faults={"latency_ms": latency_ms, "latency": "fixed"})
+    world.files = {}  # the default settings: a repository without .github/flaky.yml
+    return world
+
+
+async def idle(bot: Bot) -> None:
+    await bot.wait_idle(settle_seconds=0.05, limit_seconds=600)
+
+
+async def calls_phase(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
+    first: list[int] = []
+    further: list[int] = []
+    world = scenario(args.sample_prs, args.checks, args.latency_ms)
+    async with running(world, workdir, write_interval=0.0) as (sim, bot):
+        sim.rerun_delay_s = 1e9
+        sent: dict[tuple[int, int], float] = {}
+        for pr in range(1, args.sample_prs + 1):
+            for shard in range(args.checks):
+                before = sim.rate_limited_calls
+                payload = sim.next_completion(check_name(pr, shard))
+                sent[(pr, shard)] = time.monotonic()
+                await sim.send_webhook("check_run", payload)
+                await idle(bot)
+                (first if shard == 0 else further).append(sim.rate_limited_calls - before)
+        by_route = dict(sorted(sim.calls.items(), key=lambda item: -item[1]))
+        latencies = sorted(commented_after(sim, sent))
+    return {
+        "first_failure_of_a_head": summary(first),
+        "further_failure_of_the_same_head": summary(further),
+        # One delivery at a time: the bot's own latency, no queue.
+        "delivery_to_comment_p50_s": round(percentile(latencies, 0.50), 3),
+        "delivery_to_comment_p99_s": round(percentile(latencies, 0.99), 3),
+        "calls_by_route": by_route,
+    }
+
+
+def summary(values: list[int]) -> dict[str, Any]:
+    return {
+        "triages": len(values),
+        "mean": round(statistics.fmean(values), 2),
+        "max": max(values),
+        "each": values,
+    }
+
+
+async def throughput_phase(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
+    total = args.prs * args.checks
+    world = scenario(args.prs, args.checks, args.latency_ms)
+    async with running(world, workdir, write_interval=0.0, worker_concurrency=args.concurrency) as (
+        sim,
+        bot,
+    ):
+        sim.rerun_delay_s = 1e9
+        payloads = [
+            (pr, shard, sim.next_completion(check_name(pr, shard)))
+            for pr in range(1, args.prs + 1)
+            for shard in range(args.checks)
+        ]
+        sent: dict[tuple[int, int], float] = {}
+        started = time.monotonic()
+
+        async def send(pr: int, shard: int, payload: dict[str, Any]) -> None:
+            sent[(pr, shard)] = time.monotonic()
+            status = await sim.send_webhook("check_run", payload)
+            if status != 202:
+                raise RuntimeError(f"check {pr}/{shard}: HTTP {status}")
+
+        await asyncio.gather(*(send(*item) for item in payloads))
+        await idle(bot)
+        elapsed = time.monotonic() - started
+        # The bot's own comments come back as deliveries too: list them all.
+        rows = [d for d in await bot.store.list_deliveries(100_000) if d.event == "check_run"]
+        done = sum(d.state == DeliveryState.DONE for d in rows)
+        dead = sum(d.state == DeliveryState.DEAD for d in rows)
+        latencies = commented_after(sim, sent)
+        calls = sim.rate_limited_calls
+    latencies.sort()
+    return {
+        "failed_check_runs": total,
+        "triaged": done,
+        "dead": dead,
+        "seconds": round(elapsed, 2),
+        "triages_per_minute": round(done / elapsed * 60, 1),
+        "calls_per_triage_mean": round(calls / max(done, 1), 2),
+        # All delivered at once: mostly the time spent waiting in the inbox.
+        "delivery_to_comment_p50_s": round(percentile(latencies, 0.50), 3),
+        "delivery_to_comment_p99_s": round(percentile(latencies, 0.99), 3),
+        "commented": len(latencies),
+    }
+
+
+def commented_after(sim: Simulator, sent: dict[tuple[int, int], float]) -> list[float]:
+    """Seconds from each delivery to the first write of its PR's comment that names its check."""
+    comment_pr = {comment.id: comment.issue for comment in sim.world.comments.values()}
+    seen: dict[tuple[int, int], float] = {}
+    for write in sim.writes:
+        parts = write.path.rstrip("/").split("/")
+        if write.path.endswith("/comments") and parts[-3] == "issues":
+            pr = int(parts[-2])
+        elif parts[-2] == "comments" and write.method == "PATCH":
+            pr = comment_pr.get(int(parts[-1]), 0)
+        else:
+            continue
+        body = str(write.body.get("body", "")) if isinstance(write.body, dict) else ""
+        for (number, shard), at in sent.items():
+            if number == pr and (number, shard) not in seen and check_name(pr, shard) in body:
+                seen[(number, shard)] = write.at - at
+    return list(seen.values())
+
+
+def percentile(values: list[float], share: float) -> float:
+    if not values:
+        return float("nan")
+    return values[min(int(share * len(values)), len(values) - 1)]
+
+
+async def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--prs", type=int, default=100)
+    parser.add_argument("--checks", type=int, default=5, help="failed check runs per PR")
+    parser.add_argument("--latency-ms", type=int, default=50)
+    parser.add_argument("--sample-prs", type=int, default=6, help="PRs in the calls phase")
+    parser.add_argument("--concurrency", type=int, default=4, help="WORKER_CONCURRENCY")
+    args = parser.parse_args()
+    load_before = os.getloadavg()
+    with tempfile.TemporaryDirectory(prefix="triage-bench-") as tmp:
+        (Path(tmp) / "calls").mkdir()
+        (Path(tmp) / "load").mkdir()
+        calls = await calls_phase(args, Path(tmp) / "calls")
+        load = await throughput_phase(args, Path(tmp) / "load")
+    print(
+        json.dumps(
+            {
+                "latency_ms_per_github_call": args.latency_ms,
+                "worker_concurrency": args.concurrency,
+                "cpus": os.cpu_count(),
+                "loadavg_before": [round(x, 2) for x in load_before],
+                "loadavg_after": [round(x, 2) for x in os.getloadavg()],
+                "calls_per_triage": calls,
+                "throughput": load,
+            },
+            indent=2,
+        )
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(asyncio.run(main()))
