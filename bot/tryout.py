@@ -30,7 +30,13 @@ from bot.events import CheckRun
 from bot.github import api
 from bot.github.client import GitHubClient
 from bot.github.errors import is_rate_limited, retry_after_from
-from bot.handlers.checks import decide, pull_and_changes, repo_config, run_record
+from bot.handlers.checks import (
+    check_attempt,
+    decide,
+    pull_and_changes,
+    repo_config,
+    run_record,
+)
 from bot.handlers.job_evidence import read_job
 from bot.handlers.reruns import refusal
 from bot.handlers.sticky import comment_input, config_problems
@@ -177,19 +183,8 @@ async def _decide(
     decided = await decide(store, repo, run, [], config, extraction, pull, changed, record)
     assert decided is not None  # a failed run always has something to say
     refused = refusal(run, pull, decided.decisions, config.config, requested=False)
-    attempt = CheckAttempt(
-        repo=repo,
-        pr_number=pull.number,
-        head_sha=run.head_sha,
-        check_name=run.name,
-        check_run_id=run.id,
-        html_url=run.html_url or "",
-        attempt=decided.attempt,
-        conclusion=run.conclusion or "",
-        decisions=decided.decisions,
-        rerun_note=_WOULD_RERUN if refused is None else refused.note,
-        recorded_at=record.completed_at,
-    )
+    note = _WOULD_RERUN if refused is None else refused.note
+    attempt = check_attempt(repo, run, pull, decided, note, record.completed_at)
     return TriedCheck(run, attempt)
 
 

@@ -124,19 +124,7 @@ async def decide_and_act(
             ctx, gh, repo, run, pull, decided.decisions, config.config, decided.attempt
         )
     await ctx.store.record_check_attempt(
-        CheckAttempt(
-            repo=repo,
-            pr_number=pull.number,
-            head_sha=run.head_sha,
-            check_name=run.name,
-            check_run_id=run.id,
-            html_url=run.html_url or "",
-            attempt=decided.attempt,
-            conclusion=run.conclusion or "",
-            decisions=decided.decisions,
-            rerun_note=rerun_note,
-            recorded_at=time.time(),
-        )
+        check_attempt(repo, run, pull, decided, rerun_note, time.time())
     )
     await track_failures(
         ctx, gh, repo, pull.author, decided.decisions, run.conclusion or "", config.config
@@ -153,6 +141,30 @@ class Decided:
     extraction: Extraction  # the failures judged: after a pass on rerun, the failed attempt's
     decisions: list[Decision]
     rerun_note: str | None  # set when this attempt is the pass on rerun
+
+
+def check_attempt(
+    repo: str,
+    run: CheckRun,
+    pull: api.PullRequest,
+    decided: Decided,
+    rerun_note: str | None,
+    recorded_at: float,
+) -> CheckAttempt:
+    """This attempt of the check as the PR's record keeps it."""
+    return CheckAttempt(
+        repo=repo,
+        pr_number=pull.number,
+        head_sha=run.head_sha,
+        check_name=run.name,
+        check_run_id=run.id,
+        html_url=run.html_url or "",
+        attempt=decided.attempt,
+        conclusion=run.conclusion or "",
+        decisions=decided.decisions,
+        rerun_note=rerun_note,
+        recorded_at=recorded_at,
+    )
 
 
 async def decide(
