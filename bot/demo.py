@@ -34,7 +34,9 @@ async def final_verdicts(store: Store, repo: str, pr_numbers: list[int]) -> dict
     verdicts: dict[str, str] = {}
     for number in pr_numbers:
         latest: dict[tuple[str, str], Any] = {}
-        for attempt in await store.check_attempts_for_pr(repo, number):
+        attempts = await store.check_attempts_for_pr(repo, number)
+        # The latest attempt, not the latest recorded: a retried delivery records late.
+        for attempt in sorted(attempts, key=lambda a: (a.attempt, a.recorded_at)):
             latest[(attempt.head_sha, attempt.check_name)] = attempt
         for attempt in latest.values():
             for decision in attempt.decisions:

@@ -63,7 +63,13 @@ async def triage_run(ctx: BotContext, gh: GitHubClient, repo: str, run: CheckRun
     async with asyncio.TaskGroup() as tg:
         earlier_task = tg.create_task(ctx.store.check_attempts_for(repo, run.head_sha, run.name))
         commit_runs_task = tg.create_task(ctx.store.runs_at(repo, run.head_sha))
-    earlier = [a for a in earlier_task.result() if a.check_run_id != run.id]
+    attempts = earlier_task.result()
+    own = next((a for a in attempts if a.check_run_id == run.id), None)
+    # A retried delivery (or `/flaky status`) reads this run again: only what came before it
+    # counts, not its own rerun whose result may have been handled in the meantime.
+    earlier = [
+        a for a in attempts if a.check_run_id != run.id and (own is None or a.attempt < own.attempt)
+    ]
     # Every run counts in the history, a pass too: the denominator of failure rates.
     record = run_record(repo, run, commit_runs_task.result())
     if run.conclusion == "success" and not any(a.conclusion in FAILED_CONCLUSIONS for a in earlier):
@@ -120,6 +126,12 @@ async def decide_and_act(
     # Act.
     rerun_note = decided.rerun_note
     if run.conclusion in FAILED_CONCLUSIONS:
+        # The failure is on record before its rerun is asked for: if this delivery dies after
+        # GitHub started the rerun (a crash, an answer lost), the rerun's result, which may
+        # be handled first, still finds the failure it follows.
+        await ctx.store.record_check_attempt(
+            check_attempt(repo, run, pull, decided, None, time.time())
+        )
         rerun_note = await rerun_if_allowed(
             ctx, gh, repo, run, pull, decided.decisions, config.config, decided.attempt
         )

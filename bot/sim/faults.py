@@ -13,6 +13,7 @@ from bot.sim.scenario import FaultRule, Faults
 class Fault:
     status: int | None  # None: drop the connection without answering
     headers: dict[str, str]
+    after_applying: bool = False  # drop it only once the request was carried out
 
 
 @dataclass
@@ -54,5 +55,9 @@ class FaultPlan:
                 continue
             else:
                 self._left[index] = left - 1
-            return Fault(status=None if rule.drop_connection else rule.status, headers=rule.headers)
+            return Fault(
+                status=None if rule.drop_connection else rule.status,
+                headers=rule.headers,
+                after_applying=rule.after_applying,
+            )
         return None

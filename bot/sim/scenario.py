@@ -238,6 +238,9 @@ class FaultRule(_Strict):
     probability: float | None = Field(default=None, gt=0, le=1)
     headers: dict[str, str] = Field(default_factory=dict)
     drop_connection: bool = False
+    # With drop_connection: carry the request out first, then drop the answer. GitHub did
+    # it; the caller cannot know (a write that must not be done twice when retried).
+    after_applying: bool = False
 
     @field_validator("path")
     @classmethod
@@ -259,6 +262,8 @@ class FaultRule(_Strict):
             raise ValueError("a fault rule needs exactly one of status or drop_connection: true")
         if self.times is not None and self.probability is not None:
             raise ValueError("give either times or probability, not both")
+        if self.after_applying and not self.drop_connection:
+            raise ValueError("after_applying needs drop_connection: true")
         return self
 
 

@@ -26,6 +26,9 @@ from bot.sim.shapes import Shapes
 from bot.sim.state import CheckRun, Comment, Issue, Reaction, RerunRequest, World
 from bot.sim.webhooks import check_run_completed, delivery_headers, issue_comment_created
 
+# The status of a request carried out before its answer was dropped (an `after_applying` fault).
+APPLIED = web.RequestKey("applied_status", int)
+
 RATE_LIMIT = 5000
 JWT_ROUTES = frozenset(
     {
@@ -284,6 +287,14 @@ class Simulator:
         try:
             response = await handler(request)
         except asyncio.CancelledError:
+            applied = request.get(APPLIED)
+            if request.get(WRITE_BODY) is not None and applied is not None and applied < 300:
+                # Carried out, answer dropped (an `after_applying` fault): it happened.
+                self.writes.append(
+                    Write(
+                        request.method, request.path, request[WRITE_BODY], applied, time.monotonic()
+                    )
+                )
             self.timeline.append(
                 TimelineEntry(
                     kind="api",
@@ -328,6 +339,9 @@ class Simulator:
         if fault is None:
             return await handler(request)
         if fault.status is None:
+            if fault.after_applying:
+                applied = await handler(request)
+                request[APPLIED] = applied.status
             if request.transport is not None:
                 request.transport.abort()
             # aiohttp treats a cancelled handler as a client that went away: no answer, no log.
