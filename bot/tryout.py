@@ -35,8 +35,8 @@ from bot.handlers.checks import (
     decide,
     pull_and_changes,
     repo_config,
-    run_record,
 )
+from bot.handlers.history import run_record
 from bot.handlers.job_evidence import read_job
 from bot.handlers.reruns import refusal
 from bot.handlers.sticky import comment_input, config_problems

@@ -5,9 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
 
 import cachetools
 from gidgethub import routing, sansio
@@ -16,7 +14,6 @@ from bot.config import (
     REPO_CONFIG_PATH,
     CommentMode,
     LoadedRepoConfig,
-    RepoConfig,
     parse_repo_config,
 )
 from bot.events import CheckRun, CheckRunEvent
@@ -24,25 +21,22 @@ from bot.github import api
 from bot.github.client import GitHubClient
 from bot.handlers.auto_close import close_quiet_issues
 from bot.handlers.context import BotContext
+from bot.handlers.history import failure_contexts, occurrences_of, run_record
 from bot.handlers.job_evidence import read_job
 from bot.handlers.reruns import rerun_if_allowed
 from bot.handlers.sticky import config_problems, note_passing_head, update_sticky_comment
 from bot.handlers.tracking import track_failures
 from bot.logs import bind
 from bot.store import CheckAttempt, Store
-from bot.store.models import Occurrence, RunRecord
+from bot.store.models import RunRecord
 from bot.triage.attempts import FAILED_CONCLUSIONS, EarlierAttempt, rerun_evidence
-from bot.triage.failures import match_key
-from bot.triage.history import ThisRun, contexts_for
-from bot.triage.models import Decision, Extraction, Failure, TestContext, Verdict
-from bot.triage.signature import is_generic
+from bot.triage.models import Decision, Extraction
 from bot.triage.verdict import Rules, decide_extraction
 
 log = logging.getLogger(__name__)
 router = routing.Router()
 
 TRIAGED_CONCLUSIONS = FAILED_CONCLUSIONS | {"success"}
-DAY = 86_400.0
 
 
 @router.register("check_run", action="completed")
@@ -214,7 +208,7 @@ async def decide(
         # shows the job can pass, not what failed.
         failed_before = next(a for a in previous if a.attempt == evidence.failed_attempt)
         testless = [d for d in failed_before.decisions if d.failure is None]
-    contexts = await _test_contexts(store, repo, record, pull, extraction.failures, config.config)
+    contexts = await failure_contexts(store, repo, record, pull, extraction.failures, config.config)
     decisions = testless or decide_extraction(
         extraction,
         changed.paths,
@@ -267,62 +261,6 @@ async def pull_and_changes(
     return pull, changed
 
 
-# --- history: every run recorded, and what the store knows about each failed test ----------
-
-
-def run_record(repo: str, run: CheckRun, commit_runs: Sequence[RunRecord]) -> RunRecord:
-    """The run as history keeps it, outside any PR until one is known. Its attempt counts
-    the runs of the same check on the same commit recorded before it."""
-    recorded = next((r for r in commit_runs if r.check_run_id == run.id), None)
-    before = [r for r in commit_runs if r.check_name == run.name and r.check_run_id != run.id]
-    pr_numbers = [pr.number for pr in run.pull_requests]
-    return RunRecord(
-        repo=repo,
-        check_run_id=run.id,
-        check_name=run.name,
-        head_sha=run.head_sha,
-        branch=run.check_suite.head_branch if run.check_suite else None,
-        pr_number=pr_numbers[0] if pr_numbers else None,
-        attempt=recorded.attempt if recorded else max((r.attempt for r in before), default=0) + 1,
-        conclusion=run.conclusion or "",
-        completed_at=_epoch(run.completed_at),
-        html_url=run.html_url or "",
-    )
-
-
-def occurrences_of(
-    record: RunRecord,
-    extraction: Extraction,
-    decisions: Sequence[Decision],
-    generic_messages: Sequence[str],
-) -> list[Occurrence]:
-    """The failed tests of a run, each with the verdict it got (UNKNOWN without a PR: there
-    is no change to judge it against)."""
-    verdicts = {d.failure.test_id: d.verdict for d in decisions if d.failure is not None}
-    return [
-        Occurrence(
-            repo=record.repo,
-            check_run_id=record.check_run_id,
-            check_name=record.check_name,
-            test_key=match_key(failure.test_id),
-            test_id=failure.test_id,
-            signature=failure.signature,
-            generic=is_generic(failure.message, generic_messages),
-            location=failure.location,
-            message=failure.message,
-            head_sha=record.head_sha,
-            branch=record.branch,
-            pr_number=record.pr_number,
-            author=record.author,
-            attempt=record.attempt,
-            at=record.completed_at,
-            verdict=str(verdicts.get(failure.test_id, Verdict.UNKNOWN)),
-            html_url=record.html_url,
-        )
-        for failure in extraction.failures
-    ]
-
-
 async def _record_outside_pr(
     ctx: BotContext, gh: GitHubClient, repo: str, run: CheckRun, record: RunRecord
 ) -> None:
@@ -335,53 +273,3 @@ async def _record_outside_pr(
     await ctx.store.record_run(
         record, occurrences_of(record, extraction, [], config.generic_messages)
     )
-
-
-async def _test_contexts(
-    store: Store,
-    repo: str,
-    record: RunRecord,
-    pull: api.PullRequest,
-    failures: Sequence[Failure],
-    config: RepoConfig,
-) -> dict[str, TestContext]:
-    """History, base-branch result, rate and disputes of each failed test, from the store."""
-    if not failures:
-        return {}
-    since = record.completed_at - config.history_days * DAY
-    keys = [match_key(failure.test_id) for failure in failures]
-    async with asyncio.TaskGroup() as tg:
-        occurrences = tg.create_task(store.occurrences(repo, keys, since))
-        runs = tg.create_task(store.runs(repo, record.check_name, since))
-        latest = tg.create_task(store.latest_branch_run(repo, record.check_name, pull.base_ref))
-        disputes = tg.create_task(store.feedback_for_pr(repo, pull.number))
-    this = ThisRun(
-        check_run_id=record.check_run_id,
-        check_name=record.check_name,
-        head_sha=record.head_sha,
-        attempt=record.attempt,
-        failed=record.conclusion in FAILED_CONCLUSIONS,
-        pr_number=pull.number,
-        author=pull.author,
-        base_sha=pull.base_sha,
-        base_branch=pull.base_ref,
-    )
-    return contexts_for(
-        failures,
-        this,
-        occurrences=occurrences.result(),
-        runs=runs.result(),
-        latest_base_run=latest.result(),
-        disputes=disputes.result(),
-        generic_messages=config.generic_messages,
-    )
-
-
-def _epoch(timestamp: str | None) -> float:
-    """An ISO 8601 time from a payload as epoch seconds; now when it is missing or unreadable."""
-    if timestamp:
-        try:
-            return datetime.fromisoformat(timestamp).timestamp()
-        except ValueError:
-            log.warning("unreadable completed_at %r: using the current time", timestamp)
-    return time.time()
