@@ -29,7 +29,7 @@ from typing import Any
 import aiohttp
 import asyncpg
 
-from bot.sim.fleet import check_name, free_port, many_prs, start_serve, wait_listening
+from bot.sim.fleet import check_name, free_port, many_prs, serve_env, start_serve, wait_listening
 from bot.sim.server import Simulator
 from bot.sim.webhooks import delivery_headers
 from bot.store import DeliveryState, open_store
@@ -49,14 +49,10 @@ async def run(replicas: int, args: argparse.Namespace) -> dict[str, Any]:
         async with Simulator(
             many_prs(args.prs, args.checks, latency_ms=args.latency_ms), webhook_secret=SECRET
         ) as sim:
-            env = {k: v for k, v in os.environ.items() if k != "PRIVATE_KEY_PATH"}
-            env.update(
-                APP_ID=str(sim.app_id),
-                PRIVATE_KEY=sim.private_key_pem,
-                WEBHOOK_SECRET=SECRET,
-                GITHUB_API_URL=sim.url,
-                DATABASE_URL=database_url,
-                HOST="127.0.0.1",
+            env = serve_env(
+                sim,
+                secret=SECRET,
+                database_url=database_url,
                 WORKER_CONCURRENCY=str(args.concurrency),
                 LOG_LEVEL="WARNING",
                 # The simulator has no secondary rate limit: measure the bot, not the pace.

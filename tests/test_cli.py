@@ -14,17 +14,16 @@ from pathlib import Path
 
 import yaml
 
-from bot.sim.fleet import free_port, wait_listening
+from bot.sim.fleet import APP_VARIABLES, free_port, serve_env, wait_listening
 from bot.sim.scenario import builtin_scenario
 from bot.sim.server import Simulator
 from bot.store import Delivery, DeliveryState, open_store
 
 SCENARIOS = Path(__file__).parent / "scenarios"
-BOT_VARIABLES = ("APP_ID", "PRIVATE_KEY", "PRIVATE_KEY_PATH", "WEBHOOK_SECRET", "DATABASE_URL")
 
 
 def clean_env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in BOT_VARIABLES}
+    env = {k: v for k, v in os.environ.items() if k not in APP_VARIABLES}
     env.update(extra)
     return env
 
@@ -120,13 +119,10 @@ async def test_a_killed_server_loses_nothing_and_doubles_nothing(tmp_path: Path)
     database_url = f"sqlite:///{tmp_path / 'bot.sqlite3'}"
     port = free_port()
     async with Simulator(scenario, webhook_secret="kill-test-secret") as sim:
-        env = clean_env(
-            APP_ID=str(sim.app_id),
-            PRIVATE_KEY=sim.private_key_pem,
-            WEBHOOK_SECRET="kill-test-secret",
-            GITHUB_API_URL=sim.url,
-            DATABASE_URL=database_url,
-            HOST="127.0.0.1",
+        env = serve_env(
+            sim,
+            secret="kill-test-secret",
+            database_url=database_url,
             PORT=str(port),
             CLAIM_LEASE_SECONDS="2",
             LOG_LEVEL="WARNING",

@@ -26,7 +26,7 @@ from aiohttp import web
 from aiohttp.test_utils import TestServer
 
 from bot.demo import running, settle
-from bot.sim.fleet import check_name, flaky_prs, free_port, wait_listening
+from bot.sim.fleet import check_name, flaky_prs, free_port, serve_env, wait_listening
 from bot.sim.leaks import leaks, secrets_of, written_by_the_bot
 from bot.sim.scenario import builtin_scenario
 from bot.sim.server import Simulator
@@ -37,7 +37,6 @@ PRS = int(os.environ.get("CRASH_PRS", "30"))
 CHECKS_PER_PR = 5
 KILLS = int(os.environ.get("CRASH_KILLS", "8"))
 SECRET = "crash-test-webhook-secret"
-BOT_VARIABLES = ("APP_ID", "PRIVATE_KEY", "PRIVATE_KEY_PATH", "WEBHOOK_SECRET", "DATABASE_URL")
 
 
 class Relay:
@@ -103,14 +102,10 @@ class Relay:
 
 
 def bot_env(sim: Simulator, database_url: str, port: int) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in BOT_VARIABLES}
-    env.update(
-        APP_ID=str(sim.app_id),
-        PRIVATE_KEY=sim.private_key_pem,
-        WEBHOOK_SECRET=SECRET,
-        GITHUB_API_URL=sim.url,
-        DATABASE_URL=database_url,
-        HOST="127.0.0.1",
+    return serve_env(
+        sim,
+        secret=SECRET,
+        database_url=database_url,
         PORT=str(port),
         CLAIM_LEASE_SECONDS="2",
         WORKER_CONCURRENCY="8",
@@ -118,7 +113,6 @@ def bot_env(sim: Simulator, database_url: str, port: int) -> dict[str, str]:
         # The simulator has no secondary rate limit; GitHub's pace would take minutes.
         WRITE_INTERVAL="0",
     )
-    return env
 
 
 async def test_killed_again_and_again_every_delivery_is_done_once_and_every_effect_exists_once(

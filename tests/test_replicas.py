@@ -18,7 +18,7 @@ import aiohttp
 import asyncpg
 import pytest
 
-from bot.sim.fleet import check_name, free_port, many_prs, start_serve, wait_listening
+from bot.sim.fleet import check_name, free_port, many_prs, serve_env, start_serve, wait_listening
 from bot.sim.server import Simulator
 from bot.sim.webhooks import delivery_headers
 from bot.store import DeliveryState, open_store
@@ -56,18 +56,10 @@ async def test_two_replicas_process_every_delivery_once_even_when_one_is_killed(
     scenario = many_prs(PRS, CHECKS_PER_PR)
     ports = [free_port(), free_port()]
     async with Simulator(scenario, webhook_secret=SECRET) as sim:
-        base_env = {
-            k: v
-            for k, v in os.environ.items()
-            if k not in ("APP_ID", "PRIVATE_KEY", "PRIVATE_KEY_PATH", "WEBHOOK_SECRET")
-        }
-        base_env.update(
-            APP_ID=str(sim.app_id),
-            PRIVATE_KEY=sim.private_key_pem,
-            WEBHOOK_SECRET=SECRET,
-            GITHUB_API_URL=sim.url,
-            DATABASE_URL=database_url,
-            HOST="127.0.0.1",
+        base_env = serve_env(
+            sim,
+            secret=SECRET,
+            database_url=database_url,
             CLAIM_LEASE_SECONDS="3",
             WORKER_CONCURRENCY="4",
             LOG_LEVEL="WARNING",

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bot.sim.scenario import Scenario
+
+if TYPE_CHECKING:
+    from bot.sim.server import Simulator
 
 _STAMP = "2026-11-30T10:00:00.0000000Z "
 
@@ -80,6 +84,35 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+# Settings a `flakybot serve` started here must not inherit from the caller's environment.
+APP_VARIABLES = (
+    "APP_ID",
+    "PRIVATE_KEY",
+    "PRIVATE_KEY_PATH",
+    "WEBHOOK_SECRET",
+    "GITHUB_API_URL",
+    "DATABASE_URL",
+    "DASHBOARD_TOKEN",
+)
+
+
+def serve_env(sim: Simulator, *, secret: str, database_url: str, **settings: str) -> dict[str, str]:
+    """The environment of a `flakybot serve` wired to this simulator: this process's own,
+    less any App settings it holds, plus the simulator's App, `secret`, the database and
+    `settings` (e.g. PORT="3001", WRITE_INTERVAL="0")."""
+    env = {k: v for k, v in os.environ.items() if k not in APP_VARIABLES}
+    env.update(
+        APP_ID=str(sim.app_id),
+        PRIVATE_KEY=sim.private_key_pem,
+        WEBHOOK_SECRET=secret,
+        GITHUB_API_URL=sim.url,
+        DATABASE_URL=database_url,
+        HOST="127.0.0.1",
+        **settings,
+    )
+    return env
 
 
 def start_serve(env: dict[str, str], cwd: Path) -> subprocess.Popen[bytes]:
