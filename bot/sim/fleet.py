@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import random
 import socket
 import subprocess
 import sys
@@ -80,10 +81,29 @@ def many_prs(prs: int, checks: int, *, latency_ms: int = 0) -> Scenario:
     )
 
 
+# Below Linux's default ephemeral range (32768-60999): a server restarted on its port must
+# not find it taken by some client's outgoing connection, which the kernel numbers from there.
+_PORTS = range(20_000, 32_000)
+
+
+_handed_out: set[int] = set()
+
+
 def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+    """A port nothing listens on now, outside the range outgoing connections are given, and
+    never one this process handed out before (two servers asked for at once get two)."""
+    for _ in range(200):
+        port = random.choice(_PORTS)
+        if port in _handed_out:
+            continue
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        _handed_out.add(port)
+        return port
+    raise OSError(f"no free port found in {_PORTS.start}-{_PORTS.stop - 1}")
 
 
 # Settings a `flakybot serve` started here must not inherit from the caller's environment.
