@@ -25,7 +25,7 @@ from bot.report.dashboard import (
     render_repo,
     render_test,
 )
-from bot.report.flaky_tests import DAY, RepoSummary, summarise_tests
+from bot.report.flaky_tests import DAY, RepoSummary, summarise_repos, summarise_tests
 from bot.store import Delivery, DeliveryState, Store
 
 COOKIE = "flakybot_dashboard"
@@ -113,18 +113,10 @@ async def index(request: web.Request) -> web.Response:
     _, show_private = gate
     store = request.app[STORE]
     since = time.time() - WINDOW_DAYS * DAY
-    summaries = []
+    summaries: list[RepoSummary] = []
     for repo in await _visible(request, show_private):
-        runs, occurrences = await store.repo_history(repo, since)
-        summaries.append(
-            RepoSummary(
-                repo=repo,
-                runs=len(runs),
-                failed_tests=len({o.test_key for o in occurrences}),
-                last_run=max((r.completed_at for r in runs), default=0.0),
-            )
-        )
-    return _html(render_index([s for s in summaries if s.runs]))
+        summaries += summarise_repos(*await store.repo_history(repo, since))
+    return _html(render_index(summaries))
 
 
 async def repo_page(request: web.Request) -> web.Response:

@@ -30,7 +30,7 @@ from bot.store.models import TrackingIssue
 from bot.triage import tracking
 from bot.triage.failures import match_key
 from bot.triage.models import Decision, Failure, RunRate
-from bot.triage.stats import Outcome, run_rate
+from bot.triage.stats import outcomes_of, run_rate
 
 log = logging.getLogger(__name__)
 
@@ -357,9 +357,7 @@ def _occurrence(o: Occurrence, runs: list[RunRecord]) -> IssueOccurrence:
 
 def _rate(runs: list[RunRecord], occurrences: list[Occurrence]) -> RunRate:
     failed = {o.check_run_id for o in occurrences}
-    return run_rate(
-        Outcome(r.head_sha, r.attempt, r.check_run_id in failed, r.check_run_id) for r in runs
-    )
+    return run_rate(outcomes_of(runs, failed))
 
 
 def _merged(known: TrackingIssue, unit: tracking.Unit) -> TrackingIssue:

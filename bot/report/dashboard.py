@@ -27,7 +27,7 @@ code{font-size:90%;background:#f6f8fa;padding:.1rem .3rem;border-radius:4px;word
 _OCCURRENCES_SHOWN = 50
 
 
-def test_path(repo: str, test_key: str) -> str:
+def page_of_test(repo: str, test_key: str) -> str:
     return f"/{repo}/tests/{quote(test_key, safe='')}"
 
 
@@ -90,7 +90,7 @@ def render_test(
     occurrences: Sequence[Occurrence],
     chart_days: Sequence[tuple[str, int, int]],
 ) -> str:
-    crumbs = [(repo, f"/{repo}"), (test.test_id, test_path(repo, test.test_key))]
+    crumbs = [(repo, f"/{repo}"), (test.test_id, page_of_test(repo, test.test_key))]
     where = [f"{test.prs:,} pull request{'s' if test.prs != 1 else ''}"] + [
         f"<code>{escape(branch)}</code>" for branch in test.branches
     ]
@@ -170,7 +170,7 @@ def _test_row(repo: str, rank: int, test: TestSummary, days: int) -> str:
     )
     return (
         f"<tr><td>{rank}</td>"
-        f'<td><a href="{escape(test_path(repo, test.test_key), quote=True)}">'
+        f'<td><a href="{escape(page_of_test(repo, test.test_key), quote=True)}">'
         f"<code>{escape(test.test_id)}</code></a></td><td>{test.prs:,}</td>"
         f"<td>{escape(describe_rate(test.rate))}</td><td>{day_label(test.last_seen)}</td>"
         f"<td>{spark}</td><td>{issue}</td></tr>"

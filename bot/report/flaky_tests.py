@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 
 from bot.store.models import Occurrence, RunRecord
 from bot.triage.models import RunRate
-from bot.triage.stats import Outcome, run_rate
+from bot.triage.stats import Outcome, outcomes_of, run_rate
 
 DAY = 86_400.0
 
@@ -115,11 +115,7 @@ def _summary(
     found.sort(key=lambda o: o.at, reverse=True)
     checks = {o.check_name for o in found}
     failed_runs = {o.check_run_id for o in found}
-    outcomes = [
-        Outcome(run.head_sha, run.attempt, run.check_run_id in failed_runs, run.check_run_id)
-        for run in runs
-        if run.check_name in checks
-    ]
+    outcomes = outcomes_of((run for run in runs if run.check_name in checks), failed_runs)
     # A failure whose run was not recorded (history kept from before) still counts.
     known_runs = {run.check_run_id for run in runs}
     outcomes += [

@@ -33,7 +33,7 @@ from bot.triage.models import (
     Verdict,
 )
 from bot.triage.signature import is_generic
-from bot.triage.stats import Outcome, run_rate
+from bot.triage.stats import Outcome, outcomes_of, run_rate
 
 WHOLE_PR = "*"
 RATED_CONCLUSIONS = frozenset({"success", "failure", "timed_out"})
@@ -156,11 +156,10 @@ def _rate(
     key: str, this: ThisRun, runs: Sequence[RunRecord], occurrences: Sequence[Occurrence]
 ) -> RunRate | None:
     failed_in = {o.check_run_id for o in occurrences if o.test_key == key}
-    outcomes = [
-        Outcome(r.head_sha, r.attempt, r.check_run_id in failed_in, r.check_run_id)
-        for r in runs
-        if r.conclusion in RATED_CONCLUSIONS and r.check_run_id != this.check_run_id
-    ]
+    rated = (
+        r for r in runs if r.conclusion in RATED_CONCLUSIONS and r.check_run_id != this.check_run_id
+    )
+    outcomes = outcomes_of(rated, failed_in)
     outcomes.append(Outcome(this.head_sha, this.attempt, this.failed, this.check_run_id))
     if len(outcomes) < MIN_RUNS_FOR_CONTEXT:
         return None

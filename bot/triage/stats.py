@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from typing import NamedTuple
 
+from bot.store.models import RunRecord
 from bot.triage.models import RunRate
 
 Z_95 = 1.959963984540054  # the standard normal quantile for a two-sided 95 % interval
@@ -26,6 +27,14 @@ class Outcome(NamedTuple):
     attempt: int
     failed: bool
     run_id: int
+
+
+def outcomes_of(runs: Iterable[RunRecord], failed_run_ids: Container[int]) -> list[Outcome]:
+    """Each recorded run as one test saw it: failed when its id is among `failed_run_ids`."""
+    return [
+        Outcome(run.head_sha, run.attempt, run.check_run_id in failed_run_ids, run.check_run_id)
+        for run in runs
+    ]
 
 
 def wilson_interval(failures: int, runs: int, z: float = Z_95) -> tuple[float, float]:
