@@ -20,6 +20,8 @@ connections) it prints deliveries/s, p50/p99 ack latency, failures, the ratio to
 handler, and for the bot whether every delivery acknowledged 2xx is in the store (counted
 after the server is killed with SIGKILL, so only committed rows count) and how many stored
 deliveries are in each state then: a `pending` count means the worker fell behind ingest.
+It also prints how busy the machine's CPUs were during the load (everything running on it,
+the load generator included) and those busy CPU-microseconds per acknowledged delivery.
 
     python bench/ingest_bench.py [--duration 10] [--connections 10 50] [--targets ...]
 
@@ -234,6 +236,17 @@ def load(port: int, connections: int, seconds: float, prefix: str) -> dict[str, 
     return result
 
 
+def cpu_ticks() -> tuple[int, int] | None:
+    """(busy, all) clock ticks of every CPU since boot, from /proc/stat; None without it."""
+    try:
+        with open("/proc/stat") as stat:
+            ticks = [int(field) for field in stat.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    idle = ticks[3] + ticks[4]  # idle and iowait
+    return sum(ticks) - idle, sum(ticks)
+
+
 def stop(server: subprocess.Popen[bytes], how: signal.Signals) -> None:
     if server.poll() is None:
         server.send_signal(how)
@@ -264,13 +277,19 @@ def run_cell(
         )
     try:
         asyncio.run(wait_listening(port))
+        before = cpu_ticks()
         result = load(port, connections, seconds, f"{target}-{connections}-{secrets.token_hex(3)}")
+        after = cpu_ticks()
     finally:
         # SIGKILL: the count below sees only what was committed before each answer.
         stop(server, signal.SIGKILL if database_url else signal.SIGTERM)
     acked = result.pop("acked_ids")
     cell: dict[str, Any] = {"target": target, "connections": connections, **result}
     cell["acked"] = len(acked)
+    if before is not None and after is not None and acked:
+        busy, every = after[0] - before[0], after[1] - before[1]
+        cell["machine_cpu_busy"] = round(busy / every, 2)
+        cell["cpu_us_per_delivery"] = round(busy / os.sysconf("SC_CLK_TCK") / len(acked) * 1e6)
     if database_url is not None:
         ids, states = stored(database_url)
         cell["acked_missing_from_store"] = len(set(acked) - ids)

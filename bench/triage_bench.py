@@ -7,13 +7,16 @@ The reruns the bot asks for are accepted but never complete: every delivery is a
 
 Two phases, each with a fresh simulator and database:
 
-- calls: --sample-prs PRs, one delivery at a time, waiting until the bot is idle after each,
-  so the simulator's counter of rate-limited calls (304 answers, the installation token and
-  the log's blob host excluded) is read per triage: the first failure of a PR head, and each
-  further failure of the same head.
-- throughput: --prs x --checks failed check runs delivered at once; triages per minute
-  (first delivery sent to last delivery done), calls per triage (mean), and the time from a
-  delivery's webhook to the first write of the PR's comment that names its check (p50, p99).
+- calls: --sample-prs PRs, one delivery at a time, waiting until the bot has handled it (and
+  the webhooks of its own comments) after each, so the simulator's counter of rate-limited
+  calls (304 answers, the installation token and the log's blob host excluded) is read per
+  triage: the first failure of a PR head, and each further failure of the same head. Tracking
+  issues' tallies are written by refreshes at the end of a window (an hour here, so none runs
+  inside the phase); the bench then runs them and counts their calls apart.
+- throughput: --prs x --checks failed check runs delivered at once, with the production
+  window (60 s); triages per minute (first delivery sent to last failure triaged), calls per
+  triage (mean, the refreshes included), and the time from a delivery's webhook to the first
+  write of the PR's comment that names its check (p50, p99).
 
     python bench/triage_bench.py [--prs 100] [--checks 5] [--latency-ms 50] [--sample-prs 6]
 
@@ -33,10 +36,13 @@ from pathlib import Path
 from typing import Any
 
 from bot.demo import running
+from bot.handlers.tracking import REFRESH_EVENT
 from bot.runtime import Bot
 from bot.sim.fleet import check_name, flaky_prs
 from bot.sim.server import Simulator
-from bot.store import DeliveryState
+from bot.store import Delivery, DeliveryState
+
+REFRESH_WINDOW = 3600.0
 
 
 def scenario(prs: int, checks: int, latency_ms: int) -> Any:
@@ -53,7 +59,11 @@ async def calls_phase(args: argparse.Namespace, workdir: Path) -> dict[str, Any]
     first: list[int] = []
     further: list[int] = []
     world = scenario(args.sample_prs, args.checks, args.latency_ms)
-    async with running(world, workdir, write_interval=0.0) as (sim, bot):
+    # Tallies wait for the window's end, as in production; an hour keeps every refresh out of
+    # the per-triage counts, and the bench then brings them forward and counts them apart.
+    async with running(
+        world, workdir, write_interval=0.0, tracking_refresh_seconds=REFRESH_WINDOW
+    ) as (sim, bot):
         sim.rerun_delay_s = 1e9
         sent: dict[tuple[int, int], float] = {}
         for pr in range(1, args.sample_prs + 1):
@@ -62,18 +72,45 @@ async def calls_phase(args: argparse.Namespace, workdir: Path) -> dict[str, Any]
                 payload = sim.next_completion(check_name(pr, shard))
                 sent[(pr, shard)] = time.monotonic()
                 await sim.send_webhook("check_run", payload)
-                await idle(bot)
+                await handled(bot)
                 (first if shard == 0 else further).append(sim.rate_limited_calls - before)
+        early = await refreshes(bot, DeliveryState.DONE)
+        before = sim.rate_limited_calls
+        waiting = await refreshes(bot, DeliveryState.PENDING)
+        due = max((d.next_attempt_at for d in waiting), default=time.time())
+        for job in await bot.store.claim(due, 60.0, len(waiting) or 1):
+            await bot.worker.process(job)
+        refresh_calls = sim.rate_limited_calls - before
         by_route = dict(sorted(sim.calls.items(), key=lambda item: -item[1]))
         latencies = sorted(commented_after(sim, sent))
+    failures = len(first) + len(further)
     return {
         "first_failure_of_a_head": summary(first),
         "further_failure_of_the_same_head": summary(further),
+        "tracking_issue_refreshes": {
+            "jobs": len(waiting),
+            "calls": refresh_calls,
+            "calls_per_failure": round(refresh_calls / max(failures, 1), 2),
+            # Refreshes that ran inside the phase (an hour turned): their calls are in the
+            # triages' counts above.
+            "ran_during_the_phase": len(early),
+        },
         # One delivery at a time: the bot's own latency, no queue.
         "delivery_to_comment_p50_s": round(percentile(latencies, 0.50), 3),
         "delivery_to_comment_p99_s": round(percentile(latencies, 0.99), 3),
         "calls_by_route": by_route,
     }
+
+
+async def handled(bot: Bot) -> None:
+    """The delivery and what it set off (the bot's own comments come back as webhooks)."""
+    for event in ("check_run", "issue_comment"):
+        await bot.wait_handled(event, limit_seconds=600)
+
+
+async def refreshes(bot: Bot, state: DeliveryState) -> list[Delivery]:
+    rows = await bot.store.list_deliveries(100_000, [state])
+    return [d for d in rows if d.event == REFRESH_EVENT]
 
 
 def summary(values: list[int]) -> dict[str, Any]:
@@ -88,10 +125,14 @@ def summary(values: list[int]) -> dict[str, Any]:
 async def throughput_phase(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
     total = args.prs * args.checks
     world = scenario(args.prs, args.checks, args.latency_ms)
-    async with running(world, workdir, write_interval=0.0, worker_concurrency=args.concurrency) as (
-        sim,
-        bot,
-    ):
+    # The production window for tallies (a minute): refreshes run during the burst.
+    async with running(
+        world,
+        workdir,
+        write_interval=0.0,
+        worker_concurrency=args.concurrency,
+        tracking_refresh_seconds=60.0,
+    ) as (sim, bot):
         sim.rerun_delay_s = 1e9
         payloads = [
             (pr, shard, sim.next_completion(check_name(pr, shard)))
@@ -108,8 +149,9 @@ async def throughput_phase(args: argparse.Namespace, workdir: Path) -> dict[str,
                 raise RuntimeError(f"check {pr}/{shard}: HTTP {status}")
 
         await asyncio.gather(*(send(*item) for item in payloads))
-        await idle(bot)
+        await handled(bot)
         elapsed = time.monotonic() - started
+        await idle(bot)  # the last window's tracking refreshes: their calls count too
         # The bot's own comments come back as deliveries too: list them all.
         rows = [d for d in await bot.store.list_deliveries(100_000) if d.event == "check_run"]
         done = sum(d.state == DeliveryState.DONE for d in rows)

@@ -53,6 +53,9 @@ class Settings(BaseSettings):
     # Seconds between content-creating requests (comments, issues) of one installation, as
     # GitHub asks; tests and benchmarks against the simulator lower it.
     write_interval: float = Field(default=1.0, ge=0, le=60)
+    # A tracking issue's new tally is written at most this long after the failure, in one
+    # edit for every failure of the test in between (0: right away, one edit each).
+    tracking_refresh_seconds: float = Field(default=60.0, ge=0, le=3600)
     # The dashboard is off unless this is set; then every page asks for it.
     dashboard_token: SecretStr | None = None
     # `serve`'s log lines: one JSON object each, or text for a person at a terminal.

@@ -60,6 +60,8 @@ async def running(
             "database_url": f"sqlite:///{workdir / 'demo.sqlite3'}",
             # The simulator has no secondary rate limit: a short pace keeps demos quick.
             "write_interval": 0.01,
+            # Tallies are written a moment after the failures they count, not a minute.
+            "tracking_refresh_seconds": 0.05,
             **overrides,
         }
         bot = await Bot.create(
@@ -71,6 +73,20 @@ async def running(
             yield sim, bot
         finally:
             await bot.close()
+
+
+@asynccontextmanager
+async def another_bot(sim: Simulator, bot: Bot, database: Path) -> AsyncIterator[Bot]:
+    """A second bot like `bot` on an empty database at `database` (a lost volume), taking
+    the simulator's webhooks from now on."""
+    settings = bot.settings.model_copy(update={"database_url": f"sqlite:///{database}"})
+    second = await Bot.create(settings, poll_seconds=0.05)
+    try:
+        url = await second.start("127.0.0.1", 0)
+        sim.set_webhook_target(url + settings.webhook_path)
+        yield second
+    finally:
+        await second.close()
 
 
 async def settle(sim: Simulator, bot: Bot) -> None:

@@ -28,6 +28,10 @@ def wants_everything(event: str, action: str | None) -> bool:
     return True
 
 
+# The bot's own work queued in the inbox (GitHub's event names never hold a dot): ingest
+# refuses a delivery that claims such a name, whoever signed it.
+INTERNAL_EVENT_PREFIX = "flakybot."
+
 # Retry delays grow from this base; GitHub's Retry-After wins when longer.
 RETRY_BASE_SECONDS = 2.0
 RETRY_CAP_SECONDS = 900.0

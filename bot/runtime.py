@@ -54,7 +54,11 @@ class Bot:
             write_schedule=store.write_schedule(),
         )
         ctx = BotContext(
-            store=store, github=github, metrics=metrics, log_cap_bytes=settings.log_cap_bytes
+            store=store,
+            github=github,
+            metrics=metrics,
+            log_cap_bytes=settings.log_cap_bytes,
+            tracking_refresh_seconds=settings.tracking_refresh_seconds,
         )
 
         async def run(delivery: Delivery) -> None:
@@ -115,6 +119,16 @@ class Bot:
                     return
             await asyncio.sleep(0.05)
         raise TimeoutError("the bot still had deliveries in hand when the wait ended")
+
+    async def wait_handled(self, event: str, limit_seconds: float = 30.0) -> None:
+        """Wait until no delivery of `event` is waiting or in progress, whatever else is (the
+        bot's own scheduled work waits for its time)."""
+        deadline = time.monotonic() + limit_seconds
+        while time.monotonic() < deadline:
+            if not await self.store.waiting(event):
+                return
+            await asyncio.sleep(0.02)
+        raise TimeoutError(f"the bot still had {event} deliveries in hand when the wait ended")
 
     async def close(self) -> None:
         await self.worker.stop()

@@ -12,11 +12,11 @@ from typing import Any
 import orjson
 from aiohttp import web
 from gidgethub import BadRequest, sansio
-from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from prometheus_client import CONTENT_TYPE_LATEST, Counter, generate_latest
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from bot import dashboard
-from bot.inbox import Worker
+from bot.inbox import INTERNAL_EVENT_PREFIX, Worker
 from bot.logs import bind
 from bot.metrics import Metrics
 from bot.store import Store
@@ -30,6 +30,27 @@ STORE_KEY = web.AppKey("store", Store)
 WORKER_KEY = web.AppKey("worker", Worker)
 METRICS_KEY = web.AppKey("metrics", Metrics)
 SECRET_KEY = web.AppKey("webhook_secret", bytes)
+
+
+class DeliveryCounts:
+    """`flakybot_deliveries` by event and outcome, each child looked up once.
+
+    `labels()` takes a lock and builds its key on every call, and ingest counts once or twice
+    per webhook; a signed sender names the events, as it did for `labels()` itself.
+    """
+
+    def __init__(self, metrics: Metrics) -> None:
+        self._counter = metrics.deliveries
+        self._children: dict[tuple[str, str], Counter] = {}
+
+    def inc(self, event: str, outcome: str) -> None:
+        child = self._children.get((event, outcome))
+        if child is None:
+            child = self._children[event, outcome] = self._counter.labels(event, outcome)
+        child.inc()
+
+
+COUNTS_KEY = web.AppKey("delivery_counts", DeliveryCounts)
 
 
 def create_app(
@@ -47,6 +68,7 @@ def create_app(
     app[STORE_KEY] = store
     app[WORKER_KEY] = worker
     app[METRICS_KEY] = metrics
+    app[COUNTS_KEY] = DeliveryCounts(metrics)
     app[SECRET_KEY] = webhook_secret.encode()
     app.router.add_post(webhook_path, receive_webhook)
     app.router.add_get("/healthz", healthz)
@@ -125,6 +147,8 @@ async def receive_webhook(request: web.Request) -> web.Response:
         return _refuse(401, "X-Hub-Signature-256 must be sha256=<hex>")
     if not event_name or not delivery_id or len(delivery_id) > 200:
         return _refuse(400, "missing X-GitHub-Event or X-GitHub-Delivery header")
+    if event_name.startswith(INTERNAL_EVENT_PREFIX):
+        return _refuse(400, f"{INTERNAL_EVENT_PREFIX}* events are the bot's own, not GitHub's")
     bind(delivery=delivery_id, event=event_name)
     try:
         body = await request.read()
@@ -135,7 +159,7 @@ async def receive_webhook(request: web.Request) -> web.Response:
         log.warning("delivery %s refused: bad signature", delivery_id)
         return _refuse(401, "signature does not match")
     payload = body
-    metrics = request.app[METRICS_KEY]
+    counts = request.app[COUNTS_KEY]
     head = _head(body) if event_name != "ping" and _is_plain_json(request) else None
     if head is not None:
         action = head.action
@@ -153,7 +177,7 @@ async def receive_webhook(request: web.Request) -> web.Response:
         if not isinstance(data, dict):
             return _refuse(400, "payload must be a JSON object")
         if event_name == "ping":
-            metrics.deliveries.labels("ping", "pong").inc()
+            counts.inc("ping", "pong")
             return _answer({"ok": True, "zen": data.get("zen")}, 200)
         action = data.get("action")
     action = action if isinstance(action, str) else None
@@ -164,12 +188,12 @@ async def receive_webhook(request: web.Request) -> web.Response:
     stored = await request.app[STORE_KEY].put_delivery(
         delivery_id, event_name, action, payload, time.time(), done=not wanted
     )
-    metrics.deliveries.labels(event_name, "received" if stored else "duplicate").inc()
+    counts.inc(event_name, "received" if stored else "duplicate")
     if stored and wanted:
         worker.notify()
         log.debug("delivery %s (%s.%s) queued", delivery_id, event_name, action)
     elif stored:
-        metrics.deliveries.labels(event_name, "done").inc()
+        counts.inc(event_name, "done")
         log.debug("delivery %s (%s.%s) stored done: no handler", delivery_id, event_name, action)
     return _answer({"queued": stored, "delivery": delivery_id}, 202)
 

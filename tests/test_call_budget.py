@@ -21,7 +21,7 @@ def two_prs_without_settings() -> Scenario:
     return Scenario.model_validate(world)
 
 
-async def test_a_new_pr_costs_six_calls_and_each_further_failure_of_its_head_four(
+async def test_a_new_pr_costs_six_calls_and_each_further_failure_of_its_head_three(
     tmp_path: Path,
 ) -> None:
     async with running(two_prs_without_settings(), tmp_path) as (sim, bot):
@@ -39,8 +39,9 @@ async def test_a_new_pr_costs_six_calls_and_each_further_failure_of_its_head_fou
     # PR 2's head, once the App and the settings are known: the pull, its files, the job's
     # log, the rerun, the comments (is ours there already?), and the comment.
     assert spent[(2, 0)] == 6
-    # Its second job: the log, the rerun, the comment's edit, and the pull: its files are
-    # revalidated with their ETag (304, free), but the pull itself changed when the bot
-    # commented on it (its `updated_at`), so it is read again. Issue 9's target is 3.
-    assert spent[(1, 1)] == spent[(2, 1)] == 4
+    # Its second job: the log, the rerun, the comment's edit. The pull is the one kept from
+    # the first triage (the head has not moved: no pull_request event came) and its files
+    # are revalidated with their ETag (304, free).
+    assert spent[(1, 1)] == spent[(2, 1)] == 3
+    assert sim.calls["GET /repos/{owner}/{repo}/pulls/{pull_number}"] == 2
     assert len(sim.bot_comments(1)) == len(sim.bot_comments(2)) == 1

@@ -6,9 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.demo import final_verdicts, run_scenario, running, settle
+from bot.demo import another_bot, final_verdicts, run_scenario, running, settle
 from bot.report.comment import MARKER
-from bot.runtime import Bot
 from bot.sim.scenario import builtin_scenario, load_scenario
 
 SCENARIOS = Path(__file__).parent / "scenarios"
@@ -84,17 +83,9 @@ async def test_a_new_database_finds_the_existing_comment_instead_of_posting_agai
         assert len(sim.bot_comments(7)) == 1
 
         # Another bot with an empty database (a lost volume) triages the same failure again.
-        fresh = bot.settings.model_copy(
-            update={"database_url": f"sqlite:///{tmp_path / 'fresh.sqlite3'}"}
-        )
-        second = await Bot.create(fresh, poll_seconds=0.05)
-        try:
-            url = await second.start("127.0.0.1", 0)
-            sim.set_webhook_target(url + fresh.webhook_path)
+        async with another_bot(sim, bot, tmp_path / "fresh.sqlite3") as second:
             assert await sim.send_webhook("check_run", payload) == 202
             await settle(sim, second)
-        finally:
-            await second.close()
 
     comment_posts = [
         w for w in sim.writes if w.method == "POST" and w.path.endswith("/issues/7/comments")

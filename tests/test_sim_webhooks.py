@@ -134,6 +134,24 @@ async def test_pr_comment_event_fits_the_schema_and_marks_the_pull_request(
     assert payload["sender"]["login"] == "octo-dev"
 
 
+async def test_a_push_moves_the_pull_and_its_synchronize_event_fits_the_schema(
+    receiver: Receiver,
+) -> None:
+    async with Simulator(
+        builtin_scenario(), webhook_secret=SECRET, webhook_url=receiver.url
+    ) as sim:
+        before = sim.world.pulls[7].spec.head_sha
+        payload = sim.push(7, "5" * 40)
+        assert await sim.send_webhook("pull_request", payload) == 202
+    [(headers, body)] = receiver.deliveries
+    assert_signed(headers, body)
+    assert headers["X-GitHub-Event"] == "pull_request"
+    sent = json.loads(body)
+    assert_webhook_fits("pull-request-synchronize", sent)
+    assert (sent["action"], sent["before"], sent["after"]) == ("synchronize", before, "5" * 40)
+    assert sent["pull_request"]["head"]["sha"] == "5" * 40
+
+
 async def test_rerun_sends_a_new_job_with_a_higher_attempt(receiver: Receiver) -> None:
     async with Simulator(
         builtin_scenario(), webhook_secret=SECRET, webhook_url=receiver.url

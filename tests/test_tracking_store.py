@@ -124,3 +124,22 @@ async def test_open_records_of_a_check_are_listed_for_auto_close(store: Store) -
         15,
         40,
     ]
+
+
+async def test_a_repository_label_is_synced_once_and_an_opening_note_is_kept_until_done(
+    store: Store,
+) -> None:
+    assert await store.tracking_synced("acme/bus", "flaky-test") is False
+    await store.mark_tracking_synced("acme/bus", "flaky-test", 1.0)
+    await store.mark_tracking_synced("acme/bus", "flaky-test", 2.0)
+    assert await store.tracking_synced("acme/bus", "flaky-test") is True
+    assert await store.tracking_synced("acme/bus", "flaky") is False
+    assert await store.tracking_synced("acme/other", "flaky-test") is False
+
+    assert await store.tracking_issue_opening("acme/bus", "k") is False
+    await store.opening_tracking_issue("acme/bus", "k", 1.0)
+    await store.opening_tracking_issue("acme/bus", "k", 2.0)  # a retry notes it again
+    assert await store.tracking_issue_opening("acme/bus", "k") is True
+    assert await store.tracking_issue_opening("acme/bus", "other") is False
+    await store.opened_tracking_issue("acme/bus", "k")
+    assert await store.tracking_issue_opening("acme/bus", "k") is False

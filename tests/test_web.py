@@ -136,6 +136,15 @@ async def test_refused_deliveries_are_not_stored(
     assert await _ids(store) == []
 
 
+async def test_a_signed_delivery_naming_one_of_the_bots_own_events_is_refused(
+    client: Client, store: SQLiteStore
+) -> None:
+    headers = webhook_headers(PAYLOAD, event="flakybot.tracking_refresh")
+    status, text = await _post(client, PAYLOAD, headers)
+    assert (status, "the bot's own" in text) == (400, True)
+    assert await _ids(store) == []
+
+
 async def test_sha1_only_signature_is_refused(client: Client, store: SQLiteStore) -> None:
     headers = webhook_headers(PAYLOAD, signature=None)
     headers["X-Hub-Signature"] = sign(PAYLOAD, algorithm="sha1")

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import base64
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
+from datetime import datetime
 from typing import Any
 from urllib.parse import quote
 
@@ -12,17 +13,8 @@ from gidgethub.abc import GitHubAPI
 from pydantic import BaseModel
 
 from bot.github.client import GitHubClient
+from bot.store.models import PullRequest as PullRequest
 from bot.triage.verdict import GITHUB_FILES_LIMIT
-
-
-class PullRequest(BaseModel):
-    number: int
-    state: str
-    author: str
-    head_sha: str
-    base_sha: str
-    base_ref: str
-    changed_files: int
 
 
 class ChangedFiles(BaseModel):
@@ -35,7 +27,11 @@ class ChangedFiles(BaseModel):
 
 
 async def get_pull(gh: GitHubAPI, repo: str, number: int) -> PullRequest:
-    data = await gh.getitem(f"/repos/{repo}/pulls/{number}")
+    return pull_from(await gh.getitem(f"/repos/{repo}/pulls/{number}"))
+
+
+def pull_from(data: Mapping[str, Any]) -> PullRequest:
+    """A pull as GitHub shows it, in the REST answer and in pull_request webhooks alike."""
     return PullRequest(
         number=data["number"],
         state=data["state"],
@@ -44,7 +40,18 @@ async def get_pull(gh: GitHubAPI, repo: str, number: int) -> PullRequest:
         base_sha=data["base"]["sha"],
         base_ref=data["base"]["ref"],
         changed_files=data.get("changed_files", 0),
+        updated_at=epoch(data.get("updated_at")),
     )
+
+
+def epoch(stamp: object) -> float:
+    """GitHub's ISO 8601 time in epoch seconds; 0 when absent or not a time."""
+    if not isinstance(stamp, str):
+        return 0.0
+    try:
+        return datetime.fromisoformat(stamp).timestamp()
+    except ValueError:
+        return 0.0
 
 
 async def pulls_for_commit(gh: GitHubAPI, repo: str, sha: str) -> list[int]:

@@ -12,7 +12,7 @@ from gidgethub import routing, sansio
 from pydantic import BaseModel
 
 from bot.events import InstallationRef
-from bot.handlers import checks, commands, installs, repos
+from bot.handlers import checks, commands, installs, pulls, repos, tracking
 from bot.handlers.context import BotContext
 from bot.inbox import HandlerFailures, describe_failure
 from bot.logs import bind
@@ -24,7 +24,9 @@ FEATURE_ROUTERS: dict[str, routing.Router] = {
     "checks": checks.router,
     "commands": commands.router,
     "installs": installs.router,
+    "pulls": pulls.router,
     "repos": repos.router,
+    "tracking": tracking.router,
 }
 router = routing.Router(*FEATURE_ROUTERS.values())
 
@@ -35,9 +37,9 @@ class _Installed(BaseModel):
     installation: InstallationRef
 
 
-# Events about the installation itself: GitHub refuses a token to a removed or suspended
-# installation, and their handlers need none.
-NO_CLIENT_EVENTS = frozenset({"installation", "installation_repositories"})
+# Events whose handlers call no GitHub API: about the installation itself (GitHub refuses a
+# token to a removed or suspended installation), and pull requests, which are only kept.
+NO_CLIENT_EVENTS = frozenset({"installation", "installation_repositories", "pull_request"})
 
 
 @functools.lru_cache(maxsize=256)

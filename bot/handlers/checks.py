@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Coroutine
 from dataclasses import dataclass
 
 import cachetools
@@ -23,6 +24,7 @@ from bot.handlers.auto_close import close_quiet_issues
 from bot.handlers.context import BotContext
 from bot.handlers.history import failure_contexts, occurrences_of, run_record
 from bot.handlers.job_evidence import read_job
+from bot.handlers.pulls import pull_at_head
 from bot.handlers.reruns import rerun_if_allowed
 from bot.handlers.sticky import config_problems, note_passing_head, update_sticky_comment
 from bot.handlers.tracking import track_failures
@@ -83,7 +85,12 @@ async def triage_run(ctx: BotContext, gh: GitHubClient, repo: str, run: CheckRun
     async with asyncio.TaskGroup() as tg:
         config_task = tg.create_task(repo_config(gh, repo))
         job_task = tg.create_task(_read_job_when_failed(ctx, gh, repo, run, config_task))
-        pull_tasks = [tg.create_task(pull_and_changes(gh, repo, n)) for n in pr_numbers]
+        pull_tasks = [
+            tg.create_task(
+                pull_and_changes(gh, repo, n, pull_at_head(ctx, gh, repo, n, run.head_sha))
+            )
+            for n in pr_numbers
+        ]
     config, extraction = config_task.result(), job_task.result()
     for task in pull_tasks:
         pull, changed = task.result()
@@ -253,12 +260,16 @@ async def _read_job_when_failed(
 
 
 async def pull_and_changes(
-    gh: GitHubClient, repo: str, number: int
+    gh: GitHubClient,
+    repo: str,
+    number: int,
+    pull: Coroutine[object, object, api.PullRequest] | None = None,
 ) -> tuple[api.PullRequest, api.ChangedFiles]:
-    pull, changed = await asyncio.gather(
-        api.get_pull(gh, repo, number), api.changed_files(gh, repo, number)
+    """The PR (read now unless `pull` gives it) and the paths it changes."""
+    found, changed = await asyncio.gather(
+        pull or api.get_pull(gh, repo, number), api.changed_files(gh, repo, number)
     )
-    return pull, changed
+    return found, changed
 
 
 async def _record_outside_pr(

@@ -23,6 +23,7 @@ from bot.github import api
 from bot.github.client import GitHubClient
 from bot.handlers.checks import TRIAGED_CONCLUSIONS, triage_run
 from bot.handlers.context import BotContext
+from bot.handlers.pulls import read_pull
 from bot.handlers.reruns import rerun_if_allowed
 from bot.handlers.sticky import update_sticky_comment
 from bot.handlers.tracking import adopt_issue
@@ -122,7 +123,7 @@ async def _help(request: Request, command: Command) -> Outcome:
 
 
 async def _rerun(request: Request, command: Command) -> Outcome:
-    pull = await api.get_pull(request.gh, request.repo, request.number)
+    pull = await read_pull(request.ctx, request.gh, request.repo, request.number)
     failed = [
         run for run in await _head_runs(request, pull) if run.conclusion in FAILED_CONCLUSIONS
     ]
@@ -171,7 +172,7 @@ async def _rerun_one(request: Request, pull: api.PullRequest, run: CheckRun) -> 
 
 
 async def _status(request: Request, command: Command) -> Outcome:
-    pull = await api.get_pull(request.gh, request.repo, request.number)
+    pull = await read_pull(request.ctx, request.gh, request.repo, request.number)
     if not await _retriage(request, pull):
         return False, replies.nothing_to_triage(pull.head_sha)
     return True, None  # the refreshed triage comment is the answer
@@ -193,7 +194,7 @@ async def _wrong(request: Request, command: Command) -> Outcome:
     new = await ctx.store.add_feedback(repo, number, key, request.login, time.time())
     if new:
         ctx.metrics.feedback.labels("pr" if key == WHOLE_PR else "test").inc()
-        await _retriage(request, await api.get_pull(request.gh, repo, number))
+        await _retriage(request, await read_pull(ctx, request.gh, repo, number))
     return True, replies.feedback_recorded(command.argument or None, new=new)
 
 

@@ -15,3 +15,4 @@ class BotContext:
     github: GitHubApp
     metrics: Metrics
     log_cap_bytes: int = 64 * 1024 * 1024
+    tracking_refresh_seconds: float = 60.0

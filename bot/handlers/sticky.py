@@ -13,6 +13,7 @@ from bot.events import CheckRun
 from bot.github import api
 from bot.github.client import GitHubClient
 from bot.handlers.context import BotContext
+from bot.handlers.pulls import read_pull
 from bot.report.comment import MARKER, render_comment
 from bot.report.models import CheckReport, CommentInput
 from bot.store import CheckAttempt, StickyComment
@@ -147,6 +148,6 @@ async def note_passing_head(ctx: BotContext, gh: GitHubClient, repo: str, run: C
     ):
         return  # still running, or failed: that check's own event speaks
     for number in pr_numbers:
-        pull = await api.get_pull(gh, repo, number)
+        pull = await read_pull(ctx, gh, repo, number)
         if pull.head_sha == run.head_sha:
             await update_sticky_comment(ctx, gh, repo, pull, config, passing_checks=len(runs))

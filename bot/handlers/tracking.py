@@ -13,15 +13,20 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import math
 import time
-from collections.abc import Sequence
-from datetime import datetime
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, NamedTuple
 
-from bot.config import RepoConfig
+from gidgethub import routing, sansio
+from pydantic import BaseModel
+
+from bot.config import REPO_CONFIG_PATH, RepoConfig, parse_repo_config
+from bot.events import InstallationRef
 from bot.github import api
 from bot.github.client import GitHubClient
 from bot.handlers.context import BotContext
+from bot.inbox import INTERNAL_EVENT_PREFIX
 from bot.report import issue as render
 from bot.report.markdown import code_span, escape_inline, shorten
 from bot.report.models import CheckRate, IssueInput, IssueOccurrence, RunHint
@@ -33,6 +38,10 @@ from bot.triage.models import Decision, Failure, RunRate
 from bot.triage.stats import outcomes_of, run_rate
 
 log = logging.getLogger(__name__)
+router = routing.Router()
+
+# The bot's own deliveries (never GitHub's): refresh one tracking issue's section.
+REFRESH_EVENT = INTERNAL_EVENT_PREFIX + "tracking_refresh"
 
 LABEL_COLOR = "d93f0b"
 LABEL_DESCRIPTION = "A test that fails intermittently, tracked by flaky-triage"
@@ -106,10 +115,8 @@ async def adopt_issue(
             title=render.title([test_id]),
             tests=[test_id],
             hint=hint,
-            created_at=_timestamp(found.get("created_at")),
-            closed_at=_timestamp(found.get("closed_at"))
-            if found.get("state") == "closed"
-            else None,
+            created_at=api.epoch(found.get("created_at")),
+            closed_at=api.epoch(found.get("closed_at")) if found.get("state") == "closed" else None,
         )
         inp = await _issue_input(ctx, repo, record, config, time.time())
         record.checks = sorted({o.check_name for o in inp.occurrences})
@@ -149,9 +156,15 @@ async def _track(
     found: dict[str, Any] | None = None
     if known is None and reason is None:
         return  # below the threshold, and no issue the store knows of
-    if known is None:
-        # The store may have lost track (a new database): GitHub is the truth.
-        found = await _find_on_github(gh, repo, config.issue_label, unit.key)
+    label = config.issue_label
+    if known is None and not await ctx.store.tracking_synced(repo, label):
+        # A store that never read GitHub's issues (a new database, a new label) reads them
+        # all once: then it knows every one, and opening the next needs no search.
+        await _sync_from_github(ctx, gh, repo, label, now)
+        known = await ctx.store.tracking_issue(repo, unit.key)
+    elif known is None and await ctx.store.tracking_issue_opening(repo, unit.key):
+        # An earlier try was opening it and may have died before saving its number.
+        found = await _find_on_github(gh, repo, label, unit.key)
         if found is not None:
             known = TrackingIssue(
                 repo=repo,
@@ -160,19 +173,64 @@ async def _track(
                 title=str(found.get("title") or ""),
                 tests=unit.tests,
                 signature=unit.signature,
-                created_at=_timestamp(found.get("created_at")),
+                created_at=api.epoch(found.get("created_at")),
             )
     if known is None:
         if reason is not None:
             await _create(ctx, gh, repo, unit, reason, config, now, previous=None)
         return
-
     record = _merged(known, unit)
+    if found is None and known.closed_at is None and gh.installation_id is not None:
+        # Open as last seen: the new tally is written by a refresh a little later, one edit
+        # for every failure of the test until then (a burst of jobs failing together).
+        if record != known:
+            await ctx.store.save_tracking_issue(record)  # what the refresh cannot know
+        await schedule_refresh(ctx, gh.installation_id, repo, known.key, now)
+        return
+
+    async def renew(previous: int | None) -> None:
+        if previous is not None or reason is not None:
+            await _create(
+                ctx,
+                gh,
+                repo,
+                unit,
+                reason or "it failed again after its issue was closed",
+                config,
+                now,
+                previous=previous,
+            )
+
+    await _bring_up_to_date(ctx, gh, repo, known, record, unit.tests, found, config, now, renew)
+    if found is not None:
+        await ctx.store.opened_tracking_issue(repo, unit.key)
+
+
+Renew = Callable[[int | None], Awaitable[None]]
+
+
+async def _bring_up_to_date(
+    ctx: BotContext,
+    gh: GitHubClient,
+    repo: str,
+    known: TrackingIssue,
+    record: TrackingIssue,
+    new_tests: Sequence[str],
+    found: dict[str, Any] | None,
+    config: RepoConfig,
+    now: float,
+    renew: Renew | None,
+) -> None:
+    """Write the issue's section from the store's history when it changed, reopening the
+    issue if the test failed again after it was closed. `renew` opens a new issue in place of
+    a deleted one (previous None) or of one closed for good (its number); without it (a
+    refresh, which has no failure in hand) the record is marked closed instead, and the next
+    failure of the test opens the new one."""
     inp = await _issue_input(ctx, repo, record, config, now)
     record.checks = sorted(set(record.checks) | {o.check_name for o in inp.occurrences})
     if record.is_cluster:
         # Members are the tests that failed with the cluster's signature in the window.
-        record.tests = sorted({o.test_id for o in inp.occurrences} | set(unit.tests))
+        record.tests = sorted({o.test_id for o in inp.occurrences} | set(new_tests))
         inp.tests = record.tests
     new_title = render.title(record.tests, record.signature)
     retitle = record.is_cluster and sorted(known.tests) != record.tests
@@ -183,26 +241,24 @@ async def _track(
     issue = found if found is not None else await api.get_issue(gh, repo, known.issue_number)
     if issue is None:
         # Deleted or transferred: start again, as for a test seen for the first time.
-        if reason is not None:
-            await _create(ctx, gh, repo, unit, reason, config, now, previous=None)
+        if renew is not None:
+            await renew(None)
+        else:
+            await ctx.store.save_tracking_issue(known.model_copy(update={"closed_at": now}))
         return
     newest = max((o.at for o in inp.occurrences), default=0.0)
-    closed_at = _timestamp(issue.get("closed_at")) if issue.get("state") == "closed" else None
+    closed_at = api.epoch(issue.get("closed_at")) if issue.get("state") == "closed" else None
     # A failure after the issue was closed is a recurrence; one from before it (a re-triage
     # of an old run) is not. Closed as "not planned", people chose to live with it.
     if closed_at is not None and newest > closed_at and issue.get("state_reason") != "not_planned":
         if issue.get("locked") or now - closed_at > config.reopen_days * DAY:
             # Locked, or closed too long ago: a new issue that links the old one.
-            await _create(
-                ctx,
-                gh,
-                repo,
-                unit,
-                reason or "it failed again after its issue was closed",
-                config,
-                now,
-                previous=known.issue_number,
-            )
+            if renew is not None:
+                await renew(known.issue_number)
+            else:
+                await ctx.store.save_tracking_issue(
+                    known.model_copy(update={"closed_at": closed_at})
+                )
             return
         await _reopen(gh, repo, issue, inp, config, closed_at, new_title if retitle else None)
         closed_at = None
@@ -220,6 +276,52 @@ async def _track(
     record.body_sha = _sha(section)
     record.closed_at = closed_at  # as GitHub shows it now: auto_close skips closed ones
     await ctx.store.save_tracking_issue(record)
+
+
+class _RepoName(BaseModel):
+    full_name: str
+
+
+class _RefreshJob(BaseModel):
+    installation: InstallationRef
+    repository: _RepoName
+    key: str
+
+
+async def schedule_refresh(
+    ctx: BotContext, installation_id: int, repo: str, key: str, now: float
+) -> None:
+    """Queue a refresh of the issue's section at the end of the current window; the failures
+    of one window share it (the job's id names the window)."""
+    window = ctx.tracking_refresh_seconds
+    due = (math.floor(now / window) + 1) * window if window > 0 else now
+    name = hashlib.sha256(f"{repo}\0{key}".encode()).hexdigest()[:20]
+    job = _RefreshJob(
+        installation=InstallationRef(id=installation_id),
+        repository=_RepoName(full_name=repo),
+        key=key,
+    )
+    await ctx.store.schedule(
+        f"{REFRESH_EVENT}-{name}-{due:.3f}", REFRESH_EVENT, job.model_dump_json().encode(), now, due
+    )
+
+
+@router.register(REFRESH_EVENT)
+async def on_refresh(event: sansio.Event, gh: GitHubClient | None, ctx: BotContext) -> None:
+    job = _RefreshJob.model_validate(event.data)
+    if gh is None:
+        return
+    repo = job.repository.full_name
+    config = parse_repo_config(await api.get_file(gh, repo, REPO_CONFIG_PATH)).config
+    if not config.tracking_issues:
+        return
+    async with ctx.store.tracking_lock(repo):
+        known = await ctx.store.tracking_issue(repo, job.key)
+        if known is None or known.closed_at is not None:
+            return  # closed meanwhile: its next failure takes the inline path
+        await _bring_up_to_date(
+            ctx, gh, repo, known, known.model_copy(deep=True), (), None, config, time.time(), None
+        )
 
 
 async def _create(
@@ -254,7 +356,7 @@ async def _create(
     inp = await _issue_input(ctx, repo, record, config, now, previous=previous)
     record.checks = sorted({o.check_name for o in inp.occurrences})
     section = render.render_section(inp)
-    await api.ensure_label(gh, repo, config.issue_label, LABEL_COLOR, LABEL_DESCRIPTION)
+    await ctx.store.opening_tracking_issue(repo, unit.key, now)
     opened = await api.create_issue(
         gh, repo, record.title, render.render_body(inp), [config.issue_label]
     )
@@ -262,6 +364,7 @@ async def _create(
     ctx.metrics.tracking_issues.labels("created").inc()
     record.body_sha = _sha(section)
     await ctx.store.save_tracking_issue(record)
+    await ctx.store.opened_tracking_issue(repo, unit.key)
     log.info(
         "%s: opened tracking issue #%d for %s (%s)", repo, record.issue_number, unit.key, reason
     )
@@ -371,6 +474,36 @@ def _merged(known: TrackingIssue, unit: tracking.Unit) -> TrackingIssue:
     return record
 
 
+async def _sync_from_github(
+    ctx: BotContext, gh: GitHubClient, repo: str, label: str, now: float
+) -> None:
+    """Read every issue with the label that carries the bot's hidden block into the store
+    (the newest of a key, as searching by key would find), then remember it was done. The
+    label is made here too, once per store: should people delete it later, GitHub makes it
+    again (grey) for the next issue that names it."""
+    await api.ensure_label(gh, repo, label, LABEL_COLOR, LABEL_DESCRIPTION)
+    async for issue in api.labelled_issues(gh, repo, label):
+        data = render.hidden_data(_str(issue.get("body")))
+        key = data.get("key") if data is not None else None
+        if not isinstance(key, str) or await ctx.store.tracking_issue(repo, key) is not None:
+            continue
+        assert data is not None
+        tests = data.get("tests")
+        closed = issue.get("state") == "closed"
+        await ctx.store.save_tracking_issue(
+            TrackingIssue(
+                repo=repo,
+                key=key,
+                issue_number=int(issue["number"]),
+                title=str(issue.get("title") or ""),
+                tests=[t for t in tests if isinstance(t, str)] if isinstance(tests, list) else [],
+                created_at=api.epoch(issue.get("created_at")),
+                closed_at=api.epoch(issue.get("closed_at")) if closed else None,
+            )
+        )
+    await ctx.store.mark_tracking_synced(repo, label, now)
+
+
 async def _find_on_github(
     gh: GitHubClient, repo: str, label: str, key: str
 ) -> dict[str, Any] | None:
@@ -399,12 +532,6 @@ def _labels(issue: dict[str, Any]) -> set[str]:
     if not isinstance(labels, list):
         return set()
     return {str(label.get("name")) if isinstance(label, dict) else str(label) for label in labels}
-
-
-def _timestamp(value: object) -> float:
-    if not isinstance(value, str):
-        return 0.0
-    return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
 
 
 def _str(value: object) -> str | None:

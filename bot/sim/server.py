@@ -24,7 +24,12 @@ from bot.sim.routes import DOCS, WRITE_BODY, Handler, Routes, error
 from bot.sim.scenario import CheckEvent, Scenario
 from bot.sim.shapes import Shapes
 from bot.sim.state import CheckRun, Comment, Issue, Reaction, RerunRequest, World
-from bot.sim.webhooks import check_run_completed, delivery_headers, issue_comment_created
+from bot.sim.webhooks import (
+    check_run_completed,
+    delivery_headers,
+    issue_comment_created,
+    pull_request_synchronize,
+)
 
 # The status of a request carried out before its answer was dropped (an `after_applying` fault).
 APPLIED = web.RequestKey("applied_status", int)
@@ -202,6 +207,13 @@ class Simulator:
         repository endpoint, sent as `token X` or `Bearer X`, valid for a day."""
         token, _ = self.tokens.issue(prefix="ghp_", lifetime=PERSONAL_TOKEN_LIFETIME_S)
         return token
+
+    def push(self, pr_number: int, head_sha: str) -> dict[str, Any]:
+        """A new commit on the PR's branch; its `pull_request.synchronize` payload, not yet
+        sent (GitHub sends it soon after the push, not at once)."""
+        before = self.world.pulls[pr_number].spec.head_sha
+        self.world.push(pr_number, head_sha)
+        return pull_request_synchronize(self.shapes, pr_number, before)
 
     def next_completion(self, check: str) -> dict[str, Any]:
         """Complete the check's next attempt; its `check_run` webhook payload, not yet sent."""

@@ -61,6 +61,18 @@ def check_run_completed(shapes: Shapes, run: CheckRun) -> Json:
     return payload
 
 
+def pull_request_synchronize(shapes: Shapes, number: int, before: str) -> Json:
+    """The pull_request event of a push to the PR's branch (the pull already moved)."""
+    pull = shapes.world.pulls[number]
+    return {
+        "number": number,
+        "before": before,
+        "after": pull.spec.head_sha,
+        "pull_request": shapes.pull_request(pull),
+        **_envelope(shapes, "synchronize", pull.spec.author),
+    }
+
+
 def issue_comment_created(shapes: Shapes, comment: Comment) -> Json:
     payload = {
         "issue": shapes.issue(shapes.world.issues[comment.issue]),

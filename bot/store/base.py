@@ -12,6 +12,7 @@ from bot.store.models import (
     Delivery,
     DeliveryState,
     Occurrence,
+    PullRequest,
     RunRecord,
     StickyComment,
     TrackingIssue,
@@ -39,6 +40,12 @@ class Store(Protocol):
 
         `done`: no handler wants it, so it is stored finished (and can still be replayed).
         """
+
+    async def schedule(
+        self, delivery_id: str, event: str, payload: bytes, now: float, due: float
+    ) -> bool:
+        """Queue the bot's own work, taken at `due` like a delivery; False (and no change)
+        when that id is already queued or done."""
 
     async def claim(self, now: float, lease_seconds: float, limit: int) -> list[Delivery]:
         """Take due deliveries: pending ones whose time has come and claims whose lease ended."""
@@ -200,6 +207,36 @@ class Store(Protocol):
     # --- automatic closing of tracking issues ----------------------------------------------
     async def open_tracking_issues(self, repo: str, check_name: str) -> list[TrackingIssue]:
         """The records not marked closed whose test failed in this check, by issue number."""
+
+    # --- what the store knows of GitHub's tracking issues ------------------------------------
+    async def tracking_synced(self, repo: str, label: str) -> bool:
+        """Whether every issue with this label on GitHub was once read into the store."""
+
+    async def mark_tracking_synced(self, repo: str, label: str, now: float) -> None: ...
+
+    async def opening_tracking_issue(self, repo: str, key: str, now: float) -> None:
+        """Note that the issue of `key` is about to be opened."""
+
+    async def opened_tracking_issue(self, repo: str, key: str) -> None:
+        """Its number is saved: forget the note."""
+
+    async def tracking_issue_opening(self, repo: str, key: str) -> bool:
+        """Whether a note of opening `key`'s issue was left: it may exist unrecorded."""
+
+    # --- pull requests as last seen --------------------------------------------------------
+    async def save_pull(self, repo: str, pull: PullRequest, *, read: bool) -> None:
+        """Keep what a pull showed, unless a newer state (GitHub's `updated_at`) is kept.
+
+        `read`: it came from reading the pull, so it is the truth at that time. A webhook's
+        copy with the same time as the kept state but another head or state is kept distrusted:
+        which of the two came last is unknown.
+        """
+
+    async def pull(self, repo: str, pr_number: int) -> PullRequest | None:
+        """The pull as last seen; None when unknown or distrusted."""
+
+    async def waiting(self, event: str) -> bool:
+        """Whether any delivery of this event is pending or claimed."""
 
     # --- write pacing ------------------------------------------------------------------------
     def write_schedule(self) -> WriteSchedule | None:

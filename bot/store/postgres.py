@@ -43,10 +43,12 @@ from bot.store.models import (
     Delivery,
     DeliveryState,
     Occurrence,
+    PullRequest,
     RunRecord,
     StickyComment,
     TrackingIssue,
 )
+from bot.store.pull_rows import PULL_COLUMNS, PULL_UPDATES, pull_from_row, pull_values
 from bot.store.tracking_rows import (
     TRACKING_COLUMNS,
     TRACKING_FIELDS,
@@ -271,6 +273,21 @@ class PostgresStore(DeliveryLifecycle):
             "claim_token = NULL, lease_until = NULL, finished_at = NULL WHERE id = $2",
             now,
             delivery_id,
+        )
+        return _rows_touched(status) == 1
+
+    async def schedule(
+        self, delivery_id: str, event: str, payload: bytes, now: float, due: float
+    ) -> bool:
+        status = await self._pool.execute(
+            "INSERT INTO deliveries (id, event, action, payload, state, attempts, received_at, "
+            "next_attempt_at) VALUES ($1, $2, NULL, $3, 'pending', 0, $4, $5) "
+            "ON CONFLICT (id) DO NOTHING",
+            delivery_id,
+            event,
+            payload,
+            now,
+            due,
         )
         return _rows_touched(status) == 1
 
@@ -705,6 +722,74 @@ class PostgresStore(DeliveryLifecycle):
             check_name,
         )
         return [tracking_from_row(tuple(r)) for r in rows]
+
+    # --- what the store knows of GitHub's tracking issues ------------------------------------
+    async def tracking_synced(self, repo: str, label: str) -> bool:
+        found = await self._pool.fetchval(
+            "SELECT 1 FROM tracking_synced WHERE repo = $1 AND label = $2", repo, label
+        )
+        return found is not None
+
+    async def mark_tracking_synced(self, repo: str, label: str, now: float) -> None:
+        await self._pool.execute(
+            "INSERT INTO tracking_synced (repo, label, synced_at) VALUES ($1, $2, $3) "
+            "ON CONFLICT (repo, label) DO NOTHING",
+            repo,
+            label,
+            now,
+        )
+
+    async def opening_tracking_issue(self, repo: str, key: str, now: float) -> None:
+        await self._pool.execute(
+            "INSERT INTO tracking_opening (repo, key, since) VALUES ($1, $2, $3) "
+            "ON CONFLICT (repo, key) DO NOTHING",
+            repo,
+            key,
+            now,
+        )
+
+    async def opened_tracking_issue(self, repo: str, key: str) -> None:
+        await self._pool.execute(
+            "DELETE FROM tracking_opening WHERE repo = $1 AND key = $2", repo, key
+        )
+
+    async def tracking_issue_opening(self, repo: str, key: str) -> bool:
+        found = await self._pool.fetchval(
+            "SELECT 1 FROM tracking_opening WHERE repo = $1 AND key = $2", repo, key
+        )
+        return found is not None
+
+    # --- pull requests as last seen --------------------------------------------------------
+    async def save_pull(self, repo: str, pull: PullRequest, *, read: bool) -> None:
+        await self._pool.execute(
+            "INSERT INTO pulls (repo, pr_number, state, author, head_sha, base_sha, base_ref, "
+            "changed_files, updated_at, trusted) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, "
+            f"true) ON CONFLICT (repo, pr_number) DO UPDATE SET {PULL_UPDATES}, trusted = CASE "
+            "WHEN $10 OR excluded.updated_at > pulls.updated_at THEN true "
+            "WHEN excluded.head_sha = pulls.head_sha AND excluded.state = pulls.state "
+            "THEN pulls.trusted ELSE false END "
+            "WHERE excluded.updated_at >= pulls.updated_at",
+            repo,
+            *pull_values(pull),
+            read,
+        )
+
+    async def pull(self, repo: str, pr_number: int) -> PullRequest | None:
+        row = await self._pool.fetchrow(
+            f"SELECT {PULL_COLUMNS} FROM pulls WHERE repo = $1 AND pr_number = $2 AND trusted",
+            repo,
+            pr_number,
+        )
+        return None if row is None else pull_from_row(tuple(row))
+
+    async def waiting(self, event: str) -> bool:
+        return bool(
+            await self._pool.fetchval(
+                "SELECT EXISTS (SELECT 1 FROM deliveries WHERE event = $1 "
+                "AND state IN ('pending', 'claimed'))",
+                event,
+            )
+        )
 
     # --- write pacing ------------------------------------------------------------------------
     def write_schedule(self) -> PostgresStore:

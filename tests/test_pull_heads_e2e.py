@@ -1,0 +1,102 @@
+"""A further failure of the same head is triaged with the pull the bot kept, and a head that
+moved on is never rerun, whether its push was already handled or still waits in the inbox."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from bot.demo import running
+from bot.runtime import Bot
+from bot.sim.fleet import check_name, failing_log, many_prs
+from bot.sim.scenario import Scenario
+from bot.sim.server import Simulator
+from bot.store import CheckAttempt
+
+PULL = "GET /repos/{owner}/{repo}/pulls/{pull_number}"
+NEW_HEAD = "5" * 40
+
+
+def one_pr_two_jobs() -> Scenario:
+    """PR 1 changes only docs; both its jobs fail a test of their own; reruns on."""
+    world = many_prs(1, 2).model_dump()
+    world["files"] = {}
+    for check in world["checks"]:
+        shard = int(check["name"].split()[2])
+        check["attempts"] = [{"conclusion": "failure", "log": failing_log(shard)}]
+    return Scenario.model_validate(world)
+
+
+async def deliver(sim: Simulator, bot: Bot, event: str, payload: dict[str, object]) -> None:
+    await sim.send_webhook(event, payload)
+    await bot.wait_idle(settle_seconds=0.05)
+
+
+async def attempt_of(bot: Bot, check: str) -> CheckAttempt:
+    (found,) = [
+        a for a in await bot.store.check_attempts_for_pr("acme/bus", 1) if a.check_name == check
+    ]
+    return found
+
+
+async def test_a_further_failure_of_the_same_head_reads_no_pull(tmp_path: Path) -> None:
+    async with running(one_pr_two_jobs(), tmp_path) as (sim, bot):
+        sim.rerun_delay_s = 1e9  # accepted, never completed
+        await deliver(sim, bot, "check_run", sim.next_completion(check_name(1, 0)))
+        await deliver(sim, bot, "check_run", sim.next_completion(check_name(1, 1)))
+    assert sim.calls[PULL] == 1
+    assert len(sim.reruns) == 2
+
+
+async def test_a_failure_of_a_head_whose_push_was_handled_is_not_rerun(tmp_path: Path) -> None:
+    async with running(one_pr_two_jobs(), tmp_path) as (sim, bot):
+        sim.rerun_delay_s = 1e9
+        old_head = sim.world.pulls[1].spec.head_sha
+        await deliver(sim, bot, "check_run", sim.next_completion(check_name(1, 0)))
+        late = sim.next_completion(check_name(1, 1))  # failed on the old head...
+        await deliver(sim, bot, "pull_request", sim.push(1, NEW_HEAD))  # ...then a push
+        await deliver(sim, bot, "check_run", late)  # delivered after the push was handled
+        stale = await attempt_of(bot, check_name(1, 1))
+        kept = await bot.store.pull("acme/bus", 1)
+
+    assert len(sim.reruns) == 1  # only the first job's, while its commit was the head
+    assert (
+        stale.rerun_note == f"not rerun: {old_head[:7]} is no longer the head of the pull request"
+    )
+    assert kept is not None and kept.head_sha == NEW_HEAD
+    # The first triage read the pull; the event kept the new head, so the late failure's
+    # head did not match and the pull was read again.
+    assert sim.calls[PULL] == 2
+
+
+async def test_a_failure_handled_while_a_push_waits_in_the_inbox_reads_the_pull(
+    tmp_path: Path,
+) -> None:
+    async with running(one_pr_two_jobs(), tmp_path) as (sim, bot):
+        sim.rerun_delay_s = 1e9
+        old_head = sim.world.pulls[1].spec.head_sha
+        await deliver(sim, bot, "check_run", sim.next_completion(check_name(1, 0)))
+        late = sim.next_completion(check_name(1, 1))
+        synchronize = sim.push(1, NEW_HEAD)
+        # The push's delivery is in the inbox but not handled yet (it waits for a retry):
+        # the kept pull still shows the old head as current.
+        await bot.store.put_delivery(
+            "push-1",
+            "pull_request",
+            "synchronize",
+            json.dumps(synchronize).encode(),
+            time.time() + 3600,
+        )
+        kept = await bot.store.pull("acme/bus", 1)
+        assert kept is not None and kept.head_sha == old_head
+        await sim.send_webhook("check_run", late)
+        # The inbox is never empty here (the push waits): wait for the check run alone.
+        await bot.wait_handled("check_run")
+        stale = await attempt_of(bot, check_name(1, 1))
+
+    assert len(sim.reruns) == 1
+    assert (
+        stale.rerun_note == f"not rerun: {old_head[:7]} is no longer the head of the pull request"
+    )
+    assert sim.calls[PULL] == 2
