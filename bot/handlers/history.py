@@ -6,7 +6,6 @@ import asyncio
 import logging
 import time
 from collections.abc import Sequence
-from datetime import datetime
 
 from bot.config import RepoConfig
 from bot.events import CheckRun
@@ -119,9 +118,9 @@ async def failure_contexts(
 
 def epoch(timestamp: str | None) -> float:
     """An ISO 8601 time from a payload as epoch seconds; now when it is missing or unreadable."""
+    at = api.epoch(timestamp)
+    if at:
+        return at
     if timestamp:
-        try:
-            return datetime.fromisoformat(timestamp).timestamp()
-        except ValueError:
-            log.warning("unreadable completed_at %r: using the current time", timestamp)
+        log.warning("unreadable completed_at %r: using the current time", timestamp)
     return time.time()
