@@ -14,12 +14,22 @@ Targets, each a subprocess on 127.0.0.1:
   postgres      `flakybot serve` on a fresh PostgreSQL database (BENCH_DATABASE_URL, default
                 postgresql://postgres@127.0.0.1:5432/test; skipped when unreachable)
 
+Reference targets, not run unless named: what a durable acknowledgement costs on this machine
+apart from the bot's code (bench/ingest_limits.py). Each is an aiohttp handler on uvloop that
+checks the signature and that the body is JSON, reads its action, and answers 202:
+  limit-ack      storing nothing
+  limit-row      once a small row per delivery (no payload) is committed to SQLite
+                 (synchronous=FULL) by a writer thread's group commit
+  limit-payload  the same with the whole body too: the least any durable SQLite inbox does
+  limit-nosync   limit-payload with synchronous=OFF: not durable; shows the fsync's share
+
 The load generator is a separate process: plain asyncio streams over keep-alive connections,
 each request pre-built apart from its unique X-GitHub-Delivery. Per cell (target x
 connections) it prints deliveries/s, p50/p99 ack latency, failures, the ratio to the bare
-handler, and for the bot whether every delivery acknowledged 2xx is in the store (counted
-after the server is killed with SIGKILL, so only committed rows count) and how many stored
-deliveries are in each state then: a `pending` count means the worker fell behind ingest.
+handler, and for the bot and the storing limit targets whether every delivery acknowledged
+2xx is in the store (counted after the server is killed with SIGKILL, so only committed rows
+count); for the bot also how many stored deliveries are in each state then: a `pending`
+count means the worker fell behind ingest.
 It also prints how busy the machine's CPUs were during the load (everything running on it,
 the load generator included) and those busy CPU-microseconds per acknowledged delivery.
 
@@ -32,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import hashlib
 import hmac
 import json
@@ -54,6 +65,10 @@ SECRET = "ingest-bench-secret"
 PATH = "/api/github/webhooks"
 WARMUP_SECONDS = 1.0
 PG_URL = os.environ.get("BENCH_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test")
+# Started as a script, not imported: mypy would name the module differently when given the
+# bench files than when checking the bench package, and one of the two would fail.
+LIMITS = Path(__file__).with_name("ingest_limits.py")
+LIMIT_TARGETS = ("limit-ack", "limit-row", "limit-payload", "limit-nosync")
 
 
 def payload() -> bytes:
@@ -205,7 +220,10 @@ def stored(database_url: str) -> tuple[set[str], dict[str, int]]:
     """The ids in `deliveries`, and how many are in each state."""
     query = "SELECT id, state FROM deliveries"
     if database_url.startswith("sqlite:"):
-        with sqlite3.connect(database_url.removeprefix("sqlite:///")) as db:
+        # Closed, not only committed (all `with sqlite3.connect()` does): left open, it kept
+        # the cell's database (about a gigabyte) alive in this process after it was deleted,
+        # and the next SQLite cell ran a quarter slower.
+        with contextlib.closing(sqlite3.connect(database_url.removeprefix("sqlite:///"))) as db:
             rows = [(str(r[0]), str(r[1])) for r in db.execute(query)]
     else:
 
@@ -257,15 +275,41 @@ def stop(server: subprocess.Popen[bytes], how: signal.Signals) -> None:
         server.wait()
 
 
+def remove_sqlite(path: str) -> None:
+    """Delete a cell's database at once: the kernel drops its dirty pages rather than
+    writing them back."""
+    for suffix in ("", "-wal", "-shm"):
+        Path(path + suffix).unlink(missing_ok=True)
+
+
+def inbox_ids(path: str) -> set[str]:
+    """The ids in a limit target's `inbox`."""
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        return {str(r[0]) for r in db.execute("SELECT id FROM inbox")}
+
+
 def run_cell(
-    target: str, connections: int, seconds: float, database_url: str | None
+    target: str,
+    connections: int,
+    seconds: float,
+    database_url: str | None,
+    inbox: str | None = None,
 ) -> dict[str, Any]:
+    """One target under load. The bot needs `database_url`; a storing limit target, `inbox`."""
+    # Each cell starts with nothing left for the disk to write from the ones before.
+    os.sync()
     port = free_port()
     if target.startswith("bare"):
         argv = [sys.executable, __file__, "--bare", str(port)]
         if target == "bare-uvloop":
             argv.append("--uvloop")
         server = subprocess.Popen(argv, cwd=ROOT)
+    elif target in LIMIT_TARGETS:
+        server = subprocess.Popen(
+            [sys.executable, str(LIMITS), str(port), target, inbox or os.devnull],
+            cwd=ROOT,
+            env={**os.environ, "WEBHOOK_SECRET": SECRET},
+        )
     else:
         assert database_url is not None
         server = subprocess.Popen(
@@ -282,7 +326,7 @@ def run_cell(
         after = cpu_ticks()
     finally:
         # SIGKILL: the count below sees only what was committed before each answer.
-        stop(server, signal.SIGKILL if database_url else signal.SIGTERM)
+        stop(server, signal.SIGKILL if database_url or inbox else signal.SIGTERM)
     acked = result.pop("acked_ids")
     cell: dict[str, Any] = {"target": target, "connections": connections, **result}
     cell["acked"] = len(acked)
@@ -294,6 +338,8 @@ def run_cell(
         ids, states = stored(database_url)
         cell["acked_missing_from_store"] = len(set(acked) - ids)
         cell["stored_by_state"] = states
+    if inbox is not None:
+        cell["acked_missing_from_store"] = len(set(acked) - inbox_ids(inbox))
     return cell
 
 
@@ -330,7 +376,7 @@ def main() -> int:
         "--targets",
         nargs="+",
         default=["bare", "bare-uvloop", "sqlite", "postgres"],
-        choices=["bare", "bare-uvloop", "sqlite", "postgres"],
+        choices=["bare", "bare-uvloop", "sqlite", "postgres", *LIMIT_TARGETS],
     )
     parser.add_argument("--bare", type=int, metavar="PORT", help=argparse.SUPPRESS)
     parser.add_argument("--uvloop", action="store_true", help=argparse.SUPPRESS)
@@ -351,8 +397,13 @@ def main() -> int:
         for target in args.targets:
             for connections in args.connections:
                 url: str | None = None
-                if target == "sqlite":
-                    url = f"sqlite:///{tmp}/ingest-{connections}.sqlite3"
+                inbox: str | None = None
+                sqlite_file: str | None = None
+                if target in LIMIT_TARGETS and target != "limit-ack":
+                    inbox = f"{tmp}/{target}-{connections}.sqlite3"
+                elif target == "sqlite":
+                    sqlite_file = f"{tmp}/ingest-{connections}.sqlite3"
+                    url = f"sqlite:///{sqlite_file}"
                 elif target == "postgres":
                     url = asyncio.run(fresh_pg_database())
                     if url is None:
@@ -361,10 +412,13 @@ def main() -> int:
                         )
                         continue
                 try:
-                    cells.append(run_cell(target, connections, args.duration, url))
+                    cells.append(run_cell(target, connections, args.duration, url, inbox))
                 finally:
                     if target == "postgres" and url is not None:
                         asyncio.run(drop_pg_database(url))
+                    for path in (inbox, sqlite_file):
+                        if path is not None:
+                            remove_sqlite(path)
     bare = {c["connections"]: c for c in cells if c["target"] == "bare" and "skipped" not in c}
     for cell in cells:
         reference = bare.get(cell["connections"])
