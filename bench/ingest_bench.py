@@ -22,6 +22,7 @@ checks the signature and that the body is JSON, reads its action, and answers 20
                  (synchronous=FULL) by a writer thread's group commit
   limit-payload  the same with the whole body too: the least any durable SQLite inbox does
   limit-nosync   limit-payload with synchronous=OFF: not durable; shows the fsync's share
+  limit-segment  the payloads appended to a synced file of their own, then limit-row's rows
 
 The load generator is a separate process: plain asyncio streams over keep-alive connections,
 each request pre-built apart from its unique X-GitHub-Delivery. Per cell (target x
@@ -68,7 +69,7 @@ PG_URL = os.environ.get("BENCH_DATABASE_URL", "postgresql://postgres@127.0.0.1:5
 # Started as a script, not imported: mypy would name the module differently when given the
 # bench files than when checking the bench package, and one of the two would fail.
 LIMITS = Path(__file__).with_name("ingest_limits.py")
-LIMIT_TARGETS = ("limit-ack", "limit-row", "limit-payload", "limit-nosync")
+LIMIT_TARGETS = ("limit-ack", "limit-row", "limit-payload", "limit-nosync", "limit-segment")
 
 
 def payload() -> bytes:
@@ -278,7 +279,7 @@ def stop(server: subprocess.Popen[bytes], how: signal.Signals) -> None:
 def remove_sqlite(path: str) -> None:
     """Delete a cell's database at once: the kernel drops its dirty pages rather than
     writing them back."""
-    for suffix in ("", "-wal", "-shm"):
+    for suffix in ("", "-wal", "-shm", ".payloads"):
         Path(path + suffix).unlink(missing_ok=True)
 
 
