@@ -233,6 +233,10 @@ class SQLiteStore(DeliveryLifecycle):
             await self._ingest.close()
         await self._db.close()
 
+    async def _first(self, sql: str, params: Sequence[Any]) -> Any | None:
+        """The first row a query gives, or None (one trip to the connection's thread)."""
+        return next(iter(await self._db.execute_fetchall(sql, params)), None)
+
     async def ping(self) -> None:
         await self._db.execute_fetchall("SELECT 1")
 
@@ -581,15 +585,13 @@ class SQLiteStore(DeliveryLifecycle):
         return [run_from_row(r) for r in rows]
 
     async def latest_branch_run(self, repo: str, check_name: str, branch: str) -> RunRecord | None:
-        rows = list(
-            await self._db.execute_fetchall(
-                f"SELECT {RUN_COLUMNS} FROM runs WHERE repo = ? AND check_name = ? "
-                "AND branch = ? AND pr_number IS NULL "
-                "ORDER BY completed_at DESC, check_run_id DESC LIMIT 1",
-                (repo, check_name, branch),
-            )
+        row = await self._first(
+            f"SELECT {RUN_COLUMNS} FROM runs WHERE repo = ? AND check_name = ? "
+            "AND branch = ? AND pr_number IS NULL "
+            "ORDER BY completed_at DESC, check_run_id DESC LIMIT 1",
+            (repo, check_name, branch),
         )
-        return run_from_row(rows[0]) if rows else None
+        return None if row is None else run_from_row(row)
 
     # --- tracking issues -----------------------------------------------------------------
     @asynccontextmanager
@@ -599,23 +601,19 @@ class SQLiteStore(DeliveryLifecycle):
             yield
 
     async def tracking_issue(self, repo: str, key: str) -> TrackingIssue | None:
-        rows = list(
-            await self._db.execute_fetchall(
-                f"SELECT {TRACKING_COLUMNS} FROM tracking_issues WHERE repo = ? AND key = ?",
-                (repo, key),
-            )
+        row = await self._first(
+            f"SELECT {TRACKING_COLUMNS} FROM tracking_issues WHERE repo = ? AND key = ?",
+            (repo, key),
         )
-        return tracking_from_row(rows[0]) if rows else None
+        return None if row is None else tracking_from_row(row)
 
     async def tracking_issue_numbered(self, repo: str, issue_number: int) -> TrackingIssue | None:
-        rows = list(
-            await self._db.execute_fetchall(
-                f"SELECT {TRACKING_COLUMNS} FROM tracking_issues WHERE repo = ? "
-                "AND issue_number = ? ORDER BY created_at DESC LIMIT 1",
-                (repo, issue_number),
-            )
+        row = await self._first(
+            f"SELECT {TRACKING_COLUMNS} FROM tracking_issues WHERE repo = ? "
+            "AND issue_number = ? ORDER BY created_at DESC LIMIT 1",
+            (repo, issue_number),
         )
-        return tracking_from_row(rows[0]) if rows else None
+        return None if row is None else tracking_from_row(row)
 
     async def save_tracking_issue(self, issue: TrackingIssue) -> None:
         async with self._write_lock:
@@ -813,14 +811,11 @@ class SQLiteStore(DeliveryLifecycle):
         )
 
     async def pull(self, repo: str, pr_number: int) -> PullRequest | None:
-        rows = list(
-            await self._db.execute_fetchall(
-                f"SELECT {PULL_COLUMNS} FROM pulls "
-                "WHERE repo = ? AND pr_number = ? AND trusted = 1",
-                (repo, pr_number),
-            )
+        row = await self._first(
+            f"SELECT {PULL_COLUMNS} FROM pulls WHERE repo = ? AND pr_number = ? AND trusted = 1",
+            (repo, pr_number),
         )
-        return pull_from_row(rows[0]) if rows else None
+        return None if row is None else pull_from_row(row)
 
     async def waiting(self, event: str) -> bool:
         rows = list(
