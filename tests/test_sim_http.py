@@ -15,7 +15,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 
 from bot.sim import Simulator, builtin_scenario
 from bot.sim.faults import FaultPlan
-from bot.sim.scenario import ChangedFile, FaultRule, Faults, Scenario
+from bot.sim.scenario import ChangedFile, FaultRule, Faults, IssueSpec, Scenario
 
 REPO = "/repos/acme/bus"
 
@@ -159,6 +159,7 @@ async def test_fault_rules_fail_the_first_requests(http: aiohttp.ClientSession) 
     rules = [
         FaultRule(method="GET", path=r"/pulls/7$", status=502, times=2),
         FaultRule(path=r"/collaborators/", status=403, headers={"Retry-After": "7"}),
+        FaultRule(path=r"/issues/7$", status=403, message="Resource not accessible by integration"),
         FaultRule(path=r"/issues/7/comments", drop_connection=True, times=2),
     ]
     async with Simulator(with_changes(faults=Faults(rules=rules)), webhook_secret="s") as sim:
@@ -173,6 +174,11 @@ async def test_fault_rules_fail_the_first_requests(http: aiohttp.ClientSession) 
             assert (answer.status, answer.headers["Retry-After"]) == (403, "7")
         async with http.get(url, headers=auth) as answer:
             assert answer.status == 200
+        async with http.get(f"{sim.url}{REPO}/issues/7", headers=auth) as answer:
+            assert (answer.status, (await answer.json())["message"]) == (
+                403,
+                "Resource not accessible by integration",
+            )
         # aiohttp retries an idempotent request once on its own when the connection drops,
         # so the rule drops two in a row to reach the caller.
         with pytest.raises(aiohttp.ServerDisconnectedError):
@@ -219,6 +225,38 @@ async def test_writes_record_changes_only(http: aiohttp.ClientSession) -> None:
     assert sim.writes[0].body == {"body": "hello"}
     assert [c.body for c in sim.bot_comments(7)] == ["hello"]
     assert [r.content for r in sim.reactions(comment["id"])] == ["+1"]
+
+
+async def test_an_issue_body_over_githubs_limit_is_refused_as_github_does(
+    http: aiohttp.ClientSession,
+) -> None:
+    issue = IssueSpec(number=3, title="Notes", body="Kept.", user="maintainer-mo")
+    async with Simulator(with_changes(issues=[issue]), webhook_secret="s") as sim:
+        auth = {"Authorization": f"token {await sim.installation_token()}"}
+        answers = []
+        for method, path, extra in [
+            ("PATCH", "/issues/3", {}),
+            ("POST", "/issues", {"title": "New"}),
+        ]:
+            for size in (65_537, 65_536):
+                body = {"body": "x" * size, **extra}
+                async with http.request(
+                    method, f"{sim.url}{REPO}{path}", headers=auth, json=body
+                ) as answer:
+                    answers.append((answer.status, await answer.json()))
+    too_long, fits, too_long_new, fits_new = answers
+    assert too_long == too_long_new
+    assert too_long[0] == 422 and too_long[1]["message"] == "Validation Failed"
+    assert too_long[1]["errors"] == [
+        {
+            "resource": "Issue",
+            "code": "custom",
+            "field": "body",
+            "message": "body is too long (maximum is 65536 characters)",
+        }
+    ]
+    assert (fits[0], fits_new[0]) == (200, 201)
+    assert len(sim.world.issues[3].body) == 65_536
 
 
 def test_fixed_latency_waits_exactly_and_uniform_latency_stays_within_bounds() -> None:

@@ -13,6 +13,7 @@ from bot.sim.scenario import FaultRule, Faults
 class Fault:
     status: int | None  # None: drop the connection without answering
     headers: dict[str, str]
+    message: str
     after_applying: bool = False  # drop it only once the request was carried out
 
 
@@ -58,6 +59,7 @@ class FaultPlan:
             return Fault(
                 status=None if rule.drop_connection else rule.status,
                 headers=rule.headers,
+                message=rule.message,
                 after_applying=rule.after_applying,
             )
         return None

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 DOCS = "https://docs.github.com/rest"
 BLOB_LIFETIME_S = 60.0
 MAX_PR_FILES = 3000
+MAX_BODY = 65_536  # characters in an issue's body
 REACTIONS = frozenset({"+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes"})
 # The JSON body of a write, for the simulator's record; None: the request changed nothing.
 WRITE_BODY = web.RequestKey("write_body", object)
@@ -41,6 +42,24 @@ def not_found() -> web.Response:
 
 def unprocessable(message: str) -> web.Response:
     return error(422, message)
+
+
+def body_too_long(body: object) -> web.Response | None:
+    """GitHub's answer to an issue body over its limit; None when the body is within it."""
+    if not isinstance(body, str) or len(body) <= MAX_BODY:
+        return None
+    return error(
+        422,
+        "Validation Failed",
+        errors=[
+            {
+                "resource": "Issue",
+                "code": "custom",
+                "field": "body",
+                "message": f"body is too long (maximum is {MAX_BODY} characters)",
+            }
+        ],
+    )
 
 
 def _int(request: web.Request, key: str) -> int:
@@ -386,6 +405,8 @@ class Routes:
         body = await json_body(request)
         if not isinstance(body, dict) or not isinstance(body.get("title"), str | int):
             return unprocessable('Invalid request.\n\n"title" wasn\'t supplied.')
+        if (too_long := body_too_long(body.get("body"))) is not None:
+            return too_long
         moment = now()
         issue = Issue(
             number=self.world.next_issue_number(),
@@ -416,6 +437,8 @@ class Routes:
         state = body.get("state", issue.state)
         if state not in {"open", "closed"}:
             return unprocessable(f"Invalid request.\n\n{state!r} is not a valid state.")
+        if (too_long := body_too_long(body.get("body"))) is not None:
+            return too_long
         moment = now()
         if state != issue.state:
             issue.closed_at = moment if state == "closed" else None

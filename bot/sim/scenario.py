@@ -237,6 +237,7 @@ class FaultRule(_Strict):
     times: int | None = Field(default=None, ge=1)  # default 1 unless probability is given
     probability: float | None = Field(default=None, gt=0, le=1)
     headers: dict[str, str] = Field(default_factory=dict)
+    message: str = "Injected by a scenario fault rule"  # the error body's, as GitHub words it
     drop_connection: bool = False
     # With drop_connection: carry the request out first, then drop the answer. GitHub did
     # it; the caller cannot know (a write that must not be done twice when retried).

@@ -358,7 +358,7 @@ class Simulator:
                 request.transport.abort()
             # aiohttp treats a cancelled handler as a client that went away: no answer, no log.
             raise asyncio.CancelledError
-        response = error(fault.status, "Injected by a scenario fault rule")
+        response = error(fault.status, fault.message)
         response.headers.update(fault.headers)
         return response
 
