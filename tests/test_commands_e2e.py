@@ -425,7 +425,11 @@ async def test_track_adopts_an_issue_people_wrote(tmp_path: Path) -> None:
     assert reactions(sim, adopted) == ["eyes", "rocket"]
     not_found, done = replies(sim)
     assert not_found.startswith("Not tracked: issue #99 does not exist")
-    assert done.startswith(f"Now tracking `{TEST_ID}` in #3")
+    assert done == (
+        f"Now tracking `{TEST_ID}` in #3: retitled from “ack test flaky??”; labelled "
+        "`flaky-test`; the bot's section (1 recorded failure) put on top of the body. "
+        "The text people wrote is kept."
+    )
     (issue,) = [issue for issue in sim.issues if issue.number == 3]
     assert issue.title != "ack test flaky??"
     assert "Seen twice." in issue.body

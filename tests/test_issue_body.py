@@ -10,9 +10,11 @@ from bot.report.issue import (
     END,
     MAX_LENGTH,
     MAX_TITLE,
+    SECTION_ROOM,
     START,
     compose,
     hidden_data,
+    human_text,
     render_body,
     render_section,
     run_command,
@@ -217,19 +219,63 @@ def test_an_empty_record_says_so() -> None:
 def test_thousands_of_occurrences_are_capped_with_a_count_of_older_ones() -> None:
     body = render_body(issue_input([occurrence(n) for n in range(5000)]))
 
-    assert len(body) <= MAX_LENGTH
+    assert body is not None and len(body) <= MAX_LENGTH
     assert "4,970 older occurrences not shown." in body
     assert "5,000 failures recorded" in body
 
 
-def test_a_body_with_huge_human_text_still_fits_and_keeps_the_markers() -> None:
+def test_long_human_text_gets_fewer_occurrences_shown_beside_it_never_a_cut() -> None:
+    human = "notes " * 9_000  # 54,000 characters people wrote
+    inp = issue_input([occurrence(n) for n in range(200)])
+
+    body = render_body(inp, existing=human)
+
+    assert body is not None and len(body) <= MAX_LENGTH
+    assert body.endswith(human.strip("\n") + "\n")
+    assert "older occurrences not shown" in body
+    assert tracking_key(body) == "tests.bus.test_core.test_publish"
+
+
+def test_human_text_with_no_room_left_for_the_section_is_not_cut_but_not_written() -> None:
     human = "notes " * 10_800  # 64,800 characters people wrote
 
-    body = render_body(issue_input([occurrence(n) for n in range(200)]), existing=human)
+    assert render_body(issue_input([occurrence(n) for n in range(200)]), existing=human) is None
 
-    assert len(body) <= MAX_LENGTH
-    assert body.startswith(START) and END in body
-    assert tracking_key(body) == "tests.bus.test_core.test_publish"
+
+def test_a_busy_tests_section_fits_the_room_an_adopted_issue_keeps_for_it() -> None:
+    test_id = "tests/" + "x" * 280 + ".py::test_y"  # about a command's longest argument
+    checks = [f"integration / {'matrix-entry-' * 6}{n}" for n in range(4)]
+    occurrences = [
+        occurrence(
+            n,
+            test_id=test_id,
+            signature=f"Error{n % 20}: " + "m" * 200,
+            location="src/" + "d/" * 40 + f"f{n % 20}.py:1234",
+            check_name=checks[n % 4],
+            html_url="https://github.com/acme-corporation/a-rather-long-repository-name/"
+            f"actions/runs/{10**10 + n}/job/{10**11 + n}",
+            pr_number=10_000 + n,  # 200 pull requests, each listed in the summary
+            rerun="failed again on rerun",
+        )
+        for n in range(200)
+    ]
+    rate = RunRate(failures=200, runs=900, low=0.2, high=0.25)
+    inp = issue_input(
+        occurrences,
+        tests=[test_id],
+        rates=[CheckRate(check_name=check, rate=rate) for check in checks],
+        hint=RunHint(framework="pytest", file="tests/x.py", name="test_y", test_id=test_id),
+    )
+
+    assert len(render_section(inp)) <= SECTION_ROOM
+
+
+def test_human_text_is_the_body_without_the_bots_section() -> None:
+    section = render_section(issue_input([occurrence(1)]))
+
+    assert human_text(None) == ""
+    assert human_text("Only people's words.") == "Only people's words."
+    assert human_text("Intro.\n\n" + section + "\n\nNotes.") == "Intro.\n\n\n\nNotes."
 
 
 def test_the_section_writes_no_exclamation_marks_and_pings_no_one() -> None:

@@ -207,6 +207,7 @@ async def _track(request: Request, command: Command) -> Outcome:
         command.issue,
         command.argument,
         request.number,
+        request.login,
         request.config.config,
     )
     return result.adopted, result.text

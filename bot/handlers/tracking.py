@@ -15,16 +15,18 @@ import hashlib
 import logging
 import math
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from enum import StrEnum
 from typing import Any, NamedTuple
 
-from gidgethub import routing, sansio
+from gidgethub import BadRequest, routing, sansio
 from pydantic import BaseModel
 
 from bot.config import REPO_CONFIG_PATH, RepoConfig, parse_repo_config
 from bot.events import InstallationRef
 from bot.github import api
 from bot.github.client import GitHubClient
+from bot.github.errors import is_rate_limited
 from bot.handlers.context import BotContext
 from bot.inbox import INTERNAL_EVENT_PREFIX
 from bot.report import issue as render
@@ -50,6 +52,12 @@ DAY = 86400.0
 # A run with more trackable failures than this is handled in part; the rest wait for the
 # next run (a mass failure never gets here: its failures are never flaky or unrelated).
 MAX_UNITS_PER_RUN = 10
+# The longest text people wrote that an adopted issue may have: the rest of GitHub's limit
+# is the bot's section's room.
+ADOPTABLE_TEXT = render.MAX_LENGTH - render.SECTION_ROOM
+# GitHub's answers to an edit it does not allow: no permission (403), the issue or the
+# repository's issues gone (404, 410), an edit it refuses (422).
+EDIT_REFUSED = frozenset({403, 404, 410, 422})
 
 
 async def track_failures(
@@ -72,6 +80,58 @@ async def track_failures(
             await _track(ctx, gh, repo, unit, reason, config, time.time())
 
 
+class NotAdopted(StrEnum):
+    """Why an issue may not become a test's tracking issue."""
+
+    NOT_A_WRITER = "not-a-writer"
+    MISSING = "missing"
+    PULL_REQUEST = "pull-request"
+    LOCKED = "locked"
+    CLOSED = "closed"
+    TEST_TRACKED_ELSEWHERE = "test-tracked-elsewhere"
+    TRACKS_ANOTHER_TEST = "tracks-another-test"
+    TEXT_TOO_LONG = "text-too-long"
+
+
+def adoption_refusal(
+    issue: Mapping[str, Any] | None,
+    key: str,
+    *,
+    may_write: bool,
+    tracked_in: int | None,
+    stored_key: str | None,
+) -> NotAdopted | None:
+    """Why `issue` may not become the tracking issue of the test `key`; None when it may.
+
+    Adopting rewrites an issue someone else wrote (its title, a section on top of its body, a
+    label), so it takes write access, not just authorship of the PR, and an issue still open to
+    discussion: not a pull request, not locked (its conversation was frozen on purpose), not
+    closed (adopting it would have the bot reopen it at the next failure: people reopen it
+    first if they mean that). The text people wrote must leave room for the bot's section, as
+    it is never cut. `tracked_in`: the issue the store tracks the test in; `stored_key`: the
+    test the store tracks in this issue (else the bot's section in its body says which).
+    """
+    if not may_write:
+        return NotAdopted.NOT_A_WRITER
+    if issue is None:
+        return NotAdopted.MISSING
+    if "pull_request" in issue:
+        return NotAdopted.PULL_REQUEST
+    if issue.get("locked"):
+        return NotAdopted.LOCKED
+    if issue.get("state") != "open":
+        return NotAdopted.CLOSED
+    if tracked_in is not None and tracked_in != issue.get("number"):
+        return NotAdopted.TEST_TRACKED_ELSEWHERE
+    body = _str(issue.get("body"))
+    tracks = stored_key or render.tracking_key(body)
+    if tracks is not None and tracks != key:
+        return NotAdopted.TRACKS_ANOTHER_TEST
+    if len(render.human_text(body)) > ADOPTABLE_TEXT:
+        return NotAdopted.TEXT_TOO_LONG
+    return None
+
+
 class Adoption(NamedTuple):
     adopted: bool
     text: str  # one line of markdown, escaped
@@ -84,29 +144,31 @@ async def adopt_issue(
     issue_number: int,
     test_id: str,
     pr_number: int,
+    requester: str,
     config: RepoConfig | None = None,
 ) -> Adoption:
-    """Make an issue people wrote the tracking issue of `test_id`: retitle it, add the bot's
-    section, keep their text. Says what happened in one line of markdown."""
+    """Make an issue people wrote the tracking issue of `test_id` at `requester`'s word: retitle
+    it, put the bot's section on top of their text, label it. Says what changed, or why
+    nothing did, in one line of markdown."""
     config = config or RepoConfig()
     test = code_span(shorten(test_id, 200))
     key = match_key(test_id)
+    may_write = await api.can_write(gh, repo, requester)
     async with ctx.store.tracking_lock(repo):
         found = await api.get_issue(gh, repo, issue_number)
-        if found is None:
-            return Adoption(
-                False, f"Not tracked: issue #{issue_number} does not exist in this repository."
-            )
-        if "pull_request" in found:
-            return Adoption(False, f"Not tracked: #{issue_number} is a pull request, not an issue.")
         current = await ctx.store.tracking_issue(repo, key)
-        if current is not None and current.issue_number != issue_number:
-            return Adoption(
-                False, f"Not tracked: {test} is already tracked in #{current.issue_number}."
-            )
-        other = await ctx.store.tracking_issue_numbered(repo, issue_number)
-        if other is not None and other.key != key:
-            return Adoption(False, f"Not tracked: #{issue_number} already tracks another test.")
+        stored = await ctx.store.tracking_issue_numbered(repo, issue_number)
+        refusal = adoption_refusal(
+            found,
+            key,
+            may_write=may_write,
+            tracked_in=current.issue_number if current is not None else None,
+            stored_key=stored.key if stored is not None else None,
+        )
+        tracked_in = current.issue_number if current is not None else 0
+        if refusal is not None:
+            return Adoption(False, _not_adopted(refusal, issue_number, test, tracked_in))
+        assert found is not None  # else refused as missing
         hint = await _hint_from_pr(ctx, repo, pr_number, key)
         record = TrackingIssue(
             repo=repo,
@@ -116,31 +178,73 @@ async def adopt_issue(
             tests=[test_id],
             hint=hint,
             created_at=api.epoch(found.get("created_at")),
-            closed_at=api.epoch(found.get("closed_at")) if found.get("state") == "closed" else None,
         )
         inp = await _issue_input(ctx, repo, record, config, time.time())
         record.checks = sorted({o.check_name for o in inp.occurrences})
         section = render.render_section(inp)
+        body = render.render_body(inp, _str(found.get("body")))
+        if body is None:  # a section bigger than its room: the text is still not cut
+            return Adoption(
+                False, _not_adopted(NotAdopted.TEXT_TOO_LONG, issue_number, test, tracked_in)
+            )
         await api.ensure_label(gh, repo, config.issue_label, LABEL_COLOR, LABEL_DESCRIPTION)
-        await api.update_issue(
-            gh,
-            repo,
-            issue_number,
-            title=record.title,
-            body=render.render_body(inp, found.get("body")),
-        )
+        try:
+            await api.update_issue(gh, repo, issue_number, title=record.title, body=body)
+        except BadRequest as exc:
+            if is_rate_limited(exc) or exc.status_code not in EDIT_REFUSED:
+                raise
+            why = escape_inline(shorten(str(exc), 200))
+            return Adoption(
+                False,
+                f"Not tracked: GitHub did not let the bot edit #{issue_number} "
+                f"({int(exc.status_code)}: {why}).",
+            )
         if config.issue_label not in _labels(found):
             await api.add_labels(gh, repo, issue_number, [config.issue_label])
         record.body_sha = _sha(section)
         await ctx.store.save_tracking_issue(record)
-    old_title = escape_inline(shorten(str(found.get("title") or ""), 120))
-    failures = len(inp.occurrences)
+    done = _what_changed(found, record.title, config.issue_label, body, len(inp.occurrences))
     return Adoption(
-        True,
-        f"Now tracking {test} in #{issue_number}: retitled from “{old_title}”, with "
-        f"{failures:,} recorded {'failure' if failures == 1 else 'failures'}; "
-        "the text people wrote is kept.",
+        True, f"Now tracking {test} in #{issue_number}: {done}. The text people wrote is kept."
     )
+
+
+def _not_adopted(reason: NotAdopted, number: int, test: str, tracked_in: int) -> str:
+    why = {
+        NotAdopted.NOT_A_WRITER: "`/flaky track` rewrites an issue's title and body, so it "
+        "needs write access to the repository",
+        NotAdopted.MISSING: f"issue #{number} does not exist in this repository",
+        NotAdopted.PULL_REQUEST: f"#{number} is a pull request, not an issue",
+        NotAdopted.LOCKED: f"#{number} is locked; the bot leaves locked issues as they are",
+        NotAdopted.CLOSED: f"#{number} is closed; reopen it first if it should track {test}",
+        NotAdopted.TEST_TRACKED_ELSEWHERE: f"{test} is already tracked in #{tracked_in}",
+        NotAdopted.TRACKS_ANOTHER_TEST: f"#{number} already tracks another test",
+        NotAdopted.TEXT_TOO_LONG: f"the text of #{number} is longer than "
+        f"{ADOPTABLE_TEXT:,} characters, which would leave the bot's section no room within "
+        f"GitHub's {render.MAX_LENGTH:,}, and the bot does not cut text people wrote",
+    }[reason]
+    return f"Not tracked: {why}."
+
+
+def _what_changed(
+    issue: Mapping[str, Any], title: str, label: str, body: str, failures: int
+) -> str:
+    """What adopting did to the issue GitHub showed before, in words."""
+    old_title, old_body = str(issue.get("title") or ""), _str(issue.get("body"))
+    recorded = f"{failures:,} recorded {'failure' if failures == 1 else 'failures'}"
+    section = ""
+    if body != old_body:
+        section = (
+            f"the bot's section ({recorded}) put on top of the body"
+            if render.tracking_key(old_body) is None
+            else f"the bot's section brought up to date ({recorded})"
+        )
+    changes = [
+        f"retitled from “{escape_inline(shorten(old_title, 120))}”" if old_title != title else "",
+        f"labelled {code_span(label)}" if label not in _labels(issue) else "",
+        section,
+    ]
+    return "; ".join(change for change in changes if change) or "nothing needed changing"
 
 
 async def _track(
@@ -266,7 +370,14 @@ async def _bring_up_to_date(
     else:
         fields: dict[str, Any] = {}
         body = render.render_body(inp, _str(issue.get("body")))
-        if body != issue.get("body"):
+        if body is None:
+            log.warning(
+                "%s: tracking issue #%d: the text people wrote leaves no room for the bot's "
+                "section; not updated",
+                repo,
+                known.issue_number,
+            )
+        elif body != issue.get("body"):
             fields["body"] = body
         if retitle and issue.get("title") != new_title:
             fields["title"] = new_title
@@ -357,9 +468,9 @@ async def _create(
     record.checks = sorted({o.check_name for o in inp.occurrences})
     section = render.render_section(inp)
     await ctx.store.opening_tracking_issue(repo, unit.key, now)
-    opened = await api.create_issue(
-        gh, repo, record.title, render.render_body(inp), [config.issue_label]
-    )
+    body = render.render_body(inp)
+    assert body is not None  # no text of people's beside the section
+    opened = await api.create_issue(gh, repo, record.title, body, [config.issue_label])
     record.issue_number = int(opened["number"])
     ctx.metrics.tracking_issues.labels("created").inc()
     record.body_sha = _sha(section)
@@ -380,11 +491,10 @@ async def _reopen(
     new_title: str | None,
 ) -> None:
     number = int(issue["number"])
-    fields: dict[str, Any] = {
-        "state": "open",
-        "state_reason": "reopened",
-        "body": render.render_body(inp, _str(issue.get("body"))),
-    }
+    fields: dict[str, Any] = {"state": "open", "state_reason": "reopened"}
+    body = render.render_body(inp, _str(issue.get("body")))
+    if body is not None:  # else the text people wrote leaves no room: never cut it
+        fields["body"] = body
     if new_title is not None:
         fields["title"] = new_title
     await api.update_issue(gh, repo, number, **fields)
@@ -527,7 +637,7 @@ def _hint(failure: Failure) -> RunHint:
     )
 
 
-def _labels(issue: dict[str, Any]) -> set[str]:
+def _labels(issue: Mapping[str, Any]) -> set[str]:
     labels = issue.get("labels")
     if not isinstance(labels, list):
         return set()

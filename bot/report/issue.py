@@ -26,6 +26,9 @@ from bot.report.models import IssueInput, IssueOccurrence, RunHint
 from bot.triage.stats import describe_rate
 
 MAX_LENGTH = 65_536  # GitHub refuses longer issue bodies
+# What adopting an issue keeps free of that limit for the bot's section (a busy test's, with
+# every row shown, fits in it): longer text people wrote is refused, never cut.
+SECTION_ROOM = 20_480
 MAX_TITLE = 256  # GitHub's limit on issue titles
 START = "<!-- flaky-triage:tracking-issue "
 END = "<!-- /flaky-triage:tracking-issue -->"
@@ -80,19 +83,24 @@ def compose(existing: str | None, section: str) -> str:
     return before + section + after
 
 
-def render_body(inp: IssueInput, existing: str | None = None) -> str:
-    """The whole body: `existing` with a fresh section, shortened until it fits GitHub's cap."""
+def render_body(inp: IssueInput, existing: str | None = None) -> str | None:
+    """The whole body: `existing` with a fresh section, showing fewer occurrences until it
+    fits GitHub's cap; None when even the shortest section does not fit beside the text
+    people wrote, which is never cut."""
     shown = OCCURRENCES_SHOWN
     while True:
         body = compose(existing, render_section(inp, occurrences_shown=shown))
-        if len(body) <= MAX_LENGTH or shown == 0:
-            break
+        if len(body) <= MAX_LENGTH:
+            return body
+        if shown == 0:
+            return None
         shown //= 2
-    if len(body) > MAX_LENGTH:
-        # Only text people wrote can be this long: cut its end, never the markers.
-        note = "\n\n_[cut to fit GitHub's 65,536-character limit]_\n"
-        body = body[: MAX_LENGTH - len(note)] + note
-    return body
+
+
+def human_text(body: str | None) -> str:
+    """The text people wrote: the body without the bot's section."""
+    before, after = _outside(body or "")
+    return body or "" if before is None else before + after
 
 
 def render_section(inp: IssueInput, *, occurrences_shown: int = OCCURRENCES_SHOWN) -> str:

@@ -26,7 +26,8 @@ def help_text(commands_per_hour: int, problem: str | None = None) -> str:
         "triage comment",
         "- `/flaky wrong [test id]`: the verdict on this test (or on the whole PR) is wrong; "
         "recorded and counted, and the test is no longer called unrelated on this PR",
-        "- `/flaky track #N <test id>`: make issue N the tracking issue of this test",
+        "- `/flaky track #N <test id>`: make open issue N the tracking issue of this test "
+        "(needs write access: it retitles the issue and adds the bot's section to it)",
         "- `/flaky help`: this text",
         "",
         "Who may: the PR's author and anyone with write, maintain or admin access to the "
