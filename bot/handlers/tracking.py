@@ -158,14 +158,14 @@ async def adopt_issue(
         found = await api.get_issue(gh, repo, issue_number)
         current = await ctx.store.tracking_issue(repo, key)
         stored = await ctx.store.tracking_issue_numbered(repo, issue_number)
+        tracked_in = current.issue_number if current is not None else None
         refusal = adoption_refusal(
             found,
             key,
             may_write=may_write,
-            tracked_in=current.issue_number if current is not None else None,
+            tracked_in=tracked_in,
             stored_key=stored.key if stored is not None else None,
         )
-        tracked_in = current.issue_number if current is not None else 0
         if refusal is not None:
             return Adoption(False, _not_adopted(refusal, issue_number, test, tracked_in))
         assert found is not None  # else refused as missing
@@ -209,7 +209,7 @@ async def adopt_issue(
     )
 
 
-def _not_adopted(reason: NotAdopted, number: int, test: str, tracked_in: int) -> str:
+def _not_adopted(reason: NotAdopted, number: int, test: str, tracked_in: int | None) -> str:
     why = {
         NotAdopted.NOT_A_WRITER: "`/flaky track` rewrites an issue's title and body, so it "
         "needs write access to the repository",
