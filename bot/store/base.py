@@ -59,8 +59,16 @@ class Store(Protocol):
         """Mark done, in one write, every (delivery id, claim token) whose claim still holds."""
 
     async def retry_later(
-        self, delivery_id: str, claim_token: str, error: str, next_attempt_at: float
-    ) -> None: ...
+        self,
+        delivery_id: str,
+        claim_token: str,
+        error: str,
+        next_attempt_at: float,
+        *,
+        attempts: int | None = None,
+    ) -> None:
+        """Give the claim back, pending until `next_attempt_at`; `attempts`, when given,
+        replaces the count of tries made (a try that does not count gives its back)."""
 
     async def dead_letter(
         self, delivery_id: str, claim_token: str, error: str, now: float
