@@ -12,7 +12,7 @@ from gidgethub import HTTPException
 
 from bot.config import DEFAULT_DELIVERY_RETENTION_DAYS
 from bot.github.client import backoff
-from bot.github.errors import TransientError, classify
+from bot.github.errors import RateLimited, TransientError, classify
 from bot.logs import bind
 from bot.metrics import Metrics
 from bot.store import Delivery, Store
@@ -78,6 +78,9 @@ def transient_reading(exc: BaseException) -> TransientError | None:
     readings = [transient_reading(e) for e in inner]
     if any(r is None for r in readings):
         return None
+    limits = [r for r in readings if isinstance(r, RateLimited)]
+    if len(limits) == len(readings):
+        return RateLimited(str(exc), max(r.until for r in limits))
     waits = [r.retry_after for r in readings if r is not None and r.retry_after is not None]
     return TransientError(str(exc), max(waits, default=None))
 
@@ -286,6 +289,9 @@ class Worker:
         assert delivery.claim_token is not None
         transient = transient_reading(exc)
         error = describe_failure(exc)[:2000]
+        if isinstance(transient, RateLimited):
+            await self._wait_out(delivery, transient, error)
+            return
         if transient is not None and delivery.attempts < self.max_attempts:
             delay = max(
                 transient.retry_after or 0.0,
@@ -314,4 +320,30 @@ class Worker:
             delivery.attempts,
             error,
             exc_info=transient is None,
+        )
+
+    async def _wait_out(self, delivery: Delivery, limit: RateLimited, error: str) -> None:
+        """Queue the delivery again for when GitHub's rate limit ends, its slot and lease
+        given back meanwhile; the try is not counted toward `max_attempts`.
+
+        A rate limit says nothing about the delivery: it is GitHub's budget, shared by every
+        delivery of the installation, and it ends. Counting it would dead-letter good work
+        in a busy hour. Each such try waits as long as GitHub asked, and a retried handler
+        finds what earlier tries did, so the waits cannot spin or repeat work.
+        """
+        assert delivery.claim_token is not None
+        await self.store.retry_later(
+            delivery.id,
+            delivery.claim_token,
+            error,
+            max(limit.until, time.time()),
+            attempts=delivery.attempts - 1,
+        )
+        self.metrics.deliveries.labels(delivery.event, "rate_limited").inc()
+        log.warning(
+            "delivery %s (%s) waits out GitHub's rate limit, again in %.1fs: %s",
+            delivery.id,
+            delivery.event,
+            max(limit.until - time.time(), 0.0),
+            error,
         )

@@ -29,7 +29,7 @@ from bot.config import CommentMode, LoadedRepoConfig
 from bot.events import CheckRun
 from bot.github import api
 from bot.github.client import GitHubClient
-from bot.github.errors import is_rate_limited, retry_after_from
+from bot.github.errors import RateLimited, classify
 from bot.handlers.checks import (
     check_attempt,
     decide,
@@ -218,13 +218,14 @@ def _first_cause(exc: BaseException) -> BaseException:
 def _explain(exc: BaseException, api_url: str, now: float | None = None) -> str:
     if isinstance(exc, TryoutError):
         return str(exc)
+    limited = classify(exc)
+    if isinstance(limited, RateLimited):
+        return _rate_limited(limited, time.time() if now is None else now)
     if isinstance(exc, BadRequest):
         status = int(exc.status_code)
         said = str(exc) or exc.status_code.phrase
         if status == 401:
             return f"GitHub refused the token ({status} {said}): check --token or GITHUB_TOKEN"
-        if is_rate_limited(exc):
-            return _rate_limited(status, exc.headers or {}, time.time() if now is None else now)
         if status == 403:
             return (
                 f"GitHub refused access ({status} {said}): the token needs read access to the "
@@ -238,14 +239,12 @@ def _explain(exc: BaseException, api_url: str, now: float | None = None) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def _rate_limited(status: int, headers: Mapping[str, str], now: float) -> str:
-    wait = retry_after_from(headers, now)
-    if wait is None:
-        return f"GitHub's rate limit stopped the try-out ({status}): try again later"
-    reset = datetime.fromtimestamp(now + wait, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
-    minutes = max(1, round(wait / 60))
+def _rate_limited(limit: RateLimited, now: float) -> str:
+    status = "" if limit.status is None else f" ({limit.status})"
+    reset = datetime.fromtimestamp(limit.until, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    minutes = max(1, round((limit.until - now) / 60))
     return (
-        f"GitHub's rate limit for this token is used up ({status}): it resets at {reset}, "
+        f"GitHub's rate limit for this token is used up{status}: it resets at {reset}, "
         f"in about {minutes} minute{'s' if minutes != 1 else ''}"
     )
 

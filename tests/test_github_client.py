@@ -23,7 +23,7 @@ from gidgethub import BadRequest, GitHubBroken
 
 from bot.github.client import TOKEN_REFRESH_MARGIN, GitHubApp, GitHubClient
 from bot.github.downloads import Streamed, stream_job_log
-from bot.github.errors import classify
+from bot.github.errors import RateLimited, classify, rate_limit_wait
 from bot.metrics import Metrics
 
 APP_ID = 4242
@@ -223,19 +223,48 @@ async def test_plain_403_is_neither_retried_nor_transient(
     assert classify(raised.value) is None
 
 
+SECONDARY = (
+    "You have exceeded a secondary rate limit. Please wait a few minutes before you try again. "
+    "If you reach out to GitHub Support for help, please include the request ID 1F3A:2B4C."
+)
+
+
+@pytest.mark.parametrize(
+    ("status", "headers", "message", "wait"),
+    [
+        (403, {"Retry-After": "30"}, SECONDARY, 30.0),
+        (429, {"retry-after": "5"}, "", 5.0),
+        # Primary: remaining 0, wait until the reset (the epoch second given).
+        (403, {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "1000120"}, "", 120.0),
+        (429, {"X-RateLimit-Remaining": "0"}, "API rate limit exceeded for installation", 60.0),
+        # Neither header: GitHub asks for at least a minute.
+        (403, {"X-RateLimit-Remaining": "4990"}, SECONDARY, 60.0),
+        (429, {}, "", 60.0),
+        # Refusals and other answers are no rate limit, whatever headers they carry.
+        (403, {"X-RateLimit-Remaining": "4990"}, "Resource not accessible by integration", None),
+        (403, {}, "This workflow is already running", None),
+        (404, {"Retry-After": "30"}, "Not Found", None),
+        (422, {}, "Validation Failed", None),
+    ],
+)
+def test_a_rate_limit_is_told_from_a_refusal_by_githubs_signals(
+    status: int, headers: dict[str, str], message: str, wait: float | None
+) -> None:
+    assert rate_limit_wait(status, headers, message, now=1_000_000.0) == wait
+
+
 async def test_429_with_a_long_wait_surfaces_as_transient(
     fake: tuple[FakeGitHub, str], session: aiohttp.ClientSession, metrics: Metrics
 ) -> None:
     github, url = fake
     github.scripted["GET /repos/o/r/pulls/1"] = [_json(429, {"Retry-After": "3600"})]
     started = time.monotonic()
-    with pytest.raises(BadRequest) as raised:
+    with pytest.raises(RateLimited) as raised:
         await _client(session, url, metrics).getitem("/repos/o/r/pulls/1")
     assert time.monotonic() - started < 5
     assert len(github.requests("/repos/o/r/pulls/1")) == 1
-    transient = classify(raised.value)
-    assert transient is not None
-    assert transient.retry_after == pytest.approx(3600)
+    assert classify(raised.value) is raised.value
+    assert raised.value.retry_after == pytest.approx(3600, abs=5)
 
 
 # --- job logs --------------------------------------------------------------------------------

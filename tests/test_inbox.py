@@ -12,7 +12,7 @@ import pytest
 from gidgethub import GitHubBroken
 from pydantic import BaseModel
 
-from bot.github.errors import TransientError
+from bot.github.errors import RateLimited, TransientError
 from bot.inbox import RETRY_BASE_SECONDS, Dispatch, HandlerFailures, Worker, transient_reading
 from bot.metrics import Metrics
 from bot.store import Delivery, DeliveryState, Store
@@ -142,6 +142,42 @@ async def test_retry_waits_at_least_as_long_as_github_asked(
     before = time.time()
     await worker.process(await _claim(store))
     assert (await _state(store, "d1")).next_attempt_at >= before + 600
+
+
+async def test_a_rate_limit_waits_for_githubs_time_and_is_not_counted(
+    store: SQLiteStore, metrics: Metrics
+) -> None:
+    worker = Worker(store, _raising(RateLimited("limited", time.time() + 900)), metrics)
+    await store.put_delivery("d1", "check_run", "completed", b"{}", time.time())
+    # The last attempt MAX_ATTEMPTS allows: a counted failure would be dead-lettered now.
+    for attempt in range(1, 7):
+        claimed = await _claim(store, now=time.time() + 1000 * attempt)
+        assert claimed.attempts == 1, "a rate-limited try is given back"
+        before = time.time()
+        await worker.process(claimed)
+        waiting = await _state(store, "d1")
+        assert waiting.state == DeliveryState.PENDING
+        assert waiting.next_attempt_at >= before + 900 - 1
+        assert waiting.last_error is not None and "limited" in waiting.last_error
+    assert metrics.registry.get_sample_value(
+        "flakybot_deliveries_total", {"event": "check_run", "outcome": "rate_limited"}
+    ) == pytest.approx(6.0)
+    assert (
+        metrics.registry.get_sample_value(
+            "flakybot_deliveries_total", {"event": "check_run", "outcome": "retried"}
+        )
+        is None
+    )
+
+
+def test_handlers_all_rate_limited_wait_for_the_latest_limit_and_others_count() -> None:
+    soon, later = RateLimited("a", time.time() + 30), RateLimited("b", time.time() + 90)
+    both = transient_reading(HandlerFailures([soon, later]))
+    with_5xx = transient_reading(HandlerFailures([later, GitHubBroken(HTTPStatus.BAD_GATEWAY)]))
+
+    assert isinstance(both, RateLimited) and both.until == later.until
+    assert with_5xx is not None and not isinstance(with_5xx, RateLimited)
+    assert with_5xx.retry_after is not None and with_5xx.retry_after > 80
 
 
 def _validation_error() -> Exception:

@@ -190,6 +190,44 @@ async def test_fault_rules_fail_the_first_requests(http: aiohttp.ClientSession) 
     assert len(dropped) == 2
 
 
+async def test_fault_rules_answer_githubs_rate_limits_and_refusals_in_its_shapes(
+    http: aiohttp.ClientSession,
+) -> None:
+    rerun = r"/actions/jobs/\d+/rerun$"
+    rules = [
+        FaultRule(method="POST", path=rerun, status=403, rate_limit="secondary", retry_after=30),
+        FaultRule(method="POST", path=rerun, status=429, rate_limit="primary", retry_after=600),
+        FaultRule(
+            method="POST", path=rerun, status=403, message="Resource not accessible by integration"
+        ),
+    ]
+    async with Simulator(with_changes(faults=Faults(rules=rules)), webhook_secret="s") as sim:
+        auth = {"Authorization": f"token {await sim.installation_token()}"}
+        url = f"{sim.url}{REPO}/actions/jobs/1/rerun"  # faults answer before routing
+        answers = []
+        before = int(time.time())
+        for _ in range(3):
+            async with http.post(url, headers=auth) as answer:
+                answers.append((answer.status, dict(answer.headers), await answer.json()))
+        after = int(time.time())
+
+    (secondary, s_headers, s_body), (primary, p_headers, p_body), (refused, r_headers, r_body) = (
+        answers
+    )
+    assert (secondary, s_headers["Retry-After"]) == (403, "30")
+    assert s_body["message"].startswith("You have exceeded a secondary rate limit.")
+    assert s_body["documentation_url"].endswith("#about-secondary-rate-limits")
+    assert int(s_headers["X-RateLimit-Remaining"]) > 0, "a secondary limit leaves requests"
+    assert primary == 429 and "Retry-After" not in p_headers
+    assert p_body["message"].startswith(
+        f"API rate limit exceeded for installation ID {sim.world.app.installation_id}."
+    )
+    assert p_headers["X-RateLimit-Remaining"] == "0"
+    assert before + 600 <= int(p_headers["X-RateLimit-Reset"]) <= after + 600
+    assert (refused, r_body["message"]) == (403, "Resource not accessible by integration")
+    assert "Retry-After" not in r_headers
+
+
 async def test_probability_rules_are_repeatable_with_a_seed(http: aiohttp.ClientSession) -> None:
     faults = Faults(seed=4, rules=[FaultRule(path="/pulls/", status=500, probability=0.5)])
     outcomes = []

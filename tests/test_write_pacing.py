@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import math
 import time
 from collections.abc import Awaitable, Callable
 
 import aiohttp
+import pytest
 from aiohttp import web
 
 from bot.github.client import GitHubClient, WritePacer
+from bot.github.errors import RateLimited
 from bot.metrics import Metrics
 from bot.store.postgres import PostgresStore
 
@@ -115,10 +118,14 @@ async def test_replicas_take_write_slots_an_interval_apart_by_the_database_clock
     first, second = await PostgresStore.open(pg_url), await PostgresStore.open(pg_url)
     try:
         waits = await asyncio.gather(
-            *(store.reserve_write(1, 10.0, 0.0) for store in (first, second) for _ in range(3))
+            *(
+                store.reserve_write(1, 10.0, 0.0, math.inf)
+                for store in (first, second)
+                for _ in range(3)
+            )
         )
-        other = await second.reserve_write(2, 10.0, 0.0)
-        later = await first.reserve_write(3, 10.0, 4.0)
+        other = await second.reserve_write(2, 10.0, 0.0, math.inf)
+        later = await first.reserve_write(3, 10.0, 4.0, math.inf)
     finally:
         await first.close()
         await second.close()
@@ -129,6 +136,39 @@ async def test_replicas_take_write_slots_an_interval_apart_by_the_database_clock
         assert abs(wait - 10.0 * k) < 0.5
     assert abs(other) < 0.5, "another installation has a pace of its own"
     assert abs(later - 4.0) < 0.5, "a slot starts no sooner than the process's own pace allows"
+
+
+async def test_a_slot_held_back_past_the_inline_wait_is_not_taken(pg_url: str) -> None:
+    store = await PostgresStore.open(pg_url)
+    try:
+        await store.defer_writes(1, 60.0)  # a replica met a secondary limit: Retry-After 60
+        held = await store.reserve_write(1, 10.0, 0.0, 5.0)
+        after = await store.reserve_write(1, 10.0, 0.0, math.inf)
+    finally:
+        await store.close()
+
+    assert abs(held - 60.0) < 0.5
+    # The delivery that asked went back to the inbox: the first write after the limit is
+    # not pushed back by the slot it did not use.
+    assert abs(after - 60.0) < 0.5
+
+
+async def test_a_long_deferral_is_raised_not_slept_through(
+    serve: Serve, session: aiohttp.ClientSession
+) -> None:
+    recorder = Recorder()
+    url = await serve(recorder.app())
+    pacer = WritePacer(INTERVAL)
+    gh = client(session, url, pacer)
+    gh.max_inline_wait = 5.0
+    await pacer.back_off(60.0)
+    before = time.time()
+
+    with pytest.raises(RateLimited) as raised:
+        await gh.post("/repos/o/r/issues", data={"title": "x"})
+
+    assert raised.value.until >= before + 60.0 - 0.5
+    assert recorder.spans == []
 
 
 async def test_writes_of_two_replicas_are_an_interval_apart(

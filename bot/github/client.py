@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import math
 import random
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, MutableMapping
@@ -18,7 +19,7 @@ from gidgethub import BadRequest, GitHubBroken, HTTPException
 from gidgethub import aiohttp as gh_aiohttp
 from gidgethub.apps import get_installation_access_token
 
-from bot.github.errors import is_rate_limited, retry_after_from
+from bot.github.errors import RateLimited, rate_limited
 from bot.metrics import Metrics, endpoint_group
 from bot.store.base import WriteSchedule
 
@@ -35,6 +36,9 @@ WRITE_METHODS = frozenset({"POST", "PATCH", "PUT", "DELETE"})
 # A 404 has no ETag to revalidate, and most repositories have no `.github/flaky.yml`: a file
 # found missing is not asked for again for this long (adding one takes effect within it).
 MISSING_FILE_SECONDS = 300.0
+# A rate limit asking for a longer wait than this is not waited out in the handler, which
+# would hold its worker slot and its delivery's lease: the inbox takes the delivery again then.
+MAX_INLINE_WAIT = 10.0
 # Asked again on 5xx and dropped connections. The bot's PATCHes set whole fields (a body, a
 # title, a state), so one that reached GitHub changes nothing when repeated; a POST creates.
 REPEATABLE_METHODS = frozenset({"GET", "PATCH"})
@@ -68,14 +72,25 @@ class WritePacer:
         self._next = 0.0
 
     @asynccontextmanager
-    async def turn(self) -> AsyncIterator[None]:
+    async def turn(self, max_wait: float = math.inf) -> AsyncIterator[None]:
+        """Wait for this installation's next write; a wait longer than `max_wait` (a rate
+        limit's) is not waited out here but raised as `RateLimited`, so the caller gives
+        back what it holds (a worker slot, a delivery's lease) and comes back then."""
+        # The pace itself is always waited out: only a rate limit's hold sends a write back.
+        max_wait = max(max_wait, self.interval)
         async with self._lock:
             wait = self._next - time.monotonic()
-            if self.shared is not None:
+            if wait <= max_wait and self.shared is not None:
                 # The slot starts no sooner than this process's own pace allows, so the
                 # next replica's slot is counted from when this write really starts.
                 wait = await self.shared.reserve_write(
-                    self.installation_id, self.interval, max(wait, 0.0)
+                    self.installation_id, self.interval, max(wait, 0.0), max_wait
+                )
+            if wait > max_wait:
+                raise RateLimited(
+                    f"writes of installation {self.installation_id} are held back "
+                    f"{wait:.0f}s (GitHub's rate limit)",
+                    time.time() + wait,
                 )
             if wait > 0:
                 await asyncio.sleep(wait)
@@ -96,8 +111,10 @@ class GitHubClient(gh_aiohttp.GitHubAPI):
     GETs and PATCHes are retried on 5xx and dropped connections; POSTs are not (one that
     reached GitHub must not be repeated: the inbox retries the whole handler, which finds
     what an earlier try created).
-    Rate-limit answers wait inline when the wait is short, else surface to the inbox, which
-    retries the delivery after the wait.
+    A rate-limit answer, on any endpoint, is read as one before anything else reads the
+    status: waited out inline when the wait is short, else raised as `RateLimited` (never a
+    `BadRequest`, so no caller takes it for a refusal), which the inbox waits out by
+    queueing the delivery again for then.
     """
 
     def __init__(
@@ -108,7 +125,7 @@ class GitHubClient(gh_aiohttp.GitHubAPI):
         metrics: Metrics,
         installation_id: int | None = None,
         max_retries: int = 3,
-        max_inline_wait: float = 10.0,
+        max_inline_wait: float = MAX_INLINE_WAIT,
         pacer: WritePacer | None = None,
         token_source: Callable[[], Awaitable[str]] | None = None,
         missing_files: MutableMapping[str, bool] | None = None,
@@ -151,7 +168,7 @@ class GitHubClient(gh_aiohttp.GitHubAPI):
             attempt += 1
             try:
                 if self.pacer is not None and method in WRITE_METHODS:
-                    async with self.pacer.turn():
+                    async with self.pacer.turn(self.max_inline_wait):
                         status, response_headers, data = await super()._request(
                             method, url, headers, body
                         )
@@ -175,23 +192,24 @@ class GitHubClient(gh_aiohttp.GitHubAPI):
     async def handle_rate_limit_error(
         self, *, method: str, url: str, exception: HTTPException, attempt: int
     ) -> bool:
+        if isinstance(exception, BadRequest):
+            limited = rate_limited(exception)
+            if limited is None:
+                return False
+            wait = limited.retry_after or 0.0
+            if self.pacer is not None and method in WRITE_METHODS:
+                await self.pacer.back_off(wait)
+            if attempt > self.max_retries or wait > self.max_inline_wait:
+                raise limited from exception
+            log.info("rate limited on %s %s, waiting %.1fs", method, url, wait)
+            await self.sleep(wait + random.uniform(0, 0.25))
+            return True
         if attempt > self.max_retries:
             return False
         if isinstance(exception, GitHubBroken):
             if method not in REPEATABLE_METHODS:
                 return False
             await self.sleep(backoff(attempt))
-            return True
-        if isinstance(exception, BadRequest) and is_rate_limited(exception):
-            wait = retry_after_from(exception.headers)
-            if wait is None:
-                wait = backoff(attempt, base=1.0)
-            if self.pacer is not None and method in WRITE_METHODS:
-                await self.pacer.back_off(wait)
-            if wait > self.max_inline_wait:
-                return False
-            log.info("rate limited on %s %s, waiting %.1fs", method, url, wait)
-            await self.sleep(wait + random.uniform(0, 0.25))
             return True
         return False
 

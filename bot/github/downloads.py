@@ -15,7 +15,7 @@ from http import HTTPStatus
 import aiohttp
 from gidgethub import BadRequest, GitHubBroken, HTTPException
 
-from bot.github.client import USER_AGENT, backoff
+from bot.github.client import MAX_INLINE_WAIT, USER_AGENT, backoff
 from bot.github.errors import classify
 
 CHUNK_BYTES = 256 * 1024
@@ -24,7 +24,6 @@ TIMEOUT = aiohttp.ClientTimeout(total=300, sock_read=60)
 # limit) is asked again, up to this many tries, before the delivery's own retry takes over:
 # nothing has reached the caller yet, so asking again is safe.
 OPEN_ATTEMPTS = 4
-MAX_INLINE_WAIT = 10.0
 
 
 @dataclass(frozen=True)
@@ -37,10 +36,20 @@ class TooLarge(Exception):
     """A download larger than its cap: refused, not truncated."""
 
 
-def _raise_for(status: int, headers: object = None) -> None:
+def _raise_for(status: int, headers: object = None, message: str = "") -> None:
     if status >= 500:
         raise GitHubBroken(HTTPStatus(status))
-    raise BadRequest(HTTPStatus(status), headers=headers)  # type: ignore[arg-type]
+    said = (message,) if message else ()
+    raise BadRequest(HTTPStatus(status), *said, headers=headers)  # type: ignore[arg-type]
+
+
+async def _message(response: aiohttp.ClientResponse) -> str:
+    """GitHub's `message` in an API error answer: its words tell a rate limit from a refusal."""
+    try:
+        data = await response.json(content_type=None)
+    except (ValueError, aiohttp.ClientError):
+        return ""
+    return str(data.get("message") or "") if isinstance(data, dict) else ""
 
 
 # Told of each API answer (url, method, status): downloads count in the request metrics too.
@@ -62,7 +71,7 @@ async def _blob_location(
         if count is not None:
             count(url, "GET", response.status)
         if response.status not in (301, 302, 303, 307, 308):
-            _raise_for(response.status, response.headers)
+            _raise_for(response.status, response.headers, await _message(response))
         return response.headers["Location"]
 
 
@@ -98,7 +107,7 @@ async def _open_blob(
             if wait is None:
                 wait = backoff(attempt)
             if wait > MAX_INLINE_WAIT:
-                raise
+                raise transient from exc  # a rate limit: the inbox waits it out
             await asyncio.sleep(wait)
 
 

@@ -7,7 +7,13 @@ import time
 from collections.abc import Mapping
 
 import aiohttp
-from gidgethub import BadRequest, GitHubBroken, HTTPException, RateLimitExceeded
+from gidgethub import BadRequest, GitHubBroken, HTTPException
+
+# GitHub: after a rate limit that names no time to wait, "wait for at least one minute".
+UNTIMED_LIMIT_SECONDS = 60.0
+# How GitHub's answer words a rate limit: the primary ("API rate limit exceeded for ..."),
+# the secondary ("You have exceeded a secondary rate limit ...") and the secondary's old name.
+_LIMIT_WORDS = ("rate limit", "abuse detection")
 
 
 class TransientError(Exception):
@@ -16,6 +22,21 @@ class TransientError(Exception):
     def __init__(self, message: str, retry_after: float | None = None) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+
+
+class RateLimited(TransientError):
+    """GitHub's rate limit, primary or secondary: never a refusal, whatever the endpoint.
+
+    `until`: the epoch time before which GitHub asks not to be asked again. Not a
+    `BadRequest`, so no caller that reads a 403 or 404 as an answer can take it for one.
+    """
+
+    def __init__(
+        self, message: str, until: float, *, status: int | None = None, now: float | None = None
+    ) -> None:
+        super().__init__(message, max(0.0, until - (time.time() if now is None else now)))
+        self.until = until
+        self.status = status
 
 
 def retry_after_from(headers: Mapping[str, str], now: float | None = None) -> float | None:
@@ -36,13 +57,40 @@ def retry_after_from(headers: Mapping[str, str], now: float | None = None) -> fl
     return None
 
 
-def is_rate_limited(exc: HTTPException) -> bool:
-    if isinstance(exc, RateLimitExceeded) or exc.status_code == 429:
-        return True
-    if exc.status_code == 403:
-        # Secondary rate limits are 403s with Retry-After and no remaining=0.
-        return retry_after_from(exc.headers) is not None
-    return False
+def rate_limit_wait(
+    status: int, headers: Mapping[str, str], message: str, now: float | None = None
+) -> float | None:
+    """How long GitHub asks to wait when this answer is a rate limit; None when it is not one.
+
+    GitHub answers a rate limit with 403 or 429, and marks it with `Retry-After`,
+    `x-ratelimit-remaining: 0` or the words of its message; a 403 with none of these is a
+    refusal (no permission, a run too old to rerun, ...).
+    """
+    if status not in (403, 429):
+        return None
+    wait = retry_after_from(headers, now)
+    if wait is not None:
+        return wait
+    lowered = {k.lower(): v for k, v in headers.items()}
+    worded = any(words in message.lower() for words in _LIMIT_WORDS)
+    if status == 429 or worded or lowered.get("x-ratelimit-remaining") == "0":
+        return UNTIMED_LIMIT_SECONDS
+    return None
+
+
+def rate_limited(exc: HTTPException, now: float | None = None) -> RateLimited | None:
+    """The rate limit GitHub's error answer stands for; None when it is not one."""
+    current = time.time() if now is None else now
+    status = int(exc.status_code)
+    wait = rate_limit_wait(status, exc.headers, str(exc), current)
+    if wait is None:
+        return None
+    return RateLimited(
+        f"rate limited by GitHub ({status}) for {wait:.0f}s",
+        current + wait,
+        status=status,
+        now=current,
+    )
 
 
 def classify(exc: BaseException) -> TransientError | None:
@@ -51,10 +99,8 @@ def classify(exc: BaseException) -> TransientError | None:
         return exc
     if isinstance(exc, GitHubBroken):
         return TransientError(f"GitHub answered {int(exc.status_code)}")
-    if isinstance(exc, BadRequest) and is_rate_limited(exc):
-        return TransientError(
-            f"rate limited by GitHub ({int(exc.status_code)})", retry_after_from(exc.headers)
-        )
+    if isinstance(exc, BadRequest):
+        return rate_limited(exc)
     if isinstance(exc, aiohttp.ClientError | asyncio.TimeoutError | ConnectionError):
         return TransientError(f"network error: {type(exc).__name__}: {exc}")
     return None

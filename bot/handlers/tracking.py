@@ -26,7 +26,7 @@ from bot.config import REPO_CONFIG_PATH, RepoConfig, parse_repo_config
 from bot.events import InstallationRef
 from bot.github import api
 from bot.github.client import GitHubClient
-from bot.github.errors import is_rate_limited
+from bot.github.errors import rate_limited
 from bot.handlers.context import BotContext
 from bot.inbox import INTERNAL_EVENT_PREFIX
 from bot.report import issue as render
@@ -191,7 +191,7 @@ async def adopt_issue(
         try:
             await api.update_issue(gh, repo, issue_number, title=record.title, body=body)
         except BadRequest as exc:
-            if is_rate_limited(exc) or exc.status_code not in EDIT_REFUSED:
+            if rate_limited(exc) is not None or exc.status_code not in EDIT_REFUSED:
                 raise
             why = escape_inline(shorten(str(exc), 200))
             return Adoption(

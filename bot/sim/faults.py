@@ -8,13 +8,17 @@ from dataclasses import dataclass, field
 
 from bot.sim.scenario import FaultRule, Faults
 
+INJECTED = "Injected by a scenario fault rule"
+
 
 @dataclass(frozen=True)
 class Fault:
     status: int | None  # None: drop the connection without answering
     headers: dict[str, str]
-    message: str
     after_applying: bool = False  # drop it only once the request was carried out
+    message: str = INJECTED
+    rate_limit: str | None = None  # "primary" or "secondary": answer as GitHub's limit does
+    retry_after: int | None = None
 
 
 @dataclass
@@ -59,7 +63,9 @@ class FaultPlan:
             return Fault(
                 status=None if rule.drop_connection else rule.status,
                 headers=rule.headers,
-                message=rule.message,
                 after_applying=rule.after_applying,
+                message=rule.message or INJECTED,
+                rate_limit=rule.rate_limit,
+                retry_after=rule.retry_after,
             )
         return None

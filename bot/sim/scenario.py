@@ -237,11 +237,19 @@ class FaultRule(_Strict):
     times: int | None = Field(default=None, ge=1)  # default 1 unless probability is given
     probability: float | None = Field(default=None, gt=0, le=1)
     headers: dict[str, str] = Field(default_factory=dict)
-    message: str = "Injected by a scenario fault rule"  # the error body's, as GitHub words it
     drop_connection: bool = False
     # With drop_connection: carry the request out first, then drop the answer. GitHub did
     # it; the caller cannot know (a write that must not be done twice when retried).
     after_applying: bool = False
+    # The answer's `message`, GitHub's words (e.g. "Resource not accessible by integration").
+    message: str | None = Field(default=None, min_length=1, max_length=500)
+    # Answer as GitHub's rate limit does (status 403 or 429). "secondary": its secondary-limit
+    # message, the core X-RateLimit-* headers with requests remaining, and `Retry-After`
+    # when `retry_after` is given (GitHub does not always send one). "primary": "API rate
+    # limit exceeded for installation ID N.", X-RateLimit-Remaining 0 and X-RateLimit-Reset
+    # `retry_after` seconds from now (default 60).
+    rate_limit: Literal["primary", "secondary"] | None = None
+    retry_after: int | None = Field(default=None, ge=0, le=86_400)
 
     @field_validator("path")
     @classmethod
@@ -265,6 +273,12 @@ class FaultRule(_Strict):
             raise ValueError("give either times or probability, not both")
         if self.after_applying and not self.drop_connection:
             raise ValueError("after_applying needs drop_connection: true")
+        if self.rate_limit is not None and self.status not in (403, 429):
+            raise ValueError("GitHub answers a rate limit with status 403 or 429")
+        if self.rate_limit is not None and self.message is not None:
+            raise ValueError("a rate limit answers in GitHub's own words: give no message")
+        if self.retry_after is not None and self.rate_limit is None:
+            raise ValueError("retry_after needs rate_limit")
         return self
 
 

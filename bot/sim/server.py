@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import secrets
 import time
 import uuid
 from collections import Counter
@@ -35,6 +36,18 @@ from bot.sim.webhooks import (
 APPLIED = web.RequestKey("applied_status", int)
 
 RATE_LIMIT = 5000
+# GitHub's rate-limit answers, word for word but for the request ID.
+SECONDARY_LIMIT_MESSAGE = (
+    "You have exceeded a secondary rate limit. Please wait a few minutes before you try "
+    "again. If you reach out to GitHub Support for help, please include the request ID {}."
+)
+PRIMARY_LIMIT_MESSAGE = (
+    "API rate limit exceeded for installation ID {}. If you reach out to GitHub Support for "
+    "help, please include the request ID {}."
+)
+RATE_LIMIT_DOCS = "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api"
+# With no wait given, a primary limit resets this long after it was met.
+PRIMARY_RESET_S = 60
 JWT_ROUTES = frozenset(
     {
         "/app",
@@ -358,9 +371,41 @@ class Simulator:
                 request.transport.abort()
             # aiohttp treats a cancelled handler as a client that went away: no answer, no log.
             raise asyncio.CancelledError
-        response = error(fault.status, fault.message)
+        if fault.rate_limit is not None:
+            response = self._rate_limited(fault.status, fault.rate_limit, fault.retry_after)
+        else:
+            response = error(fault.status, fault.message)
         response.headers.update(fault.headers)
         return response
+
+    def _rate_limited(self, status: int, kind: str, retry_after: int | None) -> web.Response:
+        """GitHub's answer to a request over its primary or secondary rate limit."""
+        request_id = ":".join(secrets.token_hex(n).upper() for n in (2, 3, 4, 4))
+        if kind == "primary":
+            reset = int(time.time()) + (PRIMARY_RESET_S if retry_after is None else retry_after)
+            message = PRIMARY_LIMIT_MESSAGE.format(self.world.app.installation_id, request_id)
+            headers = self._rate_headers(used=RATE_LIMIT, reset=reset)
+            docs = f"{RATE_LIMIT_DOCS}#about-primary-rate-limits"
+        else:
+            message = SECONDARY_LIMIT_MESSAGE.format(request_id)
+            headers = self._rate_headers(used=self.rate_limited_calls + 1)
+            if retry_after is not None:
+                headers["Retry-After"] = str(retry_after)
+            docs = f"{RATE_LIMIT_DOCS}#about-secondary-rate-limits"
+        response = error(status, message, documentation_url=docs)
+        response.headers.update(headers)
+        response.headers["X-GitHub-Request-Id"] = request_id
+        return response
+
+    def _rate_headers(self, *, used: int, reset: int | None = None) -> dict[str, str]:
+        """The core rate limit's headers, as every API answer carries them."""
+        return {
+            "X-RateLimit-Limit": str(RATE_LIMIT),
+            "X-RateLimit-Remaining": str(max(RATE_LIMIT - used, 0)),
+            "X-RateLimit-Reset": str(self._rate_reset if reset is None else reset),
+            "X-RateLimit-Used": str(used),
+            "X-RateLimit-Resource": "core",
+        }
 
     @web.middleware
     async def _github_errors(self, request: web.Request, handler: Handler) -> web.StreamResponse:
@@ -393,17 +438,8 @@ class Simulator:
         response = await handler(request)
         if request.path.startswith(BLOB_PREFIX):
             return response
-        used = self.rate_limited_calls + 1
-        response.headers.update(
-            {
-                "X-RateLimit-Limit": str(RATE_LIMIT),
-                "X-RateLimit-Remaining": str(max(RATE_LIMIT - used, 0)),
-                "X-RateLimit-Reset": str(self._rate_reset),
-                "X-RateLimit-Used": str(used),
-                "X-RateLimit-Resource": "core",
-                "X-GitHub-Media-Type": "github.v3; format=json",
-            }
-        )
+        response.headers.update(self._rate_headers(used=self.rate_limited_calls + 1))
+        response.headers["X-GitHub-Media-Type"] = "github.v3; format=json"
         if (
             request.method != "GET"
             or response.status != 200

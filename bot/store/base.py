@@ -59,8 +59,16 @@ class Store(Protocol):
         """Mark done, in one write, every (delivery id, claim token) whose claim still holds."""
 
     async def retry_later(
-        self, delivery_id: str, claim_token: str, error: str, next_attempt_at: float
-    ) -> None: ...
+        self,
+        delivery_id: str,
+        claim_token: str,
+        error: str,
+        next_attempt_at: float,
+        *,
+        attempts: int | None = None,
+    ) -> None:
+        """Give the claim back, pending until `next_attempt_at`; `attempts`, when given,
+        replaces the count of tries made (a try that does not count gives its back)."""
 
     async def dead_letter(
         self, delivery_id: str, claim_token: str, error: str, now: float
@@ -249,10 +257,14 @@ class WriteSchedule(Protocol):
     every replica sees it, by one clock (the database's)."""
 
     async def reserve_write(
-        self, installation_id: int, interval: float, not_before: float
+        self, installation_id: int, interval: float, not_before: float, max_wait: float
     ) -> float:
         """Take the installation's next write slot: at least `not_before` seconds from now
-        and `interval` after the slot taken before it. Returns the seconds to wait for it."""
+        and `interval` after the slot taken before it. Returns the seconds to wait for it.
+
+        A slot more than `max_wait` seconds away (writes held back by a rate limit) is not
+        taken, so no one waits behind a slot no one will use: the seconds until it are
+        returned, more than `max_wait`."""
 
     async def defer_writes(self, installation_id: int, seconds: float) -> None:
         """Start no write of the installation sooner than `seconds` from now."""

@@ -42,14 +42,22 @@ class DeliveryLifecycle(ABC):
         await self.complete_many([(delivery_id, claim_token)], now)
 
     async def retry_later(
-        self, delivery_id: str, claim_token: str, error: str, next_attempt_at: float
+        self,
+        delivery_id: str,
+        claim_token: str,
+        error: str,
+        next_attempt_at: float,
+        *,
+        attempts: int | None = None,
     ) -> None:
+        counted = {} if attempts is None else {"attempts": attempts}
         await self._finish(
             delivery_id,
             claim_token,
             DeliveryState.PENDING,
             last_error=error,
             next_attempt_at=next_attempt_at,
+            **counted,
         )
 
     async def dead_letter(self, delivery_id: str, claim_token: str, error: str, now: float) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import secrets
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -796,22 +797,35 @@ class PostgresStore(DeliveryLifecycle):
         return self
 
     async def reserve_write(
-        self, installation_id: int, interval: float, not_before: float
+        self, installation_id: int, interval: float, not_before: float, max_wait: float
     ) -> float:
         # One statement, one round trip: the row lock orders replicas taking slots at once,
-        # and the database's clock is the one clock they share.
+        # and the database's clock is the one clock they share. The pacer asks only with
+        # `not_before` <= `max_wait`, so a new row's slot is always taken.
         wait = await self._pool.fetchval(
             "WITH clock AS (SELECT extract(epoch FROM clock_timestamp())::float8 AS now) "
             "INSERT INTO write_pace AS p (installation_id, next_at) "
             "SELECT $1, now + $3 + $2 FROM clock "
             "ON CONFLICT (installation_id) DO UPDATE "
             "SET next_at = greatest(p.next_at, (SELECT now FROM clock) + $3) + $2 "
+            "WHERE greatest(p.next_at, (SELECT now FROM clock) + $3) "
+            "<= (SELECT now FROM clock) + $4 "
             "RETURNING p.next_at - $2 - (SELECT now FROM clock)",
             installation_id,
             interval,
             not_before,
+            max_wait,
         )
-        return float(wait)
+        if wait is not None:
+            return float(wait)
+        # Held back past `max_wait`: nothing taken. A second round trip, on this rare path
+        # only, says for how long (never less than past `max_wait`, as promised).
+        held = await self._pool.fetchval(
+            "SELECT next_at - extract(epoch FROM clock_timestamp())::float8 "
+            "FROM write_pace WHERE installation_id = $1",
+            installation_id,
+        )
+        return max(float(held or 0.0), math.nextafter(max_wait, math.inf))
 
     async def defer_writes(self, installation_id: int, seconds: float) -> None:
         await self._pool.execute(
