@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import html
+import re
 from pathlib import Path
 
 import aiohttp
+import pytest
 from aiohttp import web
+from yarl import URL
 
 from bot import dashboard
 from bot.demo import running, settle
@@ -106,3 +110,37 @@ async def test_dashboard_is_off_without_a_token_outside_the_demo(
 
     assert answer.status == 404
     assert "DASHBOARD_TOKEN" in await answer.text()
+
+
+DEMO_LOG = (Path(__file__).parents[1] / "bot/sim/scenarios/demo-attempt-1.log").read_text()
+NAME = "test_publish_waits_for_ack"
+
+
+@pytest.mark.parametrize(
+    "odd_name",
+    [
+        f"{NAME}[100%25]",
+        f"{NAME}[50% off]",
+        f"{NAME}[a/b#c?d=e&f]",
+        f"{NAME}[ünïcødé ✓ 测试]",
+        f"{NAME}[%2F%3F%23 %zz%]",
+    ],
+)
+async def test_a_test_named_with_url_syntax_gets_a_link_that_shows_it(
+    tmp_path: Path, session: aiohttp.ClientSession, odd_name: str
+) -> None:
+    scenario = builtin_scenario()
+    check = scenario.checks[0]
+    log = DEMO_LOG.replace(NAME, odd_name)
+    check.attempts[0] = check.attempts[0].model_copy(update={"log": log})
+    async with running(scenario, tmp_path) as (sim, bot):
+        await sim.play()
+        await settle(sim, bot)
+        repo_html = await (await session.get(bot.url + "/acme/bus")).text()
+        (href,) = re.findall(r'href="(/acme/bus/tests/[^"]*)"', repo_html)
+        # As a browser follows it: the address exactly as the page wrote it.
+        test = await session.get(URL(bot.url + html.unescape(href), encoded=True))
+        test_html = await test.text()
+
+    assert test.status == 200, test_html
+    assert f"<code>tests/bus/test_core.py::{html.escape(odd_name)}</code>" in test_html
