@@ -26,12 +26,23 @@ from bot.triage.parsers.custom import CustomPattern
 DEFAULT_DATABASE_URL = "sqlite:///flakybot.sqlite3"
 REPO_CONFIG_PATH = ".github/flaky.yml"
 DEFAULT_DELIVERY_RETENTION_DAYS = 14.0
+# The dashboard token is all that keeps private repositories' test names private: too long
+# and too varied to guess. Both commands of the hint make one of 256 bits.
+DASHBOARD_TOKEN_MIN_CHARS = 32
+DASHBOARD_TOKEN_MIN_DISTINCT = 10
+DASHBOARD_TOKEN_HINT = (
+    'make one with `python -c "import secrets; print(secrets.token_urlsafe(32))"` '
+    "or `openssl rand -hex 32`"
+)
 
 
 class Settings(BaseSettings):
     """Read from the environment (and a `.env` file) at start, never at import time."""
 
-    model_config = SettingsConfigDict(env_file=".env", extra="ignore", case_sensitive=False)
+    # hide_input_in_errors: a refused value may be a secret, and errors can reach a log.
+    model_config = SettingsConfigDict(
+        env_file=".env", extra="ignore", case_sensitive=False, hide_input_in_errors=True
+    )
 
     app_id: int | None = None
     private_key: SecretStr | None = None
@@ -60,6 +71,19 @@ class Settings(BaseSettings):
     dashboard_token: SecretStr | None = None
     # `serve`'s log lines: one JSON object each, or text for a person at a terminal.
     log_format: Literal["json", "text"] = "json"
+
+    @field_validator("dashboard_token")
+    @classmethod
+    def _hard_to_guess(cls, token: SecretStr | None) -> SecretStr | None:
+        if token is None or not token.get_secret_value():
+            return None  # unset or empty: the dashboard is off
+        value = token.get_secret_value()
+        if len(value) < DASHBOARD_TOKEN_MIN_CHARS or len(set(value)) < DASHBOARD_TOKEN_MIN_DISTINCT:
+            raise ValueError(
+                f"too easy to guess: use at least {DASHBOARD_TOKEN_MIN_CHARS} random characters, "
+                f"{DASHBOARD_TOKEN_MIN_DISTINCT} of them different; {DASHBOARD_TOKEN_HINT}"
+            )
+        return token
 
     @model_validator(mode="after")
     def _webhook_path_is_absolute(self) -> Settings:
@@ -100,6 +124,16 @@ class Settings(BaseSettings):
         ]
         password = urlsplit(self.database_url).password
         return values + ([unquote(password), password] if password else [])
+
+
+def settings_problems(exc: ValidationError) -> list[str]:
+    """What is wrong with the environment, one line per variable, never showing a value:
+    the value refused may be a secret."""
+    return [
+        f"{'.'.join(str(part) for part in err['loc']).upper()}: "
+        f"{err['msg'].removeprefix('Value error, ')}"
+        for err in exc.errors(include_input=False)
+    ]
 
 
 class ReportSource(BaseModel):

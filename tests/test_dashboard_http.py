@@ -19,7 +19,7 @@ from bot.triage.failures import match_key
 from tests.conftest import Serve
 
 TEST_KEY = match_key("tests/bus/test_core.py::test_publish_waits_for_ack")
-TOKEN = "dashboard-token-for-tests"
+TOKEN = "dashboard-token-for-tests-0123456789abcdefXYZ"
 
 
 def private_demo() -> object:
