@@ -6,7 +6,7 @@ import fnmatch
 import re
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 from urllib.parse import unquote, urlsplit
 
 import yaml
@@ -14,12 +14,13 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    IPvAnyNetwork,
     SecretStr,
     ValidationError,
     field_validator,
     model_validator,
 )
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from bot.triage.parsers.custom import CustomPattern
 
@@ -69,6 +70,10 @@ class Settings(BaseSettings):
     tracking_refresh_seconds: float = Field(default=60.0, ge=0, le=3600)
     # The dashboard is off unless this is set; then every page asks for it.
     dashboard_token: SecretStr | None = None
+    # Reverse proxies (addresses or networks) whose X-Forwarded-For names the client, for
+    # the dashboard's per-address sign-in throttle. Unset: the connecting address is the
+    # client, and X-Forwarded-For, which anyone can send, is ignored.
+    trusted_proxies: Annotated[list[IPvAnyNetwork] | None, NoDecode] = None
     # `serve`'s log lines: one JSON object each, or text for a person at a terminal.
     log_format: Literal["json", "text"] = "json"
 
@@ -84,6 +89,13 @@ class Settings(BaseSettings):
                 f"{DASHBOARD_TOKEN_MIN_DISTINCT} of them different; {DASHBOARD_TOKEN_HINT}"
             )
         return token
+
+    @field_validator("trusted_proxies", mode="before")
+    @classmethod
+    def _comma_separated(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
 
     @model_validator(mode="after")
     def _webhook_path_is_absolute(self) -> Settings:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import secrets
 from pathlib import Path
 
@@ -23,6 +24,7 @@ _VARIABLES = (
     "WEBHOOK_SECRET",
     "WEBHOOK_PATH",
     "DASHBOARD_TOKEN",
+    "TRUSTED_PROXIES",
 )
 
 
@@ -97,6 +99,24 @@ def test_a_dashboard_token_made_as_the_hint_says_is_accepted(
 def test_an_empty_dashboard_token_leaves_the_dashboard_off(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DASHBOARD_TOKEN", "")
     assert _settings().dashboard_token is None
+
+
+def test_trusted_proxies_are_addresses_or_networks_separated_by_commas(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert _settings().trusted_proxies is None
+    monkeypatch.setenv("TRUSTED_PROXIES", "10.0.0.0/8, 192.0.2.7,fd00::/8")
+    assert _settings().trusted_proxies == [
+        ipaddress.ip_network("10.0.0.0/8"),
+        ipaddress.ip_network("192.0.2.7/32"),
+        ipaddress.ip_network("fd00::/8"),
+    ]
+    monkeypatch.setenv("TRUSTED_PROXIES", "10.0.0.0/8,proxy.internal")
+    with pytest.raises(ValidationError) as refused:
+        _settings()
+    assert settings_problems(refused.value) == [
+        "TRUSTED_PROXIES.1: value is not a valid IPv4 or IPv6 network"
+    ]
 
 
 def test_private_key_with_literal_newlines_is_unfolded(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -164,6 +164,29 @@ async def test_forged_x_forwarded_for_does_not_escape_the_throttle(tmp_path: Pat
     assert statuses == [401] * throttle.FAILURES_ALLOWED + [429]
 
 
+async def test_behind_a_trusted_proxy_each_forwarded_client_is_throttled_on_its_own(
+    tmp_path: Path,
+) -> None:
+    async with running(
+        builtin_scenario(), tmp_path, dashboard_token=TOKEN, trusted_proxies="127.0.0.1"
+    ) as (_, bot):
+        # The client wrote the first address itself; the proxy appended the one it saw.
+        attacker = {"X-Forwarded-For": "10.9.9.9, 203.0.113.7"}
+        statuses = [
+            await guess(bot.url, "guess", **attacker) for _ in range(throttle.FAILURES_ALLOWED + 1)
+        ]
+        other_client = await guess(bot.url, TOKEN, **{"X-Forwarded-For": "203.0.113.8"})
+        same_client = await guess(bot.url, TOKEN, **{"X-Forwarded-For": "10.1.1.1, 203.0.113.7"})
+        untrusted_proxy = await guess(
+            bot.url, TOKEN, source="127.0.0.2", **{"X-Forwarded-For": "203.0.113.7"}
+        )
+
+    assert statuses == [401] * throttle.FAILURES_ALLOWED + [429]
+    assert other_client == 303
+    assert same_client == 429
+    assert untrusted_proxy == 303  # its header is not believed: 127.0.0.2 is the client
+
+
 async def test_every_token_comparison_is_of_two_digests_whatever_was_sent(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -1,11 +1,14 @@
-"""The sign-in throttle's arithmetic, without a clock or HTTP (tests/test_dashboard_http.py
-runs it against the real dashboard)."""
+"""The sign-in throttle's arithmetic and whose address a request is, without a clock or HTTP
+(tests/test_dashboard_http.py runs both against the real dashboard)."""
 
 from __future__ import annotations
+
+import ipaddress
 
 import pytest
 
 from bot.throttle import FailureThrottle, client_key
+from bot.web import client_address
 
 
 def test_a_client_may_fail_limit_times_then_waits_for_one_to_drain() -> None:
@@ -67,3 +70,33 @@ def test_memory_is_bounded_and_the_stalest_client_goes_first() -> None:
 )
 def test_an_ipv6_host_is_its_64_prefix(address: str | None, key: str) -> None:
     assert client_key(address) == key
+
+
+PROXIES = [ipaddress.ip_network("10.0.0.0/8"), ipaddress.ip_network("::1")]
+
+
+@pytest.mark.parametrize(
+    ("peer", "forwarded", "client"),
+    [
+        # No proxy trusted, or an untrusted peer: its header is anyone's words.
+        ("192.0.2.1", ["198.51.100.1"], "192.0.2.1"),
+        # A trusted proxy: the address it saw; what the client wrote left of it is ignored.
+        ("10.0.0.2", ["6.6.6.6, 198.51.100.1"], "198.51.100.1"),
+        ("10.0.0.2", ["6.6.6.6", "198.51.100.1"], "198.51.100.1"),
+        # Two trusted proxies in a row.
+        ("::1", ["6.6.6.6, 198.51.100.1, 10.1.1.1"], "198.51.100.1"),
+        # Only trusted hops: the leftmost.
+        ("10.0.0.2", ["10.0.0.3"], "10.0.0.3"),
+        # A hop that is not an address: the proxy that wrote it.
+        ("10.0.0.2", ["198.51.100.1, unknown"], "10.0.0.2"),
+        ("10.0.0.2", [], "10.0.0.2"),
+    ],
+)
+def test_the_client_is_the_first_address_a_trusted_proxy_did_not_send(
+    peer: str, forwarded: list[str], client: str
+) -> None:
+    assert client_address(peer, forwarded, PROXIES) == client
+
+
+def test_without_trusted_proxies_the_header_is_never_read() -> None:
+    assert client_address("10.0.0.2", ["198.51.100.1"], []) == "10.0.0.2"
