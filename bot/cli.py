@@ -14,7 +14,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from bot.config import Settings
+from pydantic import ValidationError
+
+from bot.config import Settings, settings_problems
 from bot.logs import configure
 from bot.store import DeliveryState, open_store
 
@@ -83,7 +85,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         except KeyboardInterrupt:  # how `demo --serve` is meant to end
             return 0
-    settings = Settings()
+    try:
+        settings = Settings()
+    except ValidationError as exc:
+        problems = "; ".join(settings_problems(exc))
+        print(f"flakybot {args.command}: cannot start: {problems}", file=sys.stderr)
+        return 2
     # `serve` writes for a log pipeline; the one-off commands for the person who ran them.
     configure(
         settings.log_format if args.command == "serve" else "text",

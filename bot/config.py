@@ -6,7 +6,7 @@ import fnmatch
 import re
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 from urllib.parse import unquote, urlsplit
 
 import yaml
@@ -14,24 +14,36 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    IPvAnyNetwork,
     SecretStr,
     ValidationError,
     field_validator,
     model_validator,
 )
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from bot.triage.parsers.custom import CustomPattern
 
 DEFAULT_DATABASE_URL = "sqlite:///flakybot.sqlite3"
 REPO_CONFIG_PATH = ".github/flaky.yml"
 DEFAULT_DELIVERY_RETENTION_DAYS = 14.0
+# The dashboard token is all that keeps private repositories' test names private: too long
+# and too varied to guess. Both commands of the hint make one of 256 bits.
+DASHBOARD_TOKEN_MIN_CHARS = 32
+DASHBOARD_TOKEN_MIN_DISTINCT = 10
+DASHBOARD_TOKEN_HINT = (
+    'make one with `python -c "import secrets; print(secrets.token_urlsafe(32))"` '
+    "or `openssl rand -hex 32`"
+)
 
 
 class Settings(BaseSettings):
     """Read from the environment (and a `.env` file) at start, never at import time."""
 
-    model_config = SettingsConfigDict(env_file=".env", extra="ignore", case_sensitive=False)
+    # hide_input_in_errors: a refused value may be a secret, and errors can reach a log.
+    model_config = SettingsConfigDict(
+        env_file=".env", extra="ignore", case_sensitive=False, hide_input_in_errors=True
+    )
 
     app_id: int | None = None
     private_key: SecretStr | None = None
@@ -58,8 +70,32 @@ class Settings(BaseSettings):
     tracking_refresh_seconds: float = Field(default=60.0, ge=0, le=3600)
     # The dashboard is off unless this is set; then every page asks for it.
     dashboard_token: SecretStr | None = None
+    # Reverse proxies (addresses or networks) whose X-Forwarded-For names the client, for
+    # the dashboard's per-address sign-in throttle. Unset: the connecting address is the
+    # client, and X-Forwarded-For, which anyone can send, is ignored.
+    trusted_proxies: Annotated[list[IPvAnyNetwork] | None, NoDecode] = None
     # `serve`'s log lines: one JSON object each, or text for a person at a terminal.
     log_format: Literal["json", "text"] = "json"
+
+    @field_validator("dashboard_token")
+    @classmethod
+    def _hard_to_guess(cls, token: SecretStr | None) -> SecretStr | None:
+        if token is None or not token.get_secret_value():
+            return None  # unset or empty: the dashboard is off
+        value = token.get_secret_value()
+        if len(value) < DASHBOARD_TOKEN_MIN_CHARS or len(set(value)) < DASHBOARD_TOKEN_MIN_DISTINCT:
+            raise ValueError(
+                f"too easy to guess: use at least {DASHBOARD_TOKEN_MIN_CHARS} random characters, "
+                f"{DASHBOARD_TOKEN_MIN_DISTINCT} of them different; {DASHBOARD_TOKEN_HINT}"
+            )
+        return token
+
+    @field_validator("trusted_proxies", mode="before")
+    @classmethod
+    def _comma_separated(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
 
     @model_validator(mode="after")
     def _webhook_path_is_absolute(self) -> Settings:
@@ -100,6 +136,16 @@ class Settings(BaseSettings):
         ]
         password = urlsplit(self.database_url).password
         return values + ([unquote(password), password] if password else [])
+
+
+def settings_problems(exc: ValidationError) -> list[str]:
+    """What is wrong with the environment, one line per variable, never showing a value:
+    the value refused may be a secret."""
+    return [
+        f"{'.'.join(str(part) for part in err['loc']).upper()}: "
+        f"{err['msg'].removeprefix('Value error, ')}"
+        for err in exc.errors(include_input=False)
+    ]
 
 
 class ReportSource(BaseModel):

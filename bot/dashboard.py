@@ -11,9 +11,10 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import logging
+import math
 import time
-from dataclasses import dataclass
-from urllib.parse import unquote
+from dataclasses import dataclass, field
 
 from aiohttp import web
 
@@ -27,6 +28,9 @@ from bot.report.dashboard import (
 )
 from bot.report.flaky_tests import DAY, RepoSummary, summarise_repos, summarise_tests
 from bot.store import Delivery, DeliveryState, Store
+from bot.throttle import FailureThrottle, client_key
+
+log = logging.getLogger(__name__)
 
 COOKIE = "flakybot_dashboard"
 WINDOW_DAYS = 30
@@ -36,6 +40,7 @@ WINDOW_DAYS = 30
 class Access:
     token: str | None  # DASHBOARD_TOKEN
     open_public: bool = False  # serve public repositories without a token (the demo)
+    failures: FailureThrottle = field(default_factory=FailureThrottle, compare=False)
 
     @property
     def enabled(self) -> bool:
@@ -45,16 +50,22 @@ class Access:
         assert self.token
         return hmac.new(self.token.encode(), b"flakybot dashboard", hashlib.sha256).hexdigest()
 
-    def signed_in(self, request: web.Request) -> bool:
-        if not self.token:
-            return False
-        header = request.headers.get("Authorization", "")
-        if header.startswith("Bearer ") and hmac.compare_digest(
-            header.removeprefix("Bearer ").strip().encode(), self.token.encode()
-        ):
-            return True
-        cookie = request.cookies.get(COOKIE, "")
-        return hmac.compare_digest(cookie.encode(), self.cookie_value().encode())
+    def token_matches(self, given: str) -> bool:
+        return self.token is not None and _same(given, self.token)
+
+    def cookie_matches(self, given: str) -> bool:
+        return bool(self.token) and _same(given, self.cookie_value())
+
+
+def _same(given: str, expected: str) -> bool:
+    """Compared in constant time, as SHA-256 digests: equal lengths, so the time taken says
+    nothing of the expected text, not even its length; and a header's bytes that are not
+    UTF-8 make a mismatch, not an error."""
+    return hmac.compare_digest(_digest(given), _digest(expected))
+
+
+def _digest(text: str) -> bytes:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
 
 
 STORE = web.AppKey("dashboard_store", Store)
@@ -73,7 +84,7 @@ def install(app: web.Application, store: Store, access: Access) -> None:
     app.router.add_get("/{owner}/{repo}/tests/{test_key}", test_page)
 
 
-def _html(text: str, status: int = 200) -> web.Response:
+def _html(text: str, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
     return web.Response(
         text=text,
         status=status,
@@ -83,6 +94,7 @@ def _html(text: str, status: int = 200) -> web.Response:
             "img-src 'self'; form-action 'self'; frame-ancestors 'none'",
             "X-Content-Type-Options": "nosniff",
             "Cache-Control": "no-store",
+            **(headers or {}),
         },
     )
 
@@ -94,11 +106,51 @@ def _gate(request: web.Request) -> tuple[Access, bool] | web.Response:
         return web.Response(
             status=404, text="The dashboard is off: set DASHBOARD_TOKEN to turn it on.\n"
         )
-    if access.signed_in(request):
+    if not access.token:
+        return access, False
+    # The cookie is a MAC of the token, as long as a SHA-256 digest: there is no guessing it,
+    # so it is not throttled, and a browser signed in before keeps working from an address
+    # someone else's wrong guesses hold back (a shared NAT).
+    if access.cookie_matches(request.cookies.get(COOKIE, "")):
         return access, True
-    if access.token:
+    header = request.headers.get("Authorization", "")
+    if not header.startswith("Bearer "):
         raise web.HTTPSeeOther("/login")
-    return access, False
+    wait = _wait(request, access)
+    if wait is not None:
+        raise web.HTTPTooManyRequests(text=_too_many(wait) + "\n", headers=_retry_after(wait))
+    if _guess(request, access, header.removeprefix("Bearer ").strip()):
+        return access, True
+    raise web.HTTPUnauthorized(
+        text="That is not the dashboard token.\n", headers={"WWW-Authenticate": "Bearer"}
+    )
+
+
+def _wait(request: web.Request, access: Access) -> int | None:
+    """Whole seconds the client must wait before its next guess at the token; None: none."""
+    wait = access.failures.retry_after(client_key(request.remote), time.monotonic())
+    return None if wait is None else max(1, math.ceil(wait))
+
+
+def _guess(request: web.Request, access: Access, given: str) -> bool:
+    """Whether `given` is the token; a wrong one counts against the client's address."""
+    client = client_key(request.remote)
+    if access.token_matches(given):
+        access.failures.succeeded(client)
+        return True
+    now = time.monotonic()
+    access.failures.failed(client, now)
+    if access.failures.retry_after(client, now) is not None:
+        log.warning("dashboard: too many wrong tokens from %s; its next ones wait", client)
+    return False
+
+
+def _too_many(wait: int) -> str:
+    return f"Too many wrong tokens from your address: try again in {wait} s."
+
+
+def _retry_after(wait: int) -> dict[str, str]:
+    return {"Retry-After": str(wait)}
 
 
 async def _visible(request: web.Request, show_private: bool) -> list[str]:
@@ -139,7 +191,7 @@ async def test_page(request: web.Request) -> web.Response:
     if isinstance(gate, web.Response):
         return gate
     repo = f"{request.match_info['owner']}/{request.match_info['repo']}"
-    key = unquote(request.match_info["test_key"])
+    key = request.match_info["test_key"]  # already decoded, once: a key may hold "%25"
     if repo not in await _visible(request, gate[1]):
         raise web.HTTPNotFound(text="No such repository here.\n")
     now = time.time()
@@ -159,9 +211,12 @@ async def login(request: web.Request) -> web.Response:
     access = request.app[ACCESS]
     if not access.token:
         raise web.HTTPNotFound(text="There is nothing to sign in to: no DASHBOARD_TOKEN is set.\n")
+    wait = _wait(request, access)
+    if wait is not None:
+        return _html(render_login(_too_many(wait)), status=429, headers=_retry_after(wait))
     form = await request.post()
     given = form.get("token")
-    if not isinstance(given, str) or not hmac.compare_digest(given.encode(), access.token.encode()):
+    if not _guess(request, access, given if isinstance(given, str) else ""):
         return _html(render_login("That is not the dashboard token."), status=401)
     response = web.HTTPSeeOther("/")
     response.set_cookie(

@@ -87,6 +87,7 @@ class Bot:
                 else None,
                 open_public=open_dashboard,
             ),
+            trusted_proxies=settings.trusted_proxies or (),
         )
         return cls(settings, store, session, github, metrics, worker, app)
 

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import ipaddress
 import json
 import logging
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import orjson
 from aiohttp import web
+from aiohttp.typedefs import Handler, Middleware
 from gidgethub import BadRequest, sansio
 from prometheus_client import CONTENT_TYPE_LATEST, Counter, generate_latest
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -22,6 +25,8 @@ from bot.metrics import Metrics
 from bot.store import Store
 
 log = logging.getLogger(__name__)
+
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 # GitHub caps webhook payloads at 25 MB; anything larger is not from GitHub.
 MAX_BODY_BYTES = 25 * 1024 * 1024
@@ -61,10 +66,13 @@ def create_app(
     webhook_secret: str,
     webhook_path: str,
     dashboard_access: dashboard.Access | None = None,
+    trusted_proxies: Sequence[Network] = (),
 ) -> web.Application:
     if not webhook_secret:
         raise ValueError("a webhook secret is required: unsigned deliveries are never accepted")
-    app = web.Application(client_max_size=MAX_BODY_BYTES)
+    # Only with proxies configured: no other request pays for reading the header.
+    middlewares = [forwarded_client(trusted_proxies)] if trusted_proxies else []
+    app = web.Application(client_max_size=MAX_BODY_BYTES, middlewares=middlewares)
     app[STORE_KEY] = store
     app[WORKER_KEY] = worker
     app[METRICS_KEY] = metrics
@@ -76,6 +84,45 @@ def create_app(
     app.router.add_get("/metrics", metrics_page)
     dashboard.install(app, store, dashboard_access or dashboard.Access(token=None))
     return app
+
+
+def forwarded_client(proxies: Sequence[Network]) -> Middleware:
+    """Requests whose `remote` is the client a trusted proxy saw, not the proxy."""
+
+    @web.middleware
+    async def from_proxy(request: web.Request, handler: Handler) -> web.StreamResponse:
+        forwarded = request.headers.getall("X-Forwarded-For", [])
+        client = client_address(request.remote, forwarded, proxies)
+        if client is not None and client != request.remote:
+            request = request.clone(remote=client)
+        return await handler(request)
+
+    return from_proxy
+
+
+def client_address(
+    peer: str | None, forwarded: Sequence[str], proxies: Sequence[Network]
+) -> str | None:
+    """Who connected: X-Forwarded-For read from the right while the address that sent it is
+    a trusted proxy. Each proxy appends the address it was connected from, so the first
+    address not trusted is the client; what is left of it, the client could have written.
+    A hop that is not an address stops the walk at the proxy that wrote it."""
+    hops = [hop.strip() for value in forwarded for hop in value.split(",")]
+    client = peer
+    while hops and _trusted(client, proxies):
+        try:
+            client = str(ipaddress.ip_address(hops.pop()))
+        except ValueError:
+            break
+    return client
+
+
+def _trusted(address: str | None, proxies: Sequence[Network]) -> bool:
+    try:
+        ip = ipaddress.ip_address(address or "")
+    except ValueError:
+        return False
+    return any(ip in network for network in proxies)
 
 
 def _answer(data: dict[str, Any], status: int) -> web.Response:

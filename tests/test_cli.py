@@ -12,6 +12,7 @@ import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+import pytest
 import yaml
 
 from bot.sim.fleet import APP_VARIABLES, free_port, serve_env, wait_listening
@@ -59,6 +60,28 @@ def test_serve_never_prints_the_secret_it_was_given(tmp_path: Path) -> None:
     assert "APP_ID" in result.stderr
     assert "WEBHOOK_SECRET" not in result.stderr
     assert secret not in result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("token", ["a", "dashboard", "0123456789" * 3, "ab" * 40])
+def test_serve_refuses_a_dashboard_token_easy_to_guess_and_says_how_to_make_one(
+    tmp_path: Path, token: str
+) -> None:
+    env = clean_env(
+        APP_ID="1",
+        PRIVATE_KEY="not-read-before-the-check",
+        WEBHOOK_SECRET="s3cr3t",
+        DATABASE_URL=f"sqlite:///{tmp_path / 'bot.sqlite3'}",
+        DASHBOARD_TOKEN=token,
+    )
+    result = flakybot("serve", cwd=tmp_path, env=env)
+
+    assert result.returncode == 2
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith("flakybot serve: cannot start: DASHBOARD_TOKEN: too easy to guess")
+    assert 'python -c "import secrets; print(secrets.token_urlsafe(32))"' in line
+    assert "openssl rand -hex 32" in line
+    assert f"'{token}'" not in line and f"={token}" not in line
+    assert not (tmp_path / "bot.sqlite3").exists()  # refused before touching anything
 
 
 def test_demo_json_records_verdicts_and_every_write(tmp_path: Path) -> None:

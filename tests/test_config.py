@@ -2,13 +2,30 @@
 
 from __future__ import annotations
 
+import ipaddress
+import secrets
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
-from bot.config import CommentMode, RepoConfig, Settings, parse_repo_config
+from bot.config import (
+    CommentMode,
+    RepoConfig,
+    Settings,
+    parse_repo_config,
+    settings_problems,
+)
 
-_VARIABLES = ("APP_ID", "PRIVATE_KEY", "PRIVATE_KEY_PATH", "WEBHOOK_SECRET", "WEBHOOK_PATH")
+_VARIABLES = (
+    "APP_ID",
+    "PRIVATE_KEY",
+    "PRIVATE_KEY_PATH",
+    "WEBHOOK_SECRET",
+    "WEBHOOK_PATH",
+    "DASHBOARD_TOKEN",
+    "TRUSTED_PROXIES",
+)
 
 
 @pytest.fixture(autouse=True)
@@ -40,6 +57,66 @@ def test_empty_webhook_secret_counts_as_missing(
     settings = _settings()
     assert settings.missing_for_serve() == []
     assert (settings.app_id, settings.secret()) == (12, "s")
+
+
+@pytest.mark.parametrize(
+    "token",
+    [
+        "a",
+        "hunter2",
+        "x" * 64,
+        "abcabcabcabcabcabcabcabcabcabcabcabc",  # 36 characters, 3 different
+        "password1password1password1passw",  # 32 characters, 9 different
+        secrets.token_hex(15),  # 30 characters
+    ],
+)
+def test_a_dashboard_token_easy_to_guess_is_refused_saying_how_to_make_one(
+    monkeypatch: pytest.MonkeyPatch, token: str
+) -> None:
+    monkeypatch.setenv("DASHBOARD_TOKEN", token)
+    with pytest.raises(ValidationError) as refused:
+        _settings()
+
+    (problem,) = settings_problems(refused.value)
+    assert problem.startswith("DASHBOARD_TOKEN: too easy to guess")
+    assert "secrets.token_urlsafe(32)" in problem
+    assert "openssl rand -hex 32" in problem
+    # A refused value may be a secret: never echoed, in the message nor in the exception.
+    assert "input_value" not in str(refused.value)
+    assert f"'{token}'" not in str(refused.value) + problem
+
+
+@pytest.mark.parametrize("token", [secrets.token_urlsafe(32), secrets.token_hex(32)])
+def test_a_dashboard_token_made_as_the_hint_says_is_accepted(
+    monkeypatch: pytest.MonkeyPatch, token: str
+) -> None:
+    monkeypatch.setenv("DASHBOARD_TOKEN", token)
+    settings = _settings()
+    assert settings.dashboard_token is not None
+    assert settings.dashboard_token.get_secret_value() == token
+
+
+def test_an_empty_dashboard_token_leaves_the_dashboard_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DASHBOARD_TOKEN", "")
+    assert _settings().dashboard_token is None
+
+
+def test_trusted_proxies_are_addresses_or_networks_separated_by_commas(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert _settings().trusted_proxies is None
+    monkeypatch.setenv("TRUSTED_PROXIES", "10.0.0.0/8, 192.0.2.7,fd00::/8")
+    assert _settings().trusted_proxies == [
+        ipaddress.ip_network("10.0.0.0/8"),
+        ipaddress.ip_network("192.0.2.7/32"),
+        ipaddress.ip_network("fd00::/8"),
+    ]
+    monkeypatch.setenv("TRUSTED_PROXIES", "10.0.0.0/8,proxy.internal")
+    with pytest.raises(ValidationError) as refused:
+        _settings()
+    assert settings_problems(refused.value) == [
+        "TRUSTED_PROXIES.1: value is not a valid IPv4 or IPv6 network"
+    ]
 
 
 def test_private_key_with_literal_newlines_is_unfolded(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -18,6 +18,8 @@ from bot.sim.scenario import FaultRule, Faults, builtin_scenario
 from bot.store import DeliveryState, Store
 from tests.conftest import Serve
 
+TOKEN = "dead-letters-dashboard-token-0123456789abcdef"
+
 
 async def flakybot(*args: str, database_url: str) -> tuple[int, str]:
     process = await asyncio.create_subprocess_exec(
@@ -95,15 +97,13 @@ async def test_without_the_token_only_public_repositories_dead_letters_show(
     await _dead(store, "d-install", {"installation": {"id": 1}}, "no repo")
     demo, served = web.Application(), web.Application()
     dashboard.install(demo, store, dashboard.Access(token=None, open_public=True))
-    dashboard.install(served, store, dashboard.Access(token="t0ken-for-tests"))
+    dashboard.install(served, store, dashboard.Access(token=TOKEN))
     demo_url, served_url = await serve(demo), await serve(served)
 
     anonymous = await (await session.get(demo_url + "/deliveries")).text()
     refused = await session.get(served_url + "/deliveries", allow_redirects=False)
     signed_in = await (
-        await session.get(
-            served_url + "/deliveries", headers={"Authorization": "Bearer t0ken-for-tests"}
-        )
+        await session.get(served_url + "/deliveries", headers={"Authorization": f"Bearer {TOKEN}"})
     ).text()
 
     assert "d-public" in anonymous and "boom &lt;b&gt;" in anonymous
