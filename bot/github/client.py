@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import functools
 import logging
 import random
@@ -45,6 +46,10 @@ def backoff(attempt: int, base: float = 0.5, cap: float = 30.0) -> float:
     return random.uniform(0, min(cap, base * 2 ** (attempt - 1)))
 
 
+class WriteSkipped(Exception):
+    """A spare write was not made: another was already waiting for its turn."""
+
+
 class WritePacer:
     """One installation's writes, one at a time and at least `interval` seconds apart.
 
@@ -52,6 +57,11 @@ class WritePacer:
     for, so concurrent handlers of one installation back off together. With a `shared`
     schedule (the PostgreSQL store) the pace also holds across replicas: each write takes
     a slot there, `interval` after the previous one whichever replica took it.
+
+    Spare writes (answers to refused commands, which anyone can cause) never hold up the
+    others: one at a time waits, and only while no other write waits; one arriving while
+    another waits is skipped. So a write waits behind one spare write at most, and a flood
+    of them costs a handler no more than a moment.
     """
 
     def __init__(
@@ -66,9 +76,36 @@ class WritePacer:
         self.installation_id = installation_id
         self._lock = asyncio.Lock()
         self._next = 0.0
+        self._spare_lane = asyncio.Lock()
+        self._others = 0  # writes other than spare ones, waiting for or taking their turn
+        self._no_others = asyncio.Event()
+        self._no_others.set()
 
     @asynccontextmanager
     async def turn(self) -> AsyncIterator[None]:
+        self._others += 1
+        self._no_others.clear()
+        try:
+            async with self._paced():
+                yield
+        finally:
+            self._others -= 1
+            if not self._others:
+                self._no_others.set()
+
+    @asynccontextmanager
+    async def spare_turn(self) -> AsyncIterator[None]:
+        """A turn after every other write waiting; WriteSkipped when a spare write waits."""
+        if self._spare_lane.locked():
+            raise WriteSkipped
+        async with self._spare_lane:
+            while self._others:
+                await self._no_others.wait()
+            async with self._paced():
+                yield
+
+    @asynccontextmanager
+    async def _paced(self) -> AsyncIterator[None]:
         async with self._lock:
             wait = self._next - time.monotonic()
             if self.shared is not None:
@@ -125,6 +162,14 @@ class GitHubClient(gh_aiohttp.GitHubAPI):
         self.missing_files: MutableMapping[str, bool] = (
             missing_files if missing_files is not None else {}
         )
+        self.spare_writes = False
+
+    def spare(self) -> GitHubClient:
+        """This client, but its writes are spare (`WritePacer.spare_turn`): they wait for
+        every other write of the installation, and raise WriteSkipped when one already waits."""
+        clone = copy.copy(self)
+        clone.spare_writes = True
+        return clone
 
     @property
     def session(self) -> aiohttp.ClientSession:
@@ -151,7 +196,8 @@ class GitHubClient(gh_aiohttp.GitHubAPI):
             attempt += 1
             try:
                 if self.pacer is not None and method in WRITE_METHODS:
-                    async with self.pacer.turn():
+                    turn = self.pacer.spare_turn() if self.spare_writes else self.pacer.turn()
+                    async with turn:
                         status, response_headers, data = await super()._request(
                             method, url, headers, body
                         )
