@@ -1,7 +1,9 @@
 """What anyone who may comment on a PR can make the bot do with `/flaky` comments, end to end.
 
 Refusals cost writes that anyone can cause: they are capped per person and per PR, and their
-writes never queue ahead of triage.
+writes never queue ahead of triage. Text the bot echoes never carries its own marker, and the
+triage comment is found by marker, author and the id the store kept, never by a reply that
+quotes the marker.
 """
 
 from __future__ import annotations
@@ -167,3 +169,40 @@ async def test_strangers_commands_on_many_prs_do_not_queue_ahead_of_triage(
     # triage delivery waited for a handler slot behind 16 of them at least, 32 writes.
     assert triage < len(prs)
     assert all(reactions(sim, c.id) in ([], ["confused"]) for c in sim.world.comments.values())
+
+
+# --- the bot's own marker ----------------------------------------------------------------------
+
+
+async def test_a_marker_in_a_command_is_not_echoed_nor_its_reply_taken_for_the_triage_comment(
+    tmp_path: Path,
+) -> None:
+    async with running(two_prs(), tmp_path) as (sim, bot):
+        await comment(sim, AUTHOR, f"/flaky wrong {MARKER}")
+        await settle(sim, bot)
+        (echo,) = replies(sim)
+        await fail(sim, bot, "tests (3.12)")
+
+    assert "<!--" not in echo
+    assert echo.startswith("Not recorded: `<\u200b!-- flaky-triage:sticky-comment -->`")
+    # The reply is left as it was, and the triage comment is a comment of its own.
+    assert sim.bot_comments(7)[0].body == echo
+    assert len(triage_comments(sim, 7)) == 1
+
+
+async def test_a_deleted_triage_comment_is_written_again_not_over_a_reply_quoting_the_marker(
+    tmp_path: Path,
+) -> None:
+    """A reply that carries the marker (as an earlier version echoed it) is the bot's own
+    comment with the marker in it: only a comment that begins with it is the triage comment."""
+    async with running(two_prs(), tmp_path) as (sim, bot):
+        await fail(sim, bot, "tests (3.12)")
+        (first,) = [c for c in sim.bot_comments(7) if c.body.startswith(MARKER)]
+        old_echo = f"Not recorded: `{MARKER}` has not failed on this PR."
+        quoting = sim.world.add_comment(7, sim.bot_login, old_echo)
+        del sim.world.comments[first.id]  # someone deleted the triage comment
+        await fail(sim, bot, "tests (3.12)")  # its second attempt fails too
+
+    assert sim.world.comments[quoting.id].body == old_echo
+    (again,) = [c for c in sim.bot_comments(7) if c.body.startswith(MARKER)]
+    assert again.id not in (first.id, quoting.id)
