@@ -1,4 +1,4 @@
-"""Read `/flaky` commands out of a comment's markdown (pure).
+"""Read `/flaky` commands out of a comment's markdown, and answer refused ones (pure).
 
 One command per line, at the start of the line (up to three spaces in, as markdown allows),
 case-insensitive. Lines inside fenced or indented code blocks and quoted (`>`) lines are
@@ -28,6 +28,20 @@ class Name(StrEnum):
     HELP = "help"
     TRACK = "track"
     WRONG = "wrong"
+
+
+# A refused comment (not permitted, or over the hourly limit) costs writes anyone can cause:
+# its author gets one reply on a PR in an hour, then reactions, then silence; and a PR's
+# refusals, whoever gave them, are answered only so often in an hour.
+REFUSAL_ANSWERS_PER_PERSON = 3  # a reply, then reactions
+REFUSAL_REPLIES_PER_PR = 3
+REFUSAL_ANSWERS_PER_PR = 10
+
+
+class Answer(StrEnum):
+    REPLY = "reply"  # the one-line reply and 😕
+    REACTION = "reaction"  # 😕 only
+    NOTHING = "nothing"
 
 
 class Command(BaseModel):
@@ -99,3 +113,13 @@ def _unquote(text: str) -> str:
         if len(text) >= 2 and text[0] == mark and text[-1] == mark:
             return text[1:-1].strip()
     return text
+
+
+def refusal_answer(refused_by_login: int, refused_on_pr: int) -> Answer:
+    """How to answer a refused comment, given how many of the PR's comments were refused in
+    the hour before it: by the same person, and by anyone."""
+    if refused_by_login == 0 and refused_on_pr < REFUSAL_REPLIES_PER_PR:
+        return Answer.REPLY
+    if refused_by_login < REFUSAL_ANSWERS_PER_PERSON and refused_on_pr < REFUSAL_ANSWERS_PER_PR:
+        return Answer.REACTION
+    return Answer.NOTHING

@@ -10,6 +10,7 @@ from bot.store import Store
 from bot.store.command_models import (
     DAY_SECONDS,
     HOUR_SECONDS,
+    Refusals,
     RerunGrant,
     RerunLimit,
 )
@@ -139,3 +140,34 @@ async def test_a_reservation_left_unanswered_is_granted_again_as_resumed(store: 
     assert (first.granted, first.resumed) == (True, False)
     assert (again.granted, again.resumed) == (True, True)
     assert (answered.granted, answered.resumed, answered.status) == (False, False, 201)
+
+
+async def refuse(
+    store: Store, comment_id: int, *, login: str = "octo", pr: int = 7, at: float = T0
+) -> tuple[int, int]:
+    """Claim and refuse a comment: how many of the PR's were refused before it (login's, all)."""
+    await claim(store, comment_id, delivery=f"d{comment_id}", login=login, pr=pr, at=at)
+    found = await store.refuse_command("o/r", pr, comment_id, login, now=at)
+    return found.by_login, found.on_pr
+
+
+async def test_refusals_are_counted_per_person_and_pr_within_the_hour(store: Store) -> None:
+    assert await refuse(store, 1) == (0, 0)
+    assert await refuse(store, 2, at=T0 + 1) == (1, 1)
+    assert await refuse(store, 3, login="mo", at=T0 + 2) == (0, 2)
+    assert await refuse(store, 4, pr=8, at=T0 + 3) == (0, 0)
+    # Counted once: a retry of the same delivery is told the same, later or not.
+    assert await store.refuse_command("o/r", 7, 2, "octo", now=T0 + 30) == Refusals(
+        by_login=1, on_pr=1
+    )
+    # Comments acted on are not refusals.
+    await claim(store, 5, delivery="d5", at=T0 + 4)
+    assert await refuse(store, 6, at=T0 + 5) == (2, 3)
+    # An hour after the first, it no longer counts.
+    assert await refuse(store, 7, at=T0 + HOUR_SECONDS + 0.5) == (2, 3)
+
+
+async def test_concurrent_refusals_are_counted_one_after_another(store: Store) -> None:
+    counts = await asyncio.gather(*(refuse(store, comment) for comment in range(12)))
+
+    assert sorted(counts) == [(n, n) for n in range(12)]

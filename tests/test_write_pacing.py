@@ -14,7 +14,7 @@ import aiohttp
 import pytest
 from aiohttp import web
 
-from bot.github.client import GitHubClient, WritePacer
+from bot.github.client import GitHubClient, WritePacer, WriteSkipped
 from bot.github.errors import RateLimited
 from bot.metrics import Metrics
 from bot.store.postgres import PostgresStore
@@ -107,6 +107,73 @@ async def test_without_a_pacer_writes_may_overlap(
 
     writes = sorted((s, e) for method, s, e in recorder.spans if method == "POST")
     assert writes[1][0] < writes[0][1], "the control case should overlap"
+
+
+class Gate:
+    """A server that holds the write to /held until opened, and records the order of writes."""
+
+    def __init__(self) -> None:
+        self.order: list[str] = []
+        self.holding = asyncio.Event()
+        self.opened = asyncio.Event()
+
+    async def handle(self, request: web.Request) -> web.Response:
+        name = request.path.rsplit("/", 1)[-1]
+        if name == "held":
+            self.holding.set()
+            await self.opened.wait()
+        self.order.append(name)
+        return web.json_response({"id": 1}, status=201)
+
+    def app(self) -> web.Application:
+        app = web.Application()
+        app.router.add_route("POST", "/{tail:.*}", self.handle)
+        return app
+
+
+async def test_spare_writes_wait_for_every_other_write_and_only_one_waits(
+    serve: Serve, session: aiohttp.ClientSession
+) -> None:
+    gate = Gate()
+    url = await serve(gate.app())
+    gh = client(session, url, WritePacer(0.0))
+    spare = gh.spare()
+
+    held = asyncio.create_task(gh.post("/held", data={}))
+    await asyncio.wait_for(gate.holding.wait(), 30)
+    # While a write is in flight: two spare writes, then a write for triage.
+    spares = [asyncio.create_task(spare.post(f"/spare{n}", data={})) for n in (1, 2)]
+    await asyncio.sleep(0)
+    triage = asyncio.create_task(gh.post("/triage", data={}))
+    await asyncio.sleep(0)
+    gate.opened.set()
+    await asyncio.wait_for(asyncio.gather(held, triage), 30)
+    answers = await asyncio.wait_for(asyncio.gather(*spares, return_exceptions=True), 30)
+
+    assert [type(answer) for answer in answers].count(WriteSkipped) == 1
+    (made,) = [
+        f"spare{n}" for n, answer in zip((1, 2), answers, strict=True) if answer == {"id": 1}
+    ]
+    assert gate.order == ["held", "triage", made]
+
+
+async def test_without_spare_writes_a_later_write_waits_for_all_before_it(
+    serve: Serve, session: aiohttp.ClientSession
+) -> None:
+    gate = Gate()
+    url = await serve(gate.app())
+    gh = client(session, url, WritePacer(0.0))
+
+    held = asyncio.create_task(gh.post("/held", data={}))
+    await asyncio.wait_for(gate.holding.wait(), 30)
+    others = [asyncio.create_task(gh.post(f"/other{n}", data={})) for n in (1, 2)]
+    await asyncio.sleep(0)
+    triage = asyncio.create_task(gh.post("/triage", data={}))
+    await asyncio.sleep(0)
+    gate.opened.set()
+    await asyncio.wait_for(asyncio.gather(held, triage, *others), 30)
+
+    assert gate.order == ["held", "other1", "other2", "triage"], "the control case is FIFO"
 
 
 # --- across replicas: the PostgreSQL store keeps one pace per installation ----------------

@@ -110,9 +110,11 @@ async def get_file(gh: GitHubAPI, repo: str, path: str) -> str | None:
 async def find_comment(
     gh: GitHubAPI, repo: str, number: int, marker: str, author: str
 ) -> dict[str, Any] | None:
-    """The first comment on an issue or PR written by `author` that carries `marker`."""
+    """The first comment on an issue or PR written by `author` that begins with `marker`.
+
+    At the start only: the author's other comments may quote what people wrote."""
     async for comment in gh.getiter(f"/repos/{repo}/issues/{number}/comments?per_page=100"):
-        if comment["user"]["login"] == author and marker in (comment.get("body") or ""):
+        if comment["user"]["login"] == author and (comment.get("body") or "").startswith(marker):
             return dict(comment)
     return None
 

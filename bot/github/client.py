@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import functools
 import logging
 import math
@@ -49,6 +50,10 @@ def backoff(attempt: int, base: float = 0.5, cap: float = 30.0) -> float:
     return random.uniform(0, min(cap, base * 2 ** (attempt - 1)))
 
 
+class WriteSkipped(Exception):
+    """A spare write was not made: another was already waiting for its turn."""
+
+
 class WritePacer:
     """One installation's writes, one at a time and at least `interval` seconds apart.
 
@@ -56,6 +61,11 @@ class WritePacer:
     for, so concurrent handlers of one installation back off together. With a `shared`
     schedule (the PostgreSQL store) the pace also holds across replicas: each write takes
     a slot there, `interval` after the previous one whichever replica took it.
+
+    Spare writes (answers to refused commands, which anyone can cause) never hold up the
+    others: one at a time waits, and only while no other write waits; one arriving while
+    another waits is skipped. So a write waits behind one spare write at most, and a flood
+    of them costs a handler no more than a moment.
     """
 
     def __init__(
@@ -70,12 +80,39 @@ class WritePacer:
         self.installation_id = installation_id
         self._lock = asyncio.Lock()
         self._next = 0.0
+        self._spare_lane = asyncio.Lock()
+        self._others = 0  # writes other than spare ones, waiting for or taking their turn
+        self._no_others = asyncio.Event()
+        self._no_others.set()
 
     @asynccontextmanager
     async def turn(self, max_wait: float = math.inf) -> AsyncIterator[None]:
         """Wait for this installation's next write; a wait longer than `max_wait` (a rate
         limit's) is not waited out here but raised as `RateLimited`, so the caller gives
         back what it holds (a worker slot, a delivery's lease) and comes back then."""
+        self._others += 1
+        self._no_others.clear()
+        try:
+            async with self._paced(max_wait):
+                yield
+        finally:
+            self._others -= 1
+            if not self._others:
+                self._no_others.set()
+
+    @asynccontextmanager
+    async def spare_turn(self, max_wait: float = math.inf) -> AsyncIterator[None]:
+        """A turn after every other write waiting; WriteSkipped when a spare write waits."""
+        if self._spare_lane.locked():
+            raise WriteSkipped
+        async with self._spare_lane:
+            while self._others:
+                await self._no_others.wait()
+            async with self._paced(max_wait):
+                yield
+
+    @asynccontextmanager
+    async def _paced(self, max_wait: float) -> AsyncIterator[None]:
         # The pace itself is always waited out: only a rate limit's hold sends a write back.
         max_wait = max(max_wait, self.interval)
         async with self._lock:
@@ -142,6 +179,14 @@ class GitHubClient(gh_aiohttp.GitHubAPI):
         self.missing_files: MutableMapping[str, bool] = (
             missing_files if missing_files is not None else {}
         )
+        self.spare_writes = False
+
+    def spare(self) -> GitHubClient:
+        """This client, but its writes are spare (`WritePacer.spare_turn`): they wait for
+        every other write of the installation, and raise WriteSkipped when one already waits."""
+        clone = copy.copy(self)
+        clone.spare_writes = True
+        return clone
 
     @property
     def session(self) -> aiohttp.ClientSession:
@@ -168,7 +213,12 @@ class GitHubClient(gh_aiohttp.GitHubAPI):
             attempt += 1
             try:
                 if self.pacer is not None and method in WRITE_METHODS:
-                    async with self.pacer.turn(self.max_inline_wait):
+                    turn = (
+                        self.pacer.spare_turn(self.max_inline_wait)
+                        if self.spare_writes
+                        else self.pacer.turn(self.max_inline_wait)
+                    )
+                    async with turn:
                         status, response_headers, data = await super()._request(
                             method, url, headers, body
                         )

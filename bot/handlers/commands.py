@@ -2,8 +2,10 @@
 
 Guards first: not a PR, a bot (the App itself included), or no command: nothing happens,
 not even a reaction. Then the comment is claimed in the store (a redelivery finds it
-handled; the per-person hourly limit is counted there), acknowledged with 👀, and either
-refused (😕 and a one-line reply) or acted on (🚀, or 😕 when nothing could be done).
+handled; the per-person hourly limit is counted there), and either refused or acknowledged
+with 👀 and acted on (🚀, or 😕 when nothing could be done). A refusal is answered as
+`refusal_answer` decides from the PR's refusals counted in the store (a one-line reply and
+😕, 😕 alone, or nothing), with spare writes, which never hold up the installation's others.
 """
 
 from __future__ import annotations
@@ -16,11 +18,11 @@ from dataclasses import dataclass
 
 from gidgethub import routing, sansio
 
-from bot.commands import MAX_PER_COMMENT, Command, Name, parse_commands
+from bot.commands import MAX_PER_COMMENT, Answer, Command, Name, parse_commands, refusal_answer
 from bot.config import REPO_CONFIG_PATH, CommentMode, LoadedRepoConfig, parse_repo_config
 from bot.events import CheckRun, IssueCommentEvent
 from bot.github import api
-from bot.github.client import GitHubClient
+from bot.github.client import GitHubClient, WriteSkipped
 from bot.handlers.checks import TRIAGED_CONCLUSIONS, triage_run
 from bot.handlers.context import BotContext
 from bot.handlers.pulls import read_pull
@@ -41,7 +43,7 @@ router = routing.Router()
 
 @dataclass(frozen=True)
 class Request:
-    """One permitted command comment: where it was given, by whom, under which settings."""
+    """One command comment: where it was given, by whom, under which settings."""
 
     ctx: BotContext
     gh: GitHubClient
@@ -72,14 +74,14 @@ async def on_comment_created(event: sansio.Event, gh: GitHubClient | None, ctx: 
     )
     if claim is CommandClaim.HANDLED:
         return
-    await api.add_reaction(gh, repo, comment.id, "eyes")
     author = payload.issue.user.login if payload.issue.user else None
+    request = Request(ctx, gh, repo, number, user.login, config)
     if claim is CommandClaim.LIMITED:
-        await _refuse(ctx, gh, repo, number, comment.id, replies.rate_limited(per_hour))
+        await _refuse(request, comment.id, replies.rate_limited(per_hour))
     elif user.login != author and not await api.can_write(gh, repo, user.login):
-        await _refuse(ctx, gh, repo, number, comment.id, replies.not_permitted())
+        await _refuse(request, comment.id, replies.not_permitted())
     else:
-        request = Request(ctx, gh, repo, number, user.login, config)
+        await api.add_reaction(gh, repo, comment.id, "eyes")
         await _act(request, comment.id, commands)
     await ctx.store.finish_command(repo, comment.id)
     log.info(
@@ -92,12 +94,21 @@ async def on_comment_created(event: sansio.Event, gh: GitHubClient | None, ctx: 
     )
 
 
-async def _refuse(
-    ctx: BotContext, gh: GitHubClient, repo: str, number: int, comment_id: int, why: str
-) -> None:
+async def _refuse(request: Request, comment_id: int, why: str) -> None:
+    ctx, repo, number = request.ctx, request.repo, request.number
     ctx.metrics.commands.labels("any", "refused").inc()
-    await api.create_comment(gh, repo, number, why)
-    await api.add_reaction(gh, repo, comment_id, "confused")
+    refusals = await ctx.store.refuse_command(
+        repo, number, comment_id, request.login, now=time.time()
+    )
+    answer = refusal_answer(refusals.by_login, refusals.on_pr)
+    spare = request.gh.spare()
+    try:
+        if answer is Answer.REPLY:
+            await api.create_comment(spare, repo, number, why)
+        if answer is not Answer.NOTHING:
+            await api.add_reaction(spare, repo, comment_id, "confused")
+    except WriteSkipped:
+        log.info("%s#%d comment %d: refused, answer skipped", repo, number, comment_id)
 
 
 async def _act(request: Request, comment_id: int, commands: list[Command]) -> None:

@@ -11,7 +11,10 @@ issues. Every helper here takes raw text and returns text safe for one place:
 - ``fenced_block``: a multi-line code block.
 
 Mentions and references are broken with a zero-width space (``@\u200buser``,
-``#\u200b123``): the text reads the same and GitHub links nothing.
+``#\u200b123``): the text reads the same and GitHub links nothing. So is every ``<!--``
+(``<\u200b!--``), even inside code where it shows as itself: the bot finds its own comments
+and issue records by ``<!-- flaky-triage:... -->`` markers in the raw text, and text it echoes
+must never carry one.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ _MENTION = re.compile(r"@(?=[A-Za-z0-9])")
 _NUMBER_REF = re.compile(r"#(?=[0-9])")
 _GH_REF = re.compile(r"(GH-)(?=[0-9])", re.IGNORECASE)
 _BACKTICK_RUN = re.compile(r"`+")
+_HTML_COMMENT = "<!--"
 
 # Backslash escapes for markdown punctuation; entities where the character
 # could open HTML, an entity, or end a table cell in GFM's row splitter.
@@ -50,9 +54,10 @@ _INLINE_ESCAPES = str.maketrans(
 
 
 def clean(text: str) -> str:
-    """Drop ANSI colour codes and control characters; line ends become ``\\n``."""
+    """Drop ANSI colour codes and control characters; line ends become ``\\n``; break every
+    ``<!--``, which could pass for one of the bot's markers."""
     text = _ANSI.sub("", text).replace("\r\n", "\n").replace("\r", "\n")
-    return _CONTROL.sub("", text)
+    return _CONTROL.sub("", text).replace(_HTML_COMMENT, "<" + ZWSP + "!--")
 
 
 def one_line(text: str) -> str:

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Protocol
 
-from bot.store.command_models import CommandClaim, RerunGrant
+from bot.store.command_models import CommandClaim, Refusals, RerunGrant
 from bot.store.models import (
     CheckAttempt,
     Delivery,
@@ -189,6 +189,13 @@ class Store(Protocol):
         of the comment, and any after it finished, gets HANDLED."""
 
     async def finish_command(self, repo: str, comment_id: int) -> None: ...
+
+    async def refuse_command(
+        self, repo: str, pr_number: int, comment_id: int, login: str, *, now: float
+    ) -> Refusals:
+        """Mark a claimed command comment refused, and count the PR's comments refused in the
+        hour before `now` (by `login`, and by anyone), one step across replicas. Counted
+        once: asking again for the same comment (a retry) gives the same counts."""
 
     async def add_feedback(
         self, repo: str, pr_number: int, test_key: str, login: str, now: float

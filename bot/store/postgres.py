@@ -23,6 +23,7 @@ from bot.store.command_models import (
     DAY_SECONDS,
     HOUR_SECONDS,
     CommandClaim,
+    Refusals,
     RerunGrant,
     RerunLimit,
 )
@@ -655,6 +656,37 @@ class PostgresStore(DeliveryLifecycle):
             repo,
             comment_id,
         )
+
+    async def refuse_command(
+        self, repo: str, pr_number: int, comment_id: int, login: str, *, now: float
+    ) -> Refusals:
+        # The lock makes the PR's counts and this mark one step across replicas.
+        async with self._pool.acquire() as conn, conn.transaction():
+            await conn.execute(
+                f"SELECT pg_advisory_xact_lock({_LOCK_KEY})",
+                json.dumps(["refusal", repo, pr_number]),
+            )
+            await conn.execute(
+                "UPDATE command_comments SET refused_at = $5, refused_before_by_login = (SELECT "
+                "count(*) FROM command_comments WHERE repo = $1 AND pr_number = $2 AND "
+                "login = $3 AND refused_at > $6), refused_before_on_pr = (SELECT count(*) FROM "
+                "command_comments WHERE repo = $1 AND pr_number = $2 AND refused_at > $6) "
+                "WHERE repo = $1 AND comment_id = $4 AND refused_at IS NULL",
+                repo,
+                pr_number,
+                login,
+                comment_id,
+                now,
+                now - HOUR_SECONDS,
+            )
+            row = await conn.fetchrow(
+                "SELECT refused_before_by_login, refused_before_on_pr FROM command_comments "
+                "WHERE repo = $1 AND comment_id = $2",
+                repo,
+                comment_id,
+            )
+        assert row is not None  # claimed before it is refused
+        return Refusals(by_login=row["refused_before_by_login"], on_pr=row["refused_before_on_pr"])
 
     async def add_feedback(
         self, repo: str, pr_number: int, test_key: str, login: str, now: float

@@ -17,6 +17,7 @@ from bot.store.command_models import (
     DAY_SECONDS,
     HOUR_SECONDS,
     CommandClaim,
+    Refusals,
     RerunGrant,
     RerunLimit,
 )
@@ -700,6 +701,31 @@ class SQLiteStore(DeliveryLifecycle):
             "UPDATE command_comments SET finished = 1 WHERE repo = ? AND comment_id = ?",
             (repo, comment_id),
         )
+
+    async def refuse_command(
+        self, repo: str, pr_number: int, comment_id: int, login: str, *, now: float
+    ) -> Refusals:
+        # One statement: the counts and the mark cannot interleave with another refusal's.
+        await self._write(
+            "UPDATE command_comments SET refused_at = ?, refused_before_by_login = (SELECT "
+            "count(*) FROM command_comments WHERE repo = ? AND pr_number = ? AND login = ? "
+            "AND refused_at > ?), refused_before_on_pr = (SELECT count(*) FROM "
+            "command_comments WHERE repo = ? AND pr_number = ? AND refused_at > ?) "
+            "WHERE repo = ? AND comment_id = ? AND refused_at IS NULL",
+            (
+                now,
+                *(repo, pr_number, login, now - HOUR_SECONDS),
+                *(repo, pr_number, now - HOUR_SECONDS),
+                *(repo, comment_id),
+            ),
+        )
+        row = await self._first(
+            "SELECT refused_before_by_login, refused_before_on_pr FROM command_comments "
+            "WHERE repo = ? AND comment_id = ?",
+            (repo, comment_id),
+        )
+        assert row is not None  # claimed before it is refused
+        return Refusals(by_login=int(row[0]), on_pr=int(row[1]))
 
     async def add_feedback(
         self, repo: str, pr_number: int, test_key: str, login: str, now: float
