@@ -51,6 +51,7 @@ class Request:
     number: int
     login: str
     config: LoadedRepoConfig
+    may_write: bool | None = None  # the login's write access, once GitHub was asked
 
 
 # (done, reply line): done is False when nothing could be done (answered with 😕).
@@ -75,10 +76,13 @@ async def on_comment_created(event: sansio.Event, gh: GitHubClient | None, ctx: 
     if claim is CommandClaim.HANDLED:
         return
     author = payload.issue.user.login if payload.issue.user else None
-    request = Request(ctx, gh, repo, number, user.login, config)
+    may_write = None
+    if claim is not CommandClaim.LIMITED and user.login != author:
+        may_write = await api.can_write(gh, repo, user.login)
+    request = Request(ctx, gh, repo, number, user.login, config, may_write)
     if claim is CommandClaim.LIMITED:
         await _refuse(request, comment.id, replies.rate_limited(per_hour))
-    elif user.login != author and not await api.can_write(gh, repo, user.login):
+    elif request.may_write is False:
         await _refuse(request, comment.id, replies.not_permitted())
     else:
         await api.add_reaction(gh, repo, comment.id, "eyes")
@@ -220,6 +224,7 @@ async def _track(request: Request, command: Command) -> Outcome:
         request.number,
         request.login,
         request.config.config,
+        may_write=request.may_write,
     )
     return result.adopted, result.text
 

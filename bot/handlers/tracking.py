@@ -146,14 +146,18 @@ async def adopt_issue(
     pr_number: int,
     requester: str,
     config: RepoConfig | None = None,
+    *,
+    may_write: bool | None = None,
 ) -> Adoption:
     """Make an issue people wrote the tracking issue of `test_id` at `requester`'s word: retitle
     it, put the bot's section on top of their text, label it. Says what changed, or why
-    nothing did, in one line of markdown."""
+    nothing did, in one line of markdown. `may_write`: the requester's write access, when
+    the caller has already asked GitHub."""
     config = config or RepoConfig()
     test = code_span(shorten(test_id, 200))
     key = match_key(test_id)
-    may_write = await api.can_write(gh, repo, requester)
+    if may_write is None:
+        may_write = await api.can_write(gh, repo, requester)
     async with ctx.store.tracking_lock(repo):
         found = await api.get_issue(gh, repo, issue_number)
         current = await ctx.store.tracking_issue(repo, key)
