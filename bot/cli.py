@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from bot.config import Settings
+from bot.config import ConfigError, Settings
 from bot.logs import configure
 from bot.store import DeliveryState, open_store
 
@@ -210,11 +210,11 @@ def _describe(result: dict[str, Any]) -> str:
 async def serve(settings: Settings) -> int:
     from bot.runtime import Bot
 
-    missing = settings.missing_for_serve()
-    if missing:
-        print(f"flakybot serve: cannot start: set {', '.join(missing)}", file=sys.stderr)
+    try:
+        bot = await Bot.create(settings)
+    except ConfigError as exc:
+        print(f"flakybot serve: cannot start: {exc}", file=sys.stderr)
         return 2
-    bot = await Bot.create(settings)
     url = await bot.start()
     log.info("listening on %s%s", url, settings.webhook_path)
     stop = asyncio.Event()

@@ -10,6 +10,9 @@ from typing import Any, Literal
 from urllib.parse import unquote, urlsplit
 
 import yaml
+from cryptography.exceptions import UnsupportedAlgorithm
+from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
+from cryptography.hazmat.primitives.serialization import load_pem_private_key
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -26,6 +29,10 @@ from bot.triage.parsers.custom import CustomPattern
 DEFAULT_DATABASE_URL = "sqlite:///flakybot.sqlite3"
 REPO_CONFIG_PATH = ".github/flaky.yml"
 DEFAULT_DELIVERY_RETENTION_DAYS = 14.0
+
+
+class ConfigError(ValueError):
+    """A setting `flakybot serve` cannot start with; the message names its variable."""
 
 
 class Settings(BaseSettings):
@@ -79,16 +86,25 @@ class Settings(BaseSettings):
         return missing
 
     def private_key_pem(self) -> str:
+        """The App's private key, PEM text that holds an RSA private key (GitHub Apps sign
+        their JWTs with one): anything else would fail every delivery, not the start."""
         if self.private_key is not None:
             # Probot users often paste the key with literal "\n" into one env line.
-            return self.private_key.get_secret_value().replace("\\n", "\n")
-        if self.private_key_path is not None:
-            return self.private_key_path.read_text()
-        raise ValueError("no private key configured (PRIVATE_KEY or PRIVATE_KEY_PATH)")
+            name, pem = "PRIVATE_KEY", self.private_key.get_secret_value().replace("\\n", "\n")
+        elif self.private_key_path is not None:
+            name, pem = "PRIVATE_KEY_PATH", _read_key_file(self.private_key_path)
+        else:
+            raise ConfigError("no private key configured (PRIVATE_KEY or PRIVATE_KEY_PATH)")
+        if not _is_rsa_private_key(pem):
+            raise ConfigError(
+                f"{name} does not hold an RSA private key in PEM form "
+                "(the .pem file GitHub generates for the App)"
+            )
+        return pem
 
     def secret(self) -> str:
         if self.webhook_secret is None:
-            raise ValueError("no webhook secret configured (WEBHOOK_SECRET)")
+            raise ConfigError("no webhook secret configured (WEBHOOK_SECRET)")
         return self.webhook_secret.get_secret_value()
 
     def secret_values(self) -> list[str]:
@@ -100,6 +116,23 @@ class Settings(BaseSettings):
         ]
         password = urlsplit(self.database_url).password
         return values + ([unquote(password), password] if password else [])
+
+
+def _read_key_file(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError as exc:
+        raise ConfigError(f"PRIVATE_KEY_PATH: cannot read {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"PRIVATE_KEY_PATH: {path} is not a PEM text file") from None
+
+
+def _is_rsa_private_key(pem: str) -> bool:
+    try:
+        key = load_pem_private_key(pem.encode(), password=None)
+    except (ValueError, TypeError, UnsupportedAlgorithm):  # TypeError: encrypted
+        return False
+    return isinstance(key, RSAPrivateKey)
 
 
 class ReportSource(BaseModel):

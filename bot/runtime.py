@@ -10,7 +10,7 @@ import aiohttp
 from aiohttp import web
 
 from bot import dashboard
-from bot.config import Settings
+from bot.config import ConfigError, Settings
 from bot.github.client import GitHubApp
 from bot.handlers import dispatch, wants
 from bot.handlers.context import BotContext
@@ -39,8 +39,10 @@ class Bot:
         """`open_dashboard`: serve public repositories' pages without DASHBOARD_TOKEN (demo)."""
         missing = settings.missing_for_serve()
         if missing:
-            raise ValueError(f"cannot start: set {', '.join(missing)}")
+            raise ConfigError(f"set {', '.join(missing)}")
         assert settings.app_id is not None
+        # Checked before anything opens: a key that cannot sign would fail every delivery.
+        private_key = settings.private_key_pem()
         store = await open_store(settings.database_url)
         metrics = Metrics()
         session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=60))
@@ -48,7 +50,7 @@ class Bot:
             session,
             api_url=settings.github_api_url,
             app_id=settings.app_id,
-            private_key=settings.private_key_pem(),
+            private_key=private_key,
             metrics=metrics,
             write_interval=settings.write_interval,
             write_schedule=store.write_schedule(),

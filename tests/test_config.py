@@ -42,9 +42,11 @@ def test_empty_webhook_secret_counts_as_missing(
     assert (settings.app_id, settings.secret()) == (12, "s")
 
 
-def test_private_key_with_literal_newlines_is_unfolded(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PRIVATE_KEY", r"-----BEGIN RSA PRIVATE KEY-----\nAAAA\n-----END RSA")
-    assert _settings().private_key_pem() == "-----BEGIN RSA PRIVATE KEY-----\nAAAA\n-----END RSA"
+def test_private_key_with_literal_newlines_is_unfolded(
+    monkeypatch: pytest.MonkeyPatch, private_key: str
+) -> None:
+    monkeypatch.setenv("PRIVATE_KEY", private_key.replace("\n", "\\n"))
+    assert _settings().private_key_pem() == private_key
 
 
 def test_private_key_is_read_from_its_path(
