@@ -174,6 +174,9 @@ async def receive_webhook(request: web.Request) -> web.Response:
                     payload = json.dumps(data).encode()
         except (BadRequest, ValueError, LookupError):  # LookupError: an unknown charset
             return _refuse(400, "body is not a JSON webhook payload")
+        except RecursionError:
+            # stdlib json parses nested arrays and objects recursively: `[[[[...` deep.
+            return _refuse(400, "body is nested too deeply to be a webhook payload")
         if not isinstance(data, dict):
             return _refuse(400, "payload must be a JSON object")
         if event_name == "ping":
