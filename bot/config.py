@@ -29,6 +29,12 @@ from bot.triage.parsers.custom import CustomPattern
 DEFAULT_DATABASE_URL = "sqlite:///flakybot.sqlite3"
 REPO_CONFIG_PATH = ".github/flaky.yml"
 DEFAULT_DELIVERY_RETENTION_DAYS = 14.0
+# GitHub sends a delivery's head and body at once and gives up on it after 10 s.
+DEFAULT_HEADER_TIMEOUT_SECONDS = 10.0
+DEFAULT_BODY_TIMEOUT_SECONDS = 10.0
+# Well below a small open-file limit (256 on macOS), which GitHub calls, the database and
+# the logs share with the listening socket.
+DEFAULT_MAX_CONNECTIONS = 100
 
 
 class ConfigError(ValueError):
@@ -63,6 +69,11 @@ class Settings(BaseSettings):
     # A tracking issue's new tally is written at most this long after the failure, in one
     # edit for every failure of the test in between (0: right away, one edit each).
     tracking_refresh_seconds: float = Field(default=60.0, ge=0, le=3600)
+    # A request's head must be complete this long after its first byte, its body this long
+    # after the head; at most this many connections are open (bot/connections.py).
+    header_timeout_seconds: float = Field(default=DEFAULT_HEADER_TIMEOUT_SECONDS, gt=0, le=300)
+    body_timeout_seconds: float = Field(default=DEFAULT_BODY_TIMEOUT_SECONDS, gt=0, le=300)
+    max_connections: int = Field(default=DEFAULT_MAX_CONNECTIONS, ge=1, le=100_000)
     # The dashboard is off unless this is set; then every page asks for it.
     dashboard_token: SecretStr | None = None
     # `serve`'s log lines: one JSON object each, or text for a person at a terminal.

@@ -17,6 +17,7 @@ from urllib.parse import unquote
 
 from aiohttp import web
 
+from bot.connections import read_body
 from bot.report.dashboard import (
     chart_days,
     render_dead_letters,
@@ -159,7 +160,7 @@ async def login(request: web.Request) -> web.Response:
     access = request.app[ACCESS]
     if not access.token:
         raise web.HTTPNotFound(text="There is nothing to sign in to: no DASHBOARD_TOKEN is set.\n")
-    form = await request.post()
+    form = await read_body(request, request.post)
     given = form.get("token")
     if not isinstance(given, str) or not hmac.compare_digest(given.encode(), access.token.encode()):
         return _html(render_login("That is not the dashboard token."), status=401)

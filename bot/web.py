@@ -16,6 +16,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, Counter, generate_latest
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from bot import dashboard
+from bot.connections import GUARD_KEY, Guard, Limits, read_body
 from bot.inbox import INTERNAL_EVENT_PREFIX, Worker
 from bot.logs import bind
 from bot.metrics import Metrics
@@ -61,10 +62,14 @@ def create_app(
     webhook_secret: str,
     webhook_path: str,
     dashboard_access: dashboard.Access | None = None,
+    limits: Limits | None = None,
 ) -> web.Application:
+    """The app; serve it through `app[GUARD_KEY].protocol_factory` for `limits` to hold."""
     if not webhook_secret:
         raise ValueError("a webhook secret is required: unsigned deliveries are never accepted")
-    app = web.Application(client_max_size=MAX_BODY_BYTES)
+    guard = Guard(limits or Limits(), metrics)
+    app = web.Application(client_max_size=MAX_BODY_BYTES, middlewares=[guard.track_requests])
+    app[GUARD_KEY] = guard
     app[STORE_KEY] = store
     app[WORKER_KEY] = worker
     app[METRICS_KEY] = metrics
@@ -151,7 +156,7 @@ async def receive_webhook(request: web.Request) -> web.Response:
         return _refuse(400, f"{INTERNAL_EVENT_PREFIX}* events are the bot's own, not GitHub's")
     bind(delivery=delivery_id, event=event_name)
     try:
-        body = await request.read()
+        body = await read_body(request, request.read)
     except web.HTTPRequestEntityTooLarge:
         return _refuse(413, f"body larger than {MAX_BODY_BYTES} bytes")
     # The signature first: nothing of an unsigned body is parsed.
