@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import TypeVar, cast
 
 from aiohttp import web
+from aiohttp.http_exceptions import HttpProcessingError
 
 from bot.config import (
     DEFAULT_BODY_TIMEOUT_SECONDS,
@@ -258,3 +259,26 @@ async def read_body(request: web.Request, read: Callable[[], Awaitable[T]]) -> T
     if guard is None:
         return await read()
     return await guard.read_body(request, read)
+
+
+class _UnreadableRequests(logging.Filter):
+    """aiohttp logs a request it cannot parse (a header line over its 8190 bytes, a malformed
+    request line) as an ERROR with a traceback that quotes the request: any stranger can send
+    one, and it is the sender's mistake. One WARNING line instead, naming the sender and the
+    kind of mistake, none of the sender's bytes."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, HttpProcessingError):
+            sender = record.args[0] if isinstance(record.args, tuple) and record.args else "?"
+            record.msg = "refused a request from %s that could not be read: %s (%s)"
+            record.args = (sender, type(exc).__name__, exc.code)
+            record.exc_info = record.exc_text = None
+            record.levelno = min(record.levelno, logging.WARNING)
+            record.levelname = logging.getLevelName(record.levelno)
+        return True
+
+
+# aiohttp's own lines about the requests it serves (give it as `logger` to the runner).
+server_log = logging.getLogger(f"{__name__}.aiohttp")
+server_log.addFilter(_UnreadableRequests())

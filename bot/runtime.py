@@ -11,7 +11,7 @@ from aiohttp import web
 
 from bot import dashboard
 from bot.config import ConfigError, Settings
-from bot.connections import GUARD_KEY, IDLE_SECONDS, Limits
+from bot.connections import GUARD_KEY, IDLE_SECONDS, Limits, server_log
 from bot.github.client import GitHubApp
 from bot.handlers import dispatch, wants
 from bot.handlers.context import BotContext
@@ -101,7 +101,9 @@ class Bot:
 
     async def start(self, host: str | None = None, port: int | None = None) -> str:
         """Serve HTTP and start the worker; returns the base URL."""
-        self._runner = web.AppRunner(self.app, access_log=None, keepalive_timeout=IDLE_SECONDS)
+        self._runner = web.AppRunner(
+            self.app, access_log=None, keepalive_timeout=IDLE_SECONDS, logger=server_log
+        )
         await self._runner.setup()
         assert self._runner.server is not None
         # Every connection through the guard (bot/connections.py), which aiohttp's own sites

@@ -204,6 +204,26 @@ async def test_a_newcomer_finds_every_place_busy_and_is_answered_503(tmp_path: P
         assert closed_count(bot, "refused") == 1
 
 
+async def test_a_header_line_over_the_limit_is_one_warning_without_the_senders_bytes(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    async with bot_with(tmp_path) as bot:
+        reader, writer = await connect(
+            *host_port(bot), head("GET", "/healthz", "X-Big: " + "secretish" * 2000, "", "")
+        )
+        answer = await closed_by_server(reader)
+        writer.close()
+
+    assert answer.split(b"\r\n", 1)[0].split(b" ")[1] == b"400"
+    assert [r for r in caplog.records if r.levelno >= logging.ERROR] == []
+    (line,) = [r for r in caplog.records if "could not be read" in r.getMessage()]
+    assert line.levelno == logging.WARNING
+    assert line.exc_info is None
+    assert "LineTooLong" in line.getMessage()
+    assert "secretish" not in line.getMessage()
+
+
 async def test_serve_with_few_file_descriptors_still_answers_healthz_under_a_flood(
     tmp_path: Path,
 ) -> None:
