@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from bot.config import Settings, settings_problems
+from bot.config import ConfigError, Settings, settings_problems
 from bot.logs import configure
 from bot.store import DeliveryState, open_store
 
@@ -217,11 +217,11 @@ def _describe(result: dict[str, Any]) -> str:
 async def serve(settings: Settings) -> int:
     from bot.runtime import Bot
 
-    missing = settings.missing_for_serve()
-    if missing:
-        print(f"flakybot serve: cannot start: set {', '.join(missing)}", file=sys.stderr)
+    try:
+        bot = await Bot.create(settings)
+    except ConfigError as exc:
+        print(f"flakybot serve: cannot start: {exc}", file=sys.stderr)
         return 2
-    bot = await Bot.create(settings)
     url = await bot.start()
     log.info("listening on %s%s", url, settings.webhook_path)
     stop = asyncio.Event()

@@ -10,6 +10,9 @@ from typing import Annotated, Any, Literal
 from urllib.parse import unquote, urlsplit
 
 import yaml
+from cryptography.exceptions import UnsupportedAlgorithm
+from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
+from cryptography.hazmat.primitives.serialization import load_pem_private_key
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -35,6 +38,16 @@ DASHBOARD_TOKEN_HINT = (
     'make one with `python -c "import secrets; print(secrets.token_urlsafe(32))"` '
     "or `openssl rand -hex 32`"
 )
+# GitHub sends a delivery's head and body at once and gives up on it after 10 s.
+DEFAULT_HEADER_TIMEOUT_SECONDS = 10.0
+DEFAULT_BODY_TIMEOUT_SECONDS = 10.0
+# Well below a small open-file limit (256 on macOS), which GitHub calls, the database and
+# the logs share with the listening socket.
+DEFAULT_MAX_CONNECTIONS = 100
+
+
+class ConfigError(ValueError):
+    """A setting `flakybot serve` cannot start with; the message names its variable."""
 
 
 class Settings(BaseSettings):
@@ -68,6 +81,11 @@ class Settings(BaseSettings):
     # A tracking issue's new tally is written at most this long after the failure, in one
     # edit for every failure of the test in between (0: right away, one edit each).
     tracking_refresh_seconds: float = Field(default=60.0, ge=0, le=3600)
+    # A request's head must be complete this long after its first byte, its body this long
+    # after the head; at most this many connections are open (bot/connections.py).
+    header_timeout_seconds: float = Field(default=DEFAULT_HEADER_TIMEOUT_SECONDS, gt=0, le=300)
+    body_timeout_seconds: float = Field(default=DEFAULT_BODY_TIMEOUT_SECONDS, gt=0, le=300)
+    max_connections: int = Field(default=DEFAULT_MAX_CONNECTIONS, ge=1, le=100_000)
     # The dashboard is off unless this is set; then every page asks for it.
     dashboard_token: SecretStr | None = None
     # Reverse proxies (addresses or networks) whose X-Forwarded-For names the client, for
@@ -115,16 +133,25 @@ class Settings(BaseSettings):
         return missing
 
     def private_key_pem(self) -> str:
+        """The App's private key, PEM text that holds an RSA private key (GitHub Apps sign
+        their JWTs with one): anything else would fail every delivery, not the start."""
         if self.private_key is not None:
             # Probot users often paste the key with literal "\n" into one env line.
-            return self.private_key.get_secret_value().replace("\\n", "\n")
-        if self.private_key_path is not None:
-            return self.private_key_path.read_text()
-        raise ValueError("no private key configured (PRIVATE_KEY or PRIVATE_KEY_PATH)")
+            name, pem = "PRIVATE_KEY", self.private_key.get_secret_value().replace("\\n", "\n")
+        elif self.private_key_path is not None:
+            name, pem = "PRIVATE_KEY_PATH", _read_key_file(self.private_key_path)
+        else:
+            raise ConfigError("no private key configured (PRIVATE_KEY or PRIVATE_KEY_PATH)")
+        if not _is_rsa_private_key(pem):
+            raise ConfigError(
+                f"{name} does not hold an RSA private key in PEM form "
+                "(the .pem file GitHub generates for the App)"
+            )
+        return pem
 
     def secret(self) -> str:
         if self.webhook_secret is None:
-            raise ValueError("no webhook secret configured (WEBHOOK_SECRET)")
+            raise ConfigError("no webhook secret configured (WEBHOOK_SECRET)")
         return self.webhook_secret.get_secret_value()
 
     def secret_values(self) -> list[str]:
@@ -146,6 +173,23 @@ def settings_problems(exc: ValidationError) -> list[str]:
         f"{err['msg'].removeprefix('Value error, ')}"
         for err in exc.errors(include_input=False)
     ]
+
+
+def _read_key_file(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError as exc:
+        raise ConfigError(f"PRIVATE_KEY_PATH: cannot read {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"PRIVATE_KEY_PATH: {path} is not a PEM text file") from None
+
+
+def _is_rsa_private_key(pem: str) -> bool:
+    try:
+        key = load_pem_private_key(pem.encode(), password=None)
+    except (ValueError, TypeError, UnsupportedAlgorithm):  # TypeError: encrypted
+        return False
+    return isinstance(key, RSAPrivateKey)
 
 
 class ReportSource(BaseModel):

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from aiohttp import web
 
+from bot.connections import read_body
 from bot.report.dashboard import (
     chart_days,
     render_dead_letters,
@@ -214,7 +215,7 @@ async def login(request: web.Request) -> web.Response:
     wait = _wait(request, access)
     if wait is not None:
         return _html(render_login(_too_many(wait)), status=429, headers=_retry_after(wait))
-    form = await request.post()
+    form = await read_body(request, request.post)
     given = form.get("token")
     if not _guess(request, access, given if isinstance(given, str) else ""):
         return _html(render_login("That is not the dashboard token."), status=401)

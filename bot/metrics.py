@@ -6,6 +6,9 @@ from urllib.parse import urlsplit
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
+# Every value of `flakybot_connections_closed`'s `reason` label (bot/connections.py).
+CONNECTION_CLOSE_REASONS = ("header-timeout", "body-timeout", "evicted", "refused")
+
 
 class Metrics:
     def __init__(self) -> None:
@@ -61,6 +64,22 @@ class Metrics:
             ["scope"],
             registry=self.registry,
         )
+        self.connections_open = Gauge(
+            "flakybot_connections_open",
+            "HTTP connections open on the listening socket: busy with a request, or waiting "
+            "for one (idle or half-sent)",
+            ["state"],
+            registry=self.registry,
+        )
+        self.connections_closed = Counter(
+            "flakybot_connections_closed",
+            "HTTP connections the bot closed or refused to protect itself: request head or "
+            "body too slow, evicted or refused at MAX_CONNECTIONS",
+            ["reason"],
+            registry=self.registry,
+        )
+        for reason in CONNECTION_CLOSE_REASONS:
+            self.connections_closed.labels(reason)
         self.tracking_issues = Counter(
             "flakybot_tracking_issues",
             "Tracking issues created, reopened and closed by the bot",

@@ -10,7 +10,8 @@ import aiohttp
 from aiohttp import web
 
 from bot import dashboard
-from bot.config import Settings
+from bot.config import ConfigError, Settings
+from bot.connections import GUARD_KEY, IDLE_SECONDS, Limits, server_log
 from bot.github.client import GitHubApp
 from bot.handlers import dispatch, wants
 from bot.handlers.context import BotContext
@@ -30,6 +31,7 @@ class Bot:
     worker: Worker
     app: web.Application
     _runner: web.AppRunner | None = field(default=None, init=False)
+    _listener: asyncio.Server | None = field(default=None, init=False)
     url: str = field(default="", init=False)
 
     @classmethod
@@ -39,8 +41,10 @@ class Bot:
         """`open_dashboard`: serve public repositories' pages without DASHBOARD_TOKEN (demo)."""
         missing = settings.missing_for_serve()
         if missing:
-            raise ValueError(f"cannot start: set {', '.join(missing)}")
+            raise ConfigError(f"set {', '.join(missing)}")
         assert settings.app_id is not None
+        # Checked before anything opens: a key that cannot sign would fail every delivery.
+        private_key = settings.private_key_pem()
         store = await open_store(settings.database_url)
         metrics = Metrics()
         session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=60))
@@ -48,7 +52,7 @@ class Bot:
             session,
             api_url=settings.github_api_url,
             app_id=settings.app_id,
-            private_key=settings.private_key_pem(),
+            private_key=private_key,
             metrics=metrics,
             write_interval=settings.write_interval,
             write_schedule=store.write_schedule(),
@@ -88,22 +92,29 @@ class Bot:
                 open_public=open_dashboard,
             ),
             trusted_proxies=settings.trusted_proxies or (),
+            limits=Limits(
+                header_seconds=settings.header_timeout_seconds,
+                body_seconds=settings.body_timeout_seconds,
+                max_connections=settings.max_connections,
+            ),
         )
         return cls(settings, store, session, github, metrics, worker, app)
 
     async def start(self, host: str | None = None, port: int | None = None) -> str:
         """Serve HTTP and start the worker; returns the base URL."""
-        self._runner = web.AppRunner(self.app, access_log=None)
+        self._runner = web.AppRunner(
+            self.app, access_log=None, keepalive_timeout=IDLE_SECONDS, logger=server_log
+        )
         await self._runner.setup()
-        site = web.TCPSite(
-            self._runner,
+        assert self._runner.server is not None
+        # Every connection through the guard (bot/connections.py), which aiohttp's own sites
+        # have no place for.
+        self._listener = await asyncio.get_running_loop().create_server(
+            self.app[GUARD_KEY].protocol_factory(self._runner.server),
             host or self.settings.host,
             self.settings.port if port is None else port,
         )
-        await site.start()
-        server = site._server
-        assert server is not None and server.sockets  # type: ignore[attr-defined]
-        bound_host, bound_port = server.sockets[0].getsockname()[:2]  # type: ignore[attr-defined]
+        bound_host, bound_port = self._listener.sockets[0].getsockname()[:2]
         self.url = f"http://{bound_host}:{bound_port}"
         self.worker.start()
         return self.url
@@ -133,6 +144,8 @@ class Bot:
 
     async def close(self) -> None:
         await self.worker.stop()
+        if self._listener is not None:
+            self._listener.close()
         if self._runner is not None:
             await self._runner.cleanup()
         await self.session.close()

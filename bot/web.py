@@ -19,6 +19,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, Counter, generate_latest
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from bot import dashboard
+from bot.connections import GUARD_KEY, Guard, Limits, read_body
 from bot.inbox import INTERNAL_EVENT_PREFIX, Worker
 from bot.logs import bind
 from bot.metrics import Metrics
@@ -67,12 +68,18 @@ def create_app(
     webhook_path: str,
     dashboard_access: dashboard.Access | None = None,
     trusted_proxies: Sequence[Network] = (),
+    limits: Limits | None = None,
 ) -> web.Application:
+    """The app; serve it through `app[GUARD_KEY].protocol_factory` for `limits` to hold."""
     if not webhook_secret:
         raise ValueError("a webhook secret is required: unsigned deliveries are never accepted")
+    guard = Guard(limits or Limits(), metrics)
+    middlewares: list[Middleware] = [guard.track_requests]
     # Only with proxies configured: no other request pays for reading the header.
-    middlewares = [forwarded_client(trusted_proxies)] if trusted_proxies else []
+    if trusted_proxies:
+        middlewares.append(forwarded_client(trusted_proxies))
     app = web.Application(client_max_size=MAX_BODY_BYTES, middlewares=middlewares)
+    app[GUARD_KEY] = guard
     app[STORE_KEY] = store
     app[WORKER_KEY] = worker
     app[METRICS_KEY] = metrics
@@ -198,7 +205,7 @@ async def receive_webhook(request: web.Request) -> web.Response:
         return _refuse(400, f"{INTERNAL_EVENT_PREFIX}* events are the bot's own, not GitHub's")
     bind(delivery=delivery_id, event=event_name)
     try:
-        body = await request.read()
+        body = await read_body(request, request.read)
     except web.HTTPRequestEntityTooLarge:
         return _refuse(413, f"body larger than {MAX_BODY_BYTES} bytes")
     # The signature first: nothing of an unsigned body is parsed.
@@ -221,6 +228,9 @@ async def receive_webhook(request: web.Request) -> web.Response:
                     payload = json.dumps(data).encode()
         except (BadRequest, ValueError, LookupError):  # LookupError: an unknown charset
             return _refuse(400, "body is not a JSON webhook payload")
+        except RecursionError:
+            # stdlib json parses nested arrays and objects recursively: `[[[[...` deep.
+            return _refuse(400, "body is nested too deeply to be a webhook payload")
         if not isinstance(data, dict):
             return _refuse(400, "payload must be a JSON object")
         if event_name == "ping":

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from cryptography.hazmat.primitives import serialization
 
 from bot.sim.fleet import APP_VARIABLES, free_port, serve_env, wait_listening
 from bot.sim.scenario import builtin_scenario
@@ -82,6 +83,47 @@ def test_serve_refuses_a_dashboard_token_easy_to_guess_and_says_how_to_make_one(
     assert "openssl rand -hex 32" in line
     assert f"'{token}'" not in line and f"={token}" not in line
     assert not (tmp_path / "bot.sqlite3").exists()  # refused before touching anything
+
+
+def _public_half(private_key: str) -> str:
+    key = serialization.load_pem_private_key(private_key.encode(), password=None)
+    return (
+        key.public_key()
+        .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+        .decode()
+    )
+
+
+@pytest.mark.parametrize(
+    ("variable", "key"),
+    [
+        ("PRIVATE_KEY", "-----BEGIN RSA PRIVATE KEY-----\\nnot-base64-at-all\\n-----END"),
+        ("PRIVATE_KEY", "public"),
+        ("PRIVATE_KEY_PATH", "a file of something else"),
+        ("PRIVATE_KEY_PATH", "no such file"),
+    ],
+)
+def test_serve_refuses_to_start_with_a_private_key_it_cannot_sign_with(
+    tmp_path: Path, private_key: str, variable: str, key: str
+) -> None:
+    """Before, it started, then dead-lettered every delivery: "could not parse public key"."""
+    if key == "public":
+        key = _public_half(private_key)
+    if variable == "PRIVATE_KEY_PATH":
+        path = tmp_path / "app.pem"
+        if key != "no such file":
+            path.write_text(key)
+        key = str(path)
+    env = clean_env(APP_ID="12", WEBHOOK_SECRET="s3cr3t-for-the-key-test", **{variable: key})
+
+    result = flakybot("serve", cwd=tmp_path, env=env)
+
+    assert result.returncode == 2
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith("flakybot serve: cannot start: ")
+    assert variable in line
+    assert "-----" not in line
+    assert not (tmp_path / "flakybot.sqlite3").exists()  # refused before opening anything
 
 
 def test_demo_json_records_verdicts_and_every_write(tmp_path: Path) -> None:

@@ -119,9 +119,11 @@ def test_trusted_proxies_are_addresses_or_networks_separated_by_commas(
     ]
 
 
-def test_private_key_with_literal_newlines_is_unfolded(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PRIVATE_KEY", r"-----BEGIN RSA PRIVATE KEY-----\nAAAA\n-----END RSA")
-    assert _settings().private_key_pem() == "-----BEGIN RSA PRIVATE KEY-----\nAAAA\n-----END RSA"
+def test_private_key_with_literal_newlines_is_unfolded(
+    monkeypatch: pytest.MonkeyPatch, private_key: str
+) -> None:
+    monkeypatch.setenv("PRIVATE_KEY", private_key.replace("\n", "\\n"))
+    assert _settings().private_key_pem() == private_key
 
 
 def test_private_key_is_read_from_its_path(

@@ -160,6 +160,32 @@ async def test_signed_body_that_is_not_a_json_object_is_refused(
     assert await _ids(store) == []
 
 
+_DEEP = b"[" * 100_000 + b"]" * 100_000
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type"),
+    [
+        (b'{"action": "completed", "x": ' + _DEEP + b"}", "application/json"),
+        (b'{"x": ' + _DEEP + b"}", "application/json; charset=latin-1"),
+        (
+            urlencode({"payload": '{"x": ' + _DEEP.decode() + "}"}).encode(),
+            "application/x-www-form-urlencoded",
+        ),
+    ],
+    ids=["json", "other-charset", "form"],
+)
+async def test_a_signed_body_nested_too_deeply_is_a_400_not_a_500(
+    client: Client, store: SQLiteStore, body: bytes, content_type: str
+) -> None:
+    status, text = await _post(client, body, webhook_headers(body, content_type=content_type))
+    assert (status, json.loads(text)) == (
+        400,
+        {"error": "body is nested too deeply to be a webhook payload"},
+    )
+    assert await _ids(store) == []
+
+
 async def test_form_encoded_delivery_is_stored_as_json(client: Client, store: SQLiteStore) -> None:
     body = urlencode({"payload": PAYLOAD.decode()}).encode()
     headers = webhook_headers(body, content_type="application/x-www-form-urlencoded")
