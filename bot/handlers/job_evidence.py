@@ -100,7 +100,7 @@ async def _reports(
     for artifact, source in wanted[:ARTIFACTS_READ]:
         if budget.exhausted:
             problems.append(
-                f"artifact {artifact.name}: not read: the job's reports are over "
+                f"artifact {artifact.name}: refused: the job's reports are over "
                 f"{JOB_EXPANDED_BYTES} bytes decompressed"
             )
             continue
