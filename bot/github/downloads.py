@@ -7,6 +7,7 @@ and the token goes only to the API, never to the blob host.
 from __future__ import annotations
 
 import asyncio
+import io
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -192,14 +193,14 @@ async def download_artifact(
     ) as blob:
         if blob.content_length is not None and blob.content_length > cap_bytes:
             raise TooLarge(f"artifact {artifact_id} is {blob.content_length} bytes")
-        chunks: list[bytes] = []
-        size = 0
+        # Written into one buffer whose bytes getvalue() hands over without a copy: a list of
+        # chunks joined at the end would hold the zip twice.
+        buffer = io.BytesIO()
         async for chunk in blob.content.iter_chunked(CHUNK_BYTES):
-            size += len(chunk)
-            if size > cap_bytes:
+            if buffer.tell() + len(chunk) > cap_bytes:
                 raise TooLarge(f"artifact {artifact_id} is over {cap_bytes} bytes")
-            chunks.append(chunk)
-    return b"".join(chunks)
+            buffer.write(chunk)
+    return buffer.getvalue()
 
 
 def _starts_after_zero(content_range: str | None) -> bool:

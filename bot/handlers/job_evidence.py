@@ -13,12 +13,17 @@ from bot.github.downloads import Streamed, TooLarge, download_artifact, stream_j
 from bot.triage.failures import extract, log_scanner, markers_fired
 from bot.triage.logscan import LogScanner
 from bot.triage.models import Extraction
-from bot.triage.reports.artifacts import read_artifact_zip
+from bot.triage.reports import ReportResult
+from bot.triage.reports.artifacts import ExpandBudget, read_artifact_reports
 
 log = logging.getLogger(__name__)
 
-ARTIFACT_CAP_BYTES = 50 * 1024 * 1024
 MIB = 1024 * 1024
+ARTIFACT_CAP_BYTES = 50 * MIB
+# What one artifact's reports, and all of a job's, may decompress to. Entries are parsed as
+# they decompress, so this bounds the work; the parsers' own caps bound what stays in memory.
+ARTIFACT_EXPANDED_BYTES = 32 * MIB
+JOB_EXPANDED_BYTES = 64 * MIB
 ARTIFACTS_READ = 5  # at most this many matching artifacts per job, newest first
 
 
@@ -43,12 +48,12 @@ async def read_job(
             if config.reports and run.run_id is not None
             else None
         )
-    files, report_problems = reports.result() if reports else ([], [])
+    parsed, report_problems = reports.result() if reports else ([], [])
     log_lines = scanner.finish() if streamed else None
     extraction = extract(
         log_lines=log_lines,
         active_parsers=markers_fired(scanner) if streamed else None,
-        reports=files,
+        parsed_reports=parsed,
         annotations=notes.result() if notes else (),
         custom=config.custom_patterns,
         mass_threshold=config.mass_failure_threshold,
@@ -80,7 +85,7 @@ async def _stream_log(
 
 async def _reports(
     gh: GitHubClient, repo: str, run: CheckRun, config: RepoConfig
-) -> tuple[list[tuple[str, bytes]], list[str]]:
+) -> tuple[list[ReportResult], list[str]]:
     """Report files from the run's artifacts that the repo's `reports` settings name."""
     assert run.run_id is not None
     wanted = []
@@ -89,9 +94,16 @@ async def _reports(
         if source is not None and not artifact.expired:
             wanted.append((artifact, source))
     problems: list[str] = []
-    files: list[tuple[str, bytes]] = []
+    parsed: list[ReportResult] = []
+    budget = ExpandBudget(JOB_EXPANDED_BYTES)
     token = await gh.access_token()
     for artifact, source in wanted[:ARTIFACTS_READ]:
+        if budget.exhausted:
+            problems.append(
+                f"artifact {artifact.name}: refused: the job's reports are over "
+                f"{JOB_EXPANDED_BYTES} bytes decompressed"
+            )
+            continue
         if artifact.size_in_bytes > ARTIFACT_CAP_BYTES:
             problems.append(f"artifact {artifact.name}: larger than {ARTIFACT_CAP_BYTES} bytes")
             continue
@@ -108,7 +120,10 @@ async def _reports(
         except TooLarge as exc:
             problems.append(f"artifact {artifact.name}: {exc}")
             continue
-        found, zip_problems = read_artifact_zip(data, source.files, name=artifact.name)
-        files.extend((f"{artifact.name}/{path}", content) for path, content in found)
+        found, zip_problems = read_artifact_reports(
+            data, source.files, budget, max_expanded=ARTIFACT_EXPANDED_BYTES, name=artifact.name
+        )
+        del data  # the next artifact's download should not stand beside this one's
+        parsed.extend(result for _, result in found)
         problems.extend(zip_problems)
-    return files, problems
+    return parsed, problems

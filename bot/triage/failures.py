@@ -21,7 +21,7 @@ from bot.triage.models import Extraction, Failure
 from bot.triage.parsers import PARSERS
 from bot.triage.parsers.actions_log import clean_log
 from bot.triage.parsers.custom import CustomPattern, parse_custom
-from bot.triage.reports import parse_report
+from bot.triage.reports import ReportResult, parse_report
 from bot.triage.signature import is_generic
 
 # Test runners print their summary and failure details at the end of a run, so on a huge
@@ -94,6 +94,7 @@ def extract(
     log_lines: Sequence[str] | None,
     active_parsers: Collection[str] | None = None,
     reports: Sequence[tuple[str, bytes]] = (),
+    parsed_reports: Sequence[ReportResult] = (),
     annotations: Sequence[Mapping[str, Any]] = (),
     custom: Sequence[CustomPattern] = (),
     mass_threshold: int = MASS_THRESHOLD,
@@ -107,6 +108,7 @@ def extract(
     it, it is a note and the tests are still the failures to decide on. `mass_failure` is
     set when more than `mass_threshold` distinct tests failed. `report_format` names the
     reports' format when known (see reports.FORMATS); "auto" tells it from each content.
+    `parsed_reports` are reports already read (artifacts are parsed as they decompress).
     `generic_messages` are the repository's own regexes for messages that say nothing
     (see signature.is_generic).
 
@@ -117,8 +119,8 @@ def extract(
     """
     found: list[Failure] = []
     problems: list[str] = []
-    for name, data in reports:
-        result = parse_report(name, data, report_format)
+    results = [*parsed_reports, *(parse_report(n, d, report_format) for n, d in reports)]
+    for result in results:
         found.extend(result.failures)
         problems.extend(result.problems)
     found.extend(failures_from_annotations(annotations, generic_messages))

@@ -1,24 +1,36 @@
 """Failed tests from test-report files: JUnit XML, .NET TRX, mocha JSON, go test -json.
 
-Pure: takes a file's name and bytes, returns plain data. A file that cannot be read gives a
-problem naming it, never an exception. `artifacts.read_artifact_zip` gets the files out of
-an Actions artifact.
+Pure: takes a file's name and its bytes (whole, or as chunks read from an archive), returns
+plain data. A file that cannot be read gives a problem naming it, never an exception.
+`artifacts.read_artifact_reports` reads the files of an Actions artifact.
+
+Memory follows what a file holds, not its size in bytes: XML and go test -json are parsed as
+their chunks arrive, and the XML tree's elements and a JSON document's bytes and containers
+are capped, so a dense file is refused instead of filling memory.
 """
 
 from __future__ import annotations
 
+import codecs
+import itertools
 import json
+from collections.abc import Iterable, Iterator
 
 from pydantic import BaseModel, Field
 
 from bot.triage.models import Failure
-from bot.triage.reports.go_json import is_event_stream, parse_go_json
+from bot.triage.reports.go_json import is_event, parse_go_json
 from bot.triage.reports.junit import parse_junit
 from bot.triage.reports.mocha_json import is_mocha_json, parse_mocha_json
 from bot.triage.reports.trx import is_trx, parse_trx
-from bot.triage.reports.xml_safe import local_name, parse_xml
+from bot.triage.reports.xml_safe import MAX_ELEMENTS, local_name, parse_xml
 
 FORMATS = ("junit", "trx", "mocha-json", "go-json")
+# A JSON document is parsed whole: its bytes and its containers (`{`, `[`: 56-64 bytes each
+# once parsed) are capped. mocha's JSON for thousands of tests fits well within both.
+MAX_JSON_BYTES = 4 * 1024 * 1024
+MAX_JSON_CONTAINERS = MAX_ELEMENTS
+_BLANK = b"\xef\xbb\xbf \t\r\n"
 
 
 class ReportResult(BaseModel):
@@ -34,30 +46,89 @@ class ReportResult(BaseModel):
 def parse_report(name: str, data: bytes, fmt: str = "auto") -> ReportResult:
     """The failed tests in report file `name`; `fmt` is one of FORMATS or "auto" to tell
     the format from the content."""
+    return read_report(name, iter((data,)), fmt)
+
+
+def read_report(name: str, chunks: Iterable[bytes], fmt: str = "auto") -> ReportResult:
+    """`parse_report` over a file read in chunks, never holding more of it than its format
+    needs. Exceptions the chunks raise (an archive's read errors, a byte cap) pass through."""
     if fmt != "auto" and fmt not in FORMATS:
         return ReportResult(problems=[f"{name}: unknown report format {fmt!r}"])
-    start = data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+    start, stream = _first_byte(iter(chunks))
     if fmt in ("junit", "trx") or (fmt == "auto" and start == b"<"):
-        return _xml(name, data, fmt)
+        return _xml(name, stream, fmt)
     try:
-        text = data.decode("utf-8-sig")
+        lines = _lines(stream)
+        first = next((line for line in lines if line.strip()), "")
+        if fmt == "go-json" or (fmt == "auto" and is_event(first)):
+            failures, total = parse_go_json(itertools.chain((first,), lines))
+            return ReportResult(failures=failures, tests_total=total, format="go-json")
+        document = _json(name, itertools.chain((first,), lines))
     except UnicodeDecodeError as error:
         return ReportResult(problems=[f"{name}: not UTF-8 text (byte {error.start})"])
-    if fmt == "go-json" or (fmt == "auto" and is_event_stream(text)):
-        failures, total = parse_go_json(text)
-        return ReportResult(failures=failures, tests_total=total, format="go-json")
-    try:
-        document = json.loads(text)
-    except ValueError:
-        return ReportResult(problems=[f"{name}: not a test report this bot reads"])
+    if isinstance(document, str):
+        return ReportResult(problems=[document])
     if is_mocha_json(document):
         failures, total = parse_mocha_json(document)
         return ReportResult(failures=failures, tests_total=total, format="mocha-json")
     return ReportResult(problems=[f"{name}: JSON but not mocha's JSON report"])
 
 
-def _xml(name: str, data: bytes, fmt: str) -> ReportResult:
-    root, problems = parse_xml(name, data)
+def _first_byte(chunks: Iterator[bytes]) -> tuple[bytes, Iterator[bytes]]:
+    """The first byte after a BOM and blanks, and every chunk, those read to find it too."""
+    seen: list[bytes] = []
+    for chunk in chunks:
+        seen.append(chunk)
+        start = chunk.lstrip(_BLANK)[:1]
+        if start:
+            # A BOM split across chunks leaves its tail here: it is not a report's start.
+            return start, itertools.chain(seen, chunks)
+    return b"", iter(seen)
+
+
+def _lines(chunks: Iterator[bytes]) -> Iterator[str]:
+    """UTF-8 lines as the chunks arrive; a UnicodeDecodeError's `start` counts from the
+    file's first byte."""
+    decoder = codecs.getincrementaldecoder("utf-8-sig")()
+    offset = 0
+    rest = ""
+    for chunk in itertools.chain(chunks, (b"",)):
+        pending = len(decoder.getstate()[0])  # bytes of a character split across chunks
+        try:
+            text = decoder.decode(chunk, final=not chunk)
+        except UnicodeDecodeError as error:
+            error.start += offset - pending
+            raise
+        offset += len(chunk)
+        lines = (rest + text).splitlines(keepends=True)
+        rest = lines.pop() if lines and not lines[-1].endswith(("\n", "\r")) else ""
+        yield from lines
+    if rest:
+        yield rest
+
+
+def _json(name: str, lines: Iterator[str]) -> object:
+    """The JSON document, or a problem naming the file when it is over a cap or not JSON."""
+    kept: list[str] = []
+    size = 0
+    for line in lines:
+        size += len(line)
+        if size > MAX_JSON_BYTES:
+            return f"{name}: refused: a JSON report over {MAX_JSON_BYTES // 1024 // 1024} MiB"
+        kept.append(line)
+    text = "".join(kept)
+    containers = text.count("{") + text.count("[")
+    if containers > MAX_JSON_CONTAINERS:
+        return f"{name}: refused: over {MAX_JSON_CONTAINERS} JSON objects and arrays"
+    try:
+        document: object = json.loads(text)
+    except ValueError:
+        return f"{name}: not a test report this bot reads"
+    return document
+
+
+def _xml(name: str, chunks: Iterator[bytes], fmt: str) -> ReportResult:
+    root, problems = parse_xml(name, chunks)
     if root is None:
         return ReportResult(problems=problems, format=fmt if fmt != "auto" else "xml")
     if fmt == "trx" or (fmt == "auto" and is_trx(root)):
@@ -72,4 +143,4 @@ def _xml(name: str, data: bytes, fmt: str) -> ReportResult:
     return ReportResult(failures=failures, tests_total=total, format="junit")
 
 
-__all__ = ["FORMATS", "ReportResult", "parse_report"]
+__all__ = ["FORMATS", "ReportResult", "parse_report", "read_report"]

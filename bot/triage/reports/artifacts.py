@@ -1,7 +1,10 @@
-"""Report files out of an Actions artifact zip, with caps against zip bombs.
+"""Test reports read out of an Actions artifact zip, with caps against zip bombs.
 
-Declared sizes are checked before anything is read, and the bytes really decompressed are
-counted while reading, because a zip's declared sizes can lie.
+Declared sizes are checked before anything is read, and the bytes really expanded are
+counted while reading, because a zip's declared sizes can lie. Expanded bytes are bounded
+per artifact and per job whatever an entry's compression ratio: entries just under the size
+where the ratio says anything can still expand a few hundred KiB a thousandfold. Each entry
+streams into its report's parser, so an entry's bytes are never held whole.
 """
 
 from __future__ import annotations
@@ -9,9 +12,13 @@ from __future__ import annotations
 import io
 import re
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
+from contextlib import closing
+from dataclasses import dataclass
 
 import pathspec
+
+from bot.triage.reports import ReportResult, read_report
 
 MIB = 1024 * 1024
 _CHUNK = 64 * 1024
@@ -19,22 +26,51 @@ _CHUNK = 64 * 1024
 # lines compress 100-fold and are harmless.
 _RATIO_FLOOR = MIB
 _DRIVE = re.compile(r"^[A-Za-z]:")
+_UNREADABLE = (zipfile.BadZipFile, RuntimeError, NotImplementedError, OSError, EOFError)
 
 
-def read_artifact_zip(
+@dataclass
+class ExpandBudget:
+    """Bytes the reports of one job may expand to in all, spent as entries are read."""
+
+    total: int
+    spent: int = 0
+
+    def spend(self, size: int) -> bool:
+        """Take `size` bytes; False once the job has expanded more than `total`."""
+        self.spent += size
+        return self.spent <= self.total
+
+    @property
+    def exhausted(self) -> bool:
+        return self.spent >= self.total
+
+
+class _OverCap(Exception):
+    """More bytes expanded than the artifact's cap or the job's budget allows."""
+
+    def __init__(self, problem: str) -> None:
+        super().__init__(problem)
+        self.problem = problem
+
+
+def read_artifact_reports(
     data: bytes,
     globs: Sequence[str],
+    budget: ExpandBudget,
     *,
     max_compressed: int = 50 * MIB,
-    max_total_uncompressed: int = 200 * MIB,
+    max_expanded: int = 32 * MIB,
     max_files: int = 1000,
     max_ratio: int = 100,
     name: str = "artifact.zip",
-) -> tuple[list[tuple[str, bytes]], list[str]]:
-    """The files in zip `data` whose names match the gitignore-style `globs`, and problems.
+) -> tuple[list[tuple[str, ReportResult]], list[str]]:
+    """The reports in zip `data` whose names match the gitignore-style `globs`, by entry
+    name, and problems.
 
-    A zip over a cap is refused whole: a problem and no files. Names that could escape a
-    directory (`..`, absolute, drive letters) are skipped with a problem.
+    Problems name a report `name/entry`. A zip over a cap (its own `max_expanded`, or what is
+    left of the job's `budget`) is refused whole: a problem and no reports. Names that could
+    escape a directory (`..`, absolute, drive letters) are skipped with a problem.
     """
     if len(data) > max_compressed:
         return [], [f"{name}: refused: {len(data)} bytes compressed, over {max_compressed}"]
@@ -44,35 +80,34 @@ def read_artifact_zip(
         return [], [f"{name}: not a readable zip archive"]
     with archive:
         entries = [info for info in archive.infolist() if not info.is_dir()]
-        refusal = _refusal(entries, max_files, max_total_uncompressed, max_ratio)
+        if len(entries) > max_files:
+            return [], [f"{name}: refused: {len(entries)} files, over {max_files}"]
+        spec = pathspec.GitIgnoreSpec.from_lines(globs)
+        problems = [
+            f"{name}: skipped unsafe entry name {info.filename!r}"
+            for info in entries
+            if _unsafe(info.filename)
+        ]
+        wanted = [i for i in entries if not _unsafe(i.filename) and spec.match_file(i.filename)]
+        refusal = _refusal(wanted, max_expanded, max_ratio)
         if refusal:
             return [], [f"{name}: refused: {refusal}"]
-        spec = pathspec.GitIgnoreSpec.from_lines(globs)
-        problems: list[str] = []
-        files: list[tuple[str, bytes]] = []
-        budget = max_total_uncompressed
-        for info in entries:
-            if _unsafe(info.filename):
-                problems.append(f"{name}: skipped unsafe entry name {info.filename!r}")
-                continue
-            if not spec.match_file(info.filename):
-                continue
-            content, problem = _read(archive, info, budget)
-            if problem == "cap":
-                return [], [f"{name}: refused: over {max_total_uncompressed} bytes decompressed"]
-            if problem:
-                problems.append(f"{name}: {info.filename}: {problem}")
-                continue
-            budget -= len(content)
-            files.append((info.filename, content))
-        return files, problems
+        meter = _Meter(max_expanded, budget)
+        reports: list[tuple[str, ReportResult]] = []
+        for info in wanted:
+            try:
+                with closing(meter.chunks(archive, info)) as chunks:
+                    result = read_report(f"{name}/{info.filename}", chunks)
+                reports.append((info.filename, result))
+            except _OverCap as over:
+                return [], [f"{name}: refused: {over.problem}"]
+            except _UNREADABLE as error:
+                # Corrupt data, a bad CRC, encryption or an unsupported compression method.
+                problems.append(f"{name}: {info.filename}: unreadable ({type(error).__name__})")
+        return reports, problems
 
 
-def _refusal(
-    entries: list[zipfile.ZipInfo], max_files: int, max_total: int, max_ratio: int
-) -> str | None:
-    if len(entries) > max_files:
-        return f"{len(entries)} files, over {max_files}"
+def _refusal(entries: list[zipfile.ZipInfo], max_total: int, max_ratio: int) -> str | None:
     declared = sum(info.file_size for info in entries)
     if declared > max_total:
         return f"{declared} bytes declared uncompressed, over {max_total}"
@@ -88,18 +123,25 @@ def _unsafe(filename: str) -> bool:
     return path.startswith("/") or bool(_DRIVE.match(path)) or ".." in path.split("/")
 
 
-def _read(archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: int) -> tuple[bytes, str]:
-    """The entry's bytes, read in chunks and stopped once they pass `budget`."""
-    chunks: list[bytes] = []
-    size = 0
-    try:
+@dataclass
+class _Meter:
+    """Counts the bytes an artifact's entries expand to, against its cap and the job's."""
+
+    cap: int
+    budget: ExpandBudget
+    expanded: int = 0
+
+    def chunks(
+        self, archive: zipfile.ZipFile, info: zipfile.ZipInfo
+    ) -> Generator[bytes, None, None]:
+        """The entry's bytes in chunks, stopped (_OverCap) as soon as a cap is passed."""
         with archive.open(info) as stream:
             while chunk := stream.read(_CHUNK):
-                size += len(chunk)
-                if size > budget:
-                    return b"", "cap"
-                chunks.append(chunk)
-    except (zipfile.BadZipFile, RuntimeError, NotImplementedError, OSError, EOFError) as error:
-        # Corrupt data, a bad CRC, encryption or an unsupported compression method.
-        return b"", f"unreadable ({error.__class__.__name__})"
-    return b"".join(chunks), ""
+                self.expanded += len(chunk)
+                if self.expanded > self.cap:
+                    raise _OverCap(f"over {self.cap} bytes decompressed")
+                if not self.budget.spend(len(chunk)):
+                    raise _OverCap(
+                        f"the job's reports are over {self.budget.total} bytes decompressed"
+                    )
+                yield chunk

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from bot.triage.models import Failure
@@ -41,20 +42,18 @@ class _Test:
             self.output.extend(text.splitlines())
 
 
-def is_event_stream(text: str) -> bool:
-    """True when the first non-blank line is a go test event."""
-    for line in text.splitlines():
-        if line.strip():
-            event = _event(line)
-            return event is not None and "Action" in event
-    return False
+def is_event(line: str) -> bool:
+    """True when `line`, a stream's first non-blank one, is a go test event."""
+    event = _event(line)
+    return event is not None and "Action" in event
 
 
-def parse_go_json(text: str) -> tuple[list[Failure], int]:
-    """The failed tests (and failed packages without one) and the number of tests seen."""
+def parse_go_json(lines: Iterable[str]) -> tuple[list[Failure], int]:
+    """The failed tests (and failed packages without one) and the number of tests seen, read
+    line by line as the stream arrives."""
     tests: dict[tuple[str, str], _Test] = {}
     packages: dict[str, _Test] = {}
-    for line in text.splitlines():
+    for line in lines:
         event = _event(line)
         if event is None:
             continue

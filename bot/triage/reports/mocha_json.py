@@ -9,6 +9,7 @@ relative paths in the stacks show which part of them is the repository.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TypeGuard
 
 from bot.triage.models import Failure
 from bot.triage.parsers.paths import PathMap
@@ -21,7 +22,7 @@ SOURCE = "mocha-json"
 FRAMEWORK = "mocha"
 
 
-def is_mocha_json(document: object) -> bool:
+def is_mocha_json(document: object) -> TypeGuard[dict[str, object]]:
     return isinstance(document, dict) and isinstance(document.get("failures"), list)
 
 
