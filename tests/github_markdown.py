@@ -10,7 +10,7 @@ import re
 import cmarkgfm
 from cmarkgfm.cmark import Options
 
-_CODE = re.compile(r"<(code|pre)\b[^>]*>.*?</\1>", re.DOTALL)
+_CODE_OR_COMMENT = re.compile(r"<(code|pre)\b[^>]*>.*?</\1>|<!--.*?-->", re.DOTALL)
 _HREF = re.compile(r"<a\b[^>]*\bhref=\"([^\"]*)\"")
 _TAG = re.compile(r"<[^>]*>")
 
@@ -28,8 +28,9 @@ def links(rendered: str) -> list[str]:
 
 
 def outside_code(rendered: str) -> str:
-    """The HTML without its code spans and code blocks: where GitHub would link a URL."""
-    return _CODE.sub("", rendered)
+    """The HTML without its code spans, code blocks and (hidden) comments: what GitHub shows
+    and could make links in."""
+    return _CODE_OR_COMMENT.sub("", rendered)
 
 
 def tags(rendered: str) -> set[str]:
