@@ -75,7 +75,10 @@ def _unix_lines(text: str) -> str:
 
 
 def neutralise(text: str) -> str:
-    """Break @mentions and ``#123`` / ``GH-123`` / ``owner/repo#1`` references."""
+    """Break @mentions and ``#123`` / ``GH-123`` / ``owner/repo#1`` references.
+
+    Apply it to what the other helpers made, never to their input: they would show its
+    zero-width spaces as ``<U+200B>``."""
     text = _MENTION.sub("@" + ZWSP, text)
     text = _NUMBER_REF.sub("#" + ZWSP, text)
     return _GH_REF.sub(lambda found: found.group(1) + ZWSP, text)
