@@ -20,7 +20,7 @@ from bot.report.markdown import (
     one_line,
     shorten,
 )
-from bot.report.text import reveal
+from bot.report.text import BLANK_LETTERS, CANDIDATES, HIDDEN_CATEGORIES, reveal
 from tests.github_markdown import links, shown_text, tags, to_html
 
 # What hides or reorders text: bidi controls, zero-width and other format characters,
@@ -242,12 +242,21 @@ def test_shorten_cuts_with_an_ellipsis_within_the_limit() -> None:
 def test_reveal_leaves_no_hidden_character_and_can_be_read_back(text: str) -> None:
     shown = reveal(text)
 
-    hidden = {"Cc", "Cf", "Cs", "Zl", "Zp"}
-    assert [c for c in shown if unicodedata.category(c) in hidden and c not in "\t\n"] == []
+    hidden = [c for c in shown if unicodedata.category(c) in {"Cc", "Cf", "Cs", "Zl", "Zp"}]
+    assert [c for c in hidden if c not in "\t\n"] == []
     assert "\u3164" not in shown
     if "<U+" not in text:
         read_back = re.sub(r"<U\+([0-9A-F]{4,6})>", lambda m: chr(int(m[1], 16)), shown)
         assert read_back == text
+
+
+def test_every_hidden_code_point_is_looked_at() -> None:
+    """The fast pre-filter misses nothing this Python's Unicode tables call hidden."""
+    every = (chr(point) for point in range(0x110000))
+    hidden = [
+        c for c in every if c in BLANK_LETTERS or unicodedata.category(c) in HIDDEN_CATEGORIES
+    ]
+    assert [c for c in hidden if c not in "\t\n" and not CANDIDATES.fullmatch(c)] == []
 
 
 @pytest.mark.parametrize(

@@ -37,7 +37,7 @@ _BACKTICK_RUN = re.compile(r"`+")
 # a domain with a dot), each ending at a space or a table cell's end: a word cut at those
 # holds the whole of any link.
 _BETWEEN_WORDS = re.compile(r"([\s|]+)")
-_LINKABLE = re.compile(r"://|www\.|[\w.+-]@[^@]*\.", re.IGNORECASE)
+_LINKABLE = re.compile(r"://|[wW]{3}\.|[\w.+-]@[^@]*\.")
 
 # Backslash escapes for markdown punctuation; entities where the character
 # could open HTML, an entity, or end a table cell in GFM's row splitter.
@@ -97,6 +97,8 @@ def escape_html(text: str) -> str:
 def _by_word(text: str, plain: Callable[[str], str], code: Callable[[str], str]) -> str:
     """``text`` with each word GitHub could make a link of shown as code, the rest as plain
     text. GitHub links no URL inside code or raw HTML today; code keeps it so either way."""
+    if not _LINKABLE.search(text):
+        return plain(text)
     parts = _BETWEEN_WORDS.split(text)  # words at even places, what separates them at odd
     return "".join(
         code(part) if index % 2 == 0 and _LINKABLE.search(part) else plain(part)
