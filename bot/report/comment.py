@@ -273,8 +273,9 @@ def _details(item: _Item) -> str:
     excerpt = ""
     if failure.message.strip():
         # Code blocks do not ping or link today; neutralised anyway so a change
-        # in GitHub's renderer cannot turn a log line into a notification.
-        excerpt = "\n" + fenced_block(neutralise(_excerpt(failure.message))) + "\n"
+        # in GitHub's renderer cannot turn a log line into a notification (after the
+        # block is made, which shows the log's own zero-width spaces).
+        excerpt = "\n" + neutralise(fenced_block(_excerpt(failure.message))) + "\n"
     return (
         f"<details>\n<summary>{summary}</summary>\n\n"
         + "\n".join(lines)

@@ -1,7 +1,8 @@
 """The dashboard's pages: server-rendered HTML with inline SVG, readable without JavaScript.
 
-Every string that came from a repository, a log or a person is escaped here; the pages
-carry no script, so a hostile test name can at worst look odd.
+Every string that came from a repository, a log or a person is shown through `_text`:
+HTML-escaped, with bidi controls and invisible characters written out (`<U+202E>`), so a
+hostile test name can neither run script nor display reversed or as another's.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from urllib.parse import quote
 
 from bot.report.flaky_tests import RepoSummary, TestSummary, day_label
 from bot.report.svg import outcome_chart, sparkline
+from bot.report.text import reveal
 from bot.store.models import Delivery, Occurrence, RunRecord
 from bot.triage.stats import describe_rate
 
@@ -27,20 +29,24 @@ code{font-size:90%;background:#f6f8fa;padding:.1rem .3rem;border-radius:4px;word
 _OCCURRENCES_SHOWN = 50
 
 
+def _text(value: str) -> str:
+    return escape(reveal(value))
+
+
 def page_of_test(repo: str, test_key: str) -> str:
     return f"/{repo}/tests/{quote(test_key, safe='')}"
 
 
 def page(title: str, body: str, *, crumbs: Sequence[tuple[str, str]] = ()) -> str:
     nav = " / ".join(
-        f'<a href="{escape(href, quote=True)}">{escape(text)}</a>' for text, href in crumbs
+        f'<a href="{escape(href, quote=True)}">{_text(text)}</a>' for text, href in crumbs
     )
     return (
         '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{escape(title)} · flaky-triage</title><style>{_STYLE}</style></head><body>"
+        f"<title>{_text(title)} · flaky-triage</title><style>{_STYLE}</style></head><body>"
         f'<nav><a href="/">flaky-triage</a>{" / " + nav if nav else ""}</nav>'
-        f"<h1>{escape(title)}</h1>{body}</body></html>\n"
+        f"<h1>{_text(title)}</h1>{body}</body></html>\n"
     )
 
 
@@ -54,7 +60,7 @@ def render_index(repos: Sequence[RepoSummary]) -> str:
             f'<p class="muted">No check runs recorded yet.</p>{_DEAD_LETTERS_LINK}',
         )
     rows = "".join(
-        f'<tr><td><a href="/{escape(r.repo, quote=True)}">{escape(r.repo)}</a></td>'
+        f'<tr><td><a href="/{escape(r.repo, quote=True)}">{_text(r.repo)}</a></td>'
         f"<td>{r.failed_tests:,}</td><td>{r.runs:,}</td><td>{day_label(r.last_run)}</td></tr>"
         for r in repos
     )
@@ -92,10 +98,10 @@ def render_test(
 ) -> str:
     crumbs = [(repo, f"/{repo}"), (test.test_id, page_of_test(repo, test.test_key))]
     where = [f"{test.prs:,} pull request{'s' if test.prs != 1 else ''}"] + [
-        f"<code>{escape(branch)}</code>" for branch in test.branches
+        f"<code>{_text(branch)}</code>" for branch in test.branches
     ]
     summary = (
-        f"<p><code>{escape(test.test_id)}</code> {escape(describe_rate(test.rate))}; "
+        f"<p><code>{_text(test.test_id)}</code> {escape(describe_rate(test.rate))}; "
         f"failed on {', '.join(where)}; first seen {day_label(test.first_seen)}, "
         f"last seen {day_label(test.last_seen)}.</p>"
     )
@@ -110,8 +116,8 @@ def render_test(
         f"{sum(p for _, _, p in chart_days):,} passed",
     )
     modes = "".join(
-        f"<tr><td><code>{escape(m.signature or m.message or '(no message)')}</code></td>"
-        f"<td>{escape(m.location or '')}</td><td>{m.count:,}</td>"
+        f"<tr><td><code>{_text(m.signature or m.message or '(no message)')}</code></td>"
+        f"<td>{_text(m.location or '')}</td><td>{m.count:,}</td>"
         f"<td>{day_label(m.last_seen)}</td></tr>"
         for m in test.modes
     )
@@ -171,7 +177,7 @@ def _test_row(repo: str, rank: int, test: TestSummary, days: int) -> str:
     return (
         f"<tr><td>{rank}</td>"
         f'<td><a href="{escape(page_of_test(repo, test.test_key), quote=True)}">'
-        f"<code>{escape(test.test_id)}</code></a></td><td>{test.prs:,}</td>"
+        f"<code>{_text(test.test_id)}</code></a></td><td>{test.prs:,}</td>"
         f"<td>{escape(describe_rate(test.rate))}</td><td>{day_label(test.last_seen)}</td>"
         f"<td>{spark}</td><td>{issue}</td></tr>"
     )
@@ -184,11 +190,11 @@ def _occurrence_row(repo: str, o: Occurrence) -> str:
             f"#{o.pr_number}</a>"
         )
     else:
-        where = f"<code>{escape(o.branch or 'no branch')}</code>"
+        where = f"<code>{_text(o.branch or 'no branch')}</code>"
     check = (
-        f'<a href="{escape(o.html_url, quote=True)}">{escape(o.check_name)}</a>'
+        f'<a href="{escape(o.html_url, quote=True)}">{_text(o.check_name)}</a>'
         if o.html_url.startswith("https://")
-        else escape(o.check_name)
+        else _text(o.check_name)
     )
     return (
         f"<tr><td>{day_label(o.at)}</td><td>{where}</td><td><code>{escape(o.head_sha[:7])}"
@@ -237,11 +243,11 @@ def _dead_row(delivery: Delivery, repo: str | None) -> str:
     event = f"{delivery.event}.{delivery.action}" if delivery.action else delivery.event
     at = delivery.finished_at if delivery.finished_at is not None else delivery.received_at
     when = datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%d %H:%M UTC")
-    where = escape(repo) if repo else '<span class="muted">none</span>'
+    where = _text(repo) if repo else '<span class="muted">none</span>'
     return (
-        f"<tr><td>{when}</td><td><code>{escape(delivery.id)}</code></td><td>{escape(event)}</td>"
+        f"<tr><td>{when}</td><td><code>{_text(delivery.id)}</code></td><td>{_text(event)}</td>"
         f"<td>{where}</td>"
         f"<td>{delivery.attempts}</td>"
-        f'<td><code style="white-space:pre-wrap">{escape(delivery.last_error or "")}</code></td>'
+        f'<td><code style="white-space:pre-wrap">{_text(delivery.last_error or "")}</code></td>'
         "</tr>"
     )

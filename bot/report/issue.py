@@ -204,8 +204,9 @@ def _failure_modes(occurrences: Sequence[IssueOccurrence]) -> str:
 
 def _message_span(text: str, *, in_table: bool = True) -> str:
     # Code spans neither ping nor link today; log text is neutralised anyway, so a change in
-    # GitHub's renderer cannot turn it into a notification.
-    return code_span(neutralise(shorten(text, _SIGNATURE_LIMIT)), in_table=in_table)
+    # GitHub's renderer cannot turn it into a notification. After the span is made: it shows
+    # the text's own zero-width spaces, not the ones that break a mention.
+    return neutralise(code_span(shorten(text, _SIGNATURE_LIMIT), in_table=in_table))
 
 
 def _occurrences(inp: IssueInput, shown: int) -> str:
