@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -166,6 +167,43 @@ def test_repository_patterns_are_kept_too() -> None:
         "storm-reroute",
     }
     assert streamed == whole
+
+
+@pytest.mark.parametrize(
+    "regex",
+    [
+        r"(?P<test>[\w-]+) FAILED$",  # RE2's `$` is the end of the line, not of its newline
+        r"^\pL+ (?P<test>[\w-]+) FAILED",  # RE2 syntax Python's parser does not know
+        r"(?P<test>(a|a)*)!|(?P<file>[\w-]+) FAILED",  # no word: tried on every line
+    ],
+)
+def test_repository_patterns_run_by_re2_keep_their_lines(regex: str) -> None:
+    pattern = CustomPattern(name="harness", regex=regex)
+    # A line on which a backtracking engine would spin for years, beside the one to keep.
+    raw = _NOISE + b"a" * 4000 + b"\nscenario dock-wait FAILED\n" + _NOISE
+
+    scanner = log_scanner([pattern])
+    scanner.feed(raw)
+
+    assert "scenario dock-wait FAILED" in scanner.finish()
+
+
+def test_scanners_of_the_same_markers_run_in_threads_at_once() -> None:
+    # Every scanner of one pattern set shares its Hyperscan database: each needs its own
+    # scratch, or two scans at once fail (ScratchInUseError).
+    raw = (b"FAILED tests/test_a.py::test_x - assert 1\n" + b"building module\n" * 50) * 2000
+    chunks = [raw[i : i + 256 * 1024] for i in range(0, len(raw), 256 * 1024)]
+
+    def scan(_: int) -> list[str]:
+        scanner = log_scanner()
+        for chunk in chunks:
+            scanner.feed(chunk)
+        return scanner.finish()
+
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(scan, range(8)))
+
+    assert all(lines == results[0] for lines in results)
 
 
 def test_a_failure_far_from_the_end_is_kept_with_its_context() -> None:
