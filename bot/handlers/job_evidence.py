@@ -1,9 +1,19 @@
-"""Everything a failed job left behind, read concurrently: its log, annotations and reports."""
+"""Everything a failed job left behind, read concurrently: its log, annotations and reports.
+
+Reading them (the log scan, the parsers, the repository's patterns, unzipping and parsing
+reports) is CPU work on text from a pull request: it runs in a thread, never on the event
+loop, so webhooks, /healthz and the other jobs are answered while a large or hostile log is
+read. A thread is enough because no single call in it holds the interpreter for long: Python
+code hands it to the loop's thread every few milliseconds, but one regex search does not, so
+the repository's patterns run by RE2 (triage.user_regex), in calls bounded by a line's length.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from bot.config import RepoConfig
 from bot.events import CheckRun
@@ -26,7 +36,8 @@ async def read_job(
     gh: GitHubClient, repo: str, run: CheckRun, config: RepoConfig, *, log_cap_bytes: int
 ) -> Extraction:
     """Read-only: downloads use `gh`'s base URL, session and token, whoever it stands for."""
-    scanner = log_scanner(config.custom_patterns)
+    # Compiling a new set of patterns takes tens of milliseconds.
+    scanner = await asyncio.to_thread(log_scanner, config.custom_patterns)
     async with asyncio.TaskGroup() as tg:
         streamed = (
             tg.create_task(_stream_log(gh, repo, run.actions_job_id, scanner, log_cap_bytes))
@@ -44,15 +55,12 @@ async def read_job(
             else None
         )
     files, report_problems = reports.result() if reports else ([], [])
-    log_lines = scanner.finish() if streamed else None
-    extraction = extract(
-        log_lines=log_lines,
-        active_parsers=markers_fired(scanner) if streamed else None,
-        reports=files,
-        annotations=notes.result() if notes else (),
-        custom=config.custom_patterns,
-        mass_threshold=config.mass_failure_threshold,
-        generic_messages=config.generic_messages,
+    extraction = await asyncio.to_thread(
+        _extract,
+        scanner if streamed else None,
+        files,
+        notes.result() if notes else (),
+        config,
     )
     extraction.problems.extend(report_problems)
     if scanner.truncated:
@@ -63,9 +71,30 @@ async def read_job(
     return extraction
 
 
+def _extract(
+    scanner: LogScanner | None,
+    reports: list[tuple[str, bytes]],
+    annotations: Sequence[Mapping[str, Any]],
+    config: RepoConfig,
+) -> Extraction:
+    """The failures of the job, from what was read of it (`scanner`: the whole log, fed)."""
+    return extract(
+        log_lines=scanner.finish() if scanner else None,
+        active_parsers=markers_fired(scanner) if scanner else None,
+        reports=reports,
+        annotations=annotations,
+        custom=config.custom_patterns,
+        mass_threshold=config.mass_failure_threshold,
+        generic_messages=config.generic_messages,
+    )
+
+
 async def _stream_log(
     gh: GitHubClient, repo: str, job_id: int, scanner: LogScanner, cap_bytes: int
 ) -> Streamed:
+    async def scan(chunk: bytes) -> None:
+        await asyncio.to_thread(scanner.feed, chunk)
+
     return await stream_job_log(
         gh.session,
         api_url=gh.base_url,
@@ -73,7 +102,7 @@ async def _stream_log(
         repo=repo,
         job_id=job_id,
         cap_bytes=cap_bytes,
-        sink=scanner.feed,
+        sink=scan,
         count=gh.count_request,
     )
 
@@ -108,7 +137,9 @@ async def _reports(
         except TooLarge as exc:
             problems.append(f"artifact {artifact.name}: {exc}")
             continue
-        found, zip_problems = read_artifact_zip(data, source.files, name=artifact.name)
+        found, zip_problems = await asyncio.to_thread(
+            read_artifact_zip, data, source.files, name=artifact.name
+        )
         files.extend((f"{artifact.name}/{path}", content) for path, content in found)
         problems.extend(zip_problems)
     return files, problems
