@@ -14,7 +14,7 @@ from bot.triage.failures import extract, extract_from_chunks, log_scanner, marke
 from bot.triage.logscan import INFRA, LogScanner, parser_marker_names, parser_markers
 from bot.triage.parsers import PARSERS
 from bot.triage.parsers.actions_log import clean_log
-from bot.triage.parsers.custom import CustomPattern
+from bot.triage.parsers.custom import MAX_LINE, CustomPattern
 
 CORPUS_LOGS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "logs"
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "logs"
@@ -186,6 +186,14 @@ def test_repository_patterns_run_by_re2_keep_their_lines(regex: str) -> None:
     scanner.feed(raw)
 
     assert "scenario dock-wait FAILED" in scanner.finish()
+
+
+def test_repository_patterns_read_only_the_head_of_a_line_as_their_parser_does() -> None:
+    pattern = CustomPattern(name="tail", regex=r"(?P<test>needle-\d+)")
+    scanner = LogScanner([pattern.compiled()], before=0, after=0, tail_lines=0)
+    scanner.feed(b"x" * MAX_LINE + b" needle-2\n" + b"needle-1\n")
+
+    assert scanner.finish() == ["needle-1"]
 
 
 def test_scanners_of_the_same_markers_run_in_threads_at_once() -> None:

@@ -29,6 +29,7 @@ import hyperscan
 from bot.triage.infra import INFRA_MARKER
 from bot.triage.parsers import PARSERS
 from bot.triage.parsers.actions_log import clean_log
+from bot.triage.parsers.custom import MAX_LINE
 from bot.triage.user_regex import UserRegex
 
 MIB = 1024 * 1024
@@ -161,14 +162,14 @@ class _Check(Protocol):
 
 
 class _LineCheck:
-    """A repository's pattern on a candidate line: RE2's `$` matches only at the very end of
-    the text, and candidate lines end with their newline."""
+    """A repository's pattern on a candidate line, as parse_custom runs it: on the line's
+    first MAX_LINE characters, without its newline (RE2's `$` is only the text's end)."""
 
     def __init__(self, regex: UserRegex) -> None:
         self.regex = regex
 
     def search(self, line: str, /) -> object | None:
-        return self.regex.search(line.removesuffix("\n"))
+        return self.regex.search(line.removesuffix("\n")[:MAX_LINE])
 
 
 def _checks(pattern: Marker) -> list[tuple[_Check, list[set[str]]]]:

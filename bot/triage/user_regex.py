@@ -25,7 +25,8 @@ import re2
 # larger program is refused; at this size compiling the largest one takes about 0.1 s.
 MAX_MEM = 1024 * 1024
 _WORD = r"\p{L}\p{N}_"
-_CACHED = 512
+# Patterns kept compiled, each holding at most MAX_MEM: every job of a repository reuses its own.
+_CACHED = 256
 # RE2's complaints about the constructs only a backtracking engine has.
 _BACKTRACKING = re.compile(
     r"invalid perl operator: \(\?(?:[=!>]|<[=!]|P(?!<))|invalid escape sequence: \\[1-9]"
