@@ -1,28 +1,23 @@
 """Everything a failed job left behind, read concurrently: its log, annotations and reports.
 
 Reading them (the log scan, the parsers, the repository's patterns, unzipping and parsing
-reports) is CPU work on text from a pull request: it runs in a thread, never on the event
-loop, so webhooks, /healthz and the other jobs are answered while a large or hostile log is
-read. A thread is enough because no single call in it holds the interpreter for long: Python
-code hands it to the loop's thread every few milliseconds, but one regex search does not, so
-the repository's patterns run by RE2 (triage.user_regex), in calls bounded by a line's length.
+reports) runs in threads (handlers.offloop), never on the event loop: webhooks, /healthz and
+the other jobs are answered while a large or hostile log is read.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextvars
-import functools
 import logging
-from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, ParamSpec, TypeVar
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from bot.config import RepoConfig
 from bot.events import CheckRun
 from bot.github import api
 from bot.github.client import GitHubClient
 from bot.github.downloads import Streamed, TooLarge, download_artifact, stream_job_log
+from bot.handlers.offloop import in_thread
 from bot.triage.failures import extract, log_scanner, markers_fired
 from bot.triage.logscan import LogScanner
 from bot.triage.models import Extraction
@@ -33,13 +28,6 @@ log = logging.getLogger(__name__)
 ARTIFACT_CAP_BYTES = 50 * 1024 * 1024
 MIB = 1024 * 1024
 ARTIFACTS_READ = 5  # at most this many matching artifacts per job, newest first
-# Threads of their own, not the loop's default executor: aiohttp resolves host names there,
-# and a few long reads must not hold every GitHub request up. More threads than this would
-# not read faster, the work being mostly Python's.
-_READERS = ThreadPoolExecutor(max_workers=8, thread_name_prefix="flakybot-read")
-
-_P = ParamSpec("_P")
-_T = TypeVar("_T")
 
 
 async def read_job(
@@ -47,7 +35,7 @@ async def read_job(
 ) -> Extraction:
     """Read-only: downloads use `gh`'s base URL, session and token, whoever it stands for."""
     # Compiling a new set of patterns takes tens of milliseconds.
-    scanner = await _in_thread(log_scanner, config.custom_patterns)
+    scanner = await in_thread(log_scanner, config.custom_patterns)
     async with asyncio.TaskGroup() as tg:
         streamed = (
             tg.create_task(_stream_log(gh, repo, run.actions_job_id, scanner, log_cap_bytes))
@@ -65,7 +53,7 @@ async def read_job(
             else None
         )
     files, report_problems = reports.result() if reports else ([], [])
-    extraction = await _in_thread(
+    extraction = await in_thread(
         _extract,
         scanner if streamed else None,
         files,
@@ -79,12 +67,6 @@ async def read_job(
         # A failure above the tail is missed: said, so "no test identified" is not trusted.
         extraction.problems.append(f"log: all but its last {log_cap_bytes / MIB:,.0f} MiB")
     return extraction
-
-
-async def _in_thread(func: Callable[_P, _T], *args: _P.args, **kwargs: _P.kwargs) -> _T:
-    """`asyncio.to_thread` on the readers' threads: the log context (`bind`) goes along."""
-    call = functools.partial(contextvars.copy_context().run, func, *args, **kwargs)
-    return await asyncio.get_running_loop().run_in_executor(_READERS, call)
 
 
 def _extract(
@@ -109,7 +91,7 @@ async def _stream_log(
     gh: GitHubClient, repo: str, job_id: int, scanner: LogScanner, cap_bytes: int
 ) -> Streamed:
     async def scan(chunk: bytes) -> None:
-        await _in_thread(scanner.feed, chunk)
+        await in_thread(scanner.feed, chunk)
 
     return await stream_job_log(
         gh.session,
@@ -153,7 +135,7 @@ async def _reports(
         except TooLarge as exc:
             problems.append(f"artifact {artifact.name}: {exc}")
             continue
-        found, zip_problems = await _in_thread(
+        found, zip_problems = await in_thread(
             read_artifact_zip, data, source.files, name=artifact.name
         )
         files.extend((f"{artifact.name}/{path}", content) for path, content in found)
