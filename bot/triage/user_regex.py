@@ -43,7 +43,6 @@ class UserRegex:
 
     def __init__(self, source: str, ignore_case: bool) -> None:
         self.source = source
-        self.ignore_case = ignore_case
         options = re2.Options()
         options.log_errors = False  # RE2 would write every refusal to stderr
         options.max_mem = MAX_MEM
@@ -68,6 +67,8 @@ class UserRegex:
 
 
 class UserMatch:
+    """A match of a UserRegex: its named groups, as `re.Match.groupdict`."""
+
     def __init__(self, match: Any) -> None:
         self._match = match
 
