@@ -14,6 +14,7 @@ from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
 from cryptography.hazmat.primitives.serialization import load_pem_private_key
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -25,7 +26,8 @@ from pydantic import (
 )
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from bot.triage.parsers.custom import CustomPattern
+from bot.triage.parsers.custom import MAX_PATTERN, CustomPattern
+from bot.triage.user_regex import UserRegexError, compile_user
 
 DEFAULT_DATABASE_URL = "sqlite:///flakybot.sqlite3"
 REPO_CONFIG_PATH = ".github/flaky.yml"
@@ -221,6 +223,19 @@ class CommentMode(StrEnum):
     NEVER = "never"  # triage and record, never comment
 
 
+def _runs_in_linear_time(pattern: str) -> str:
+    try:
+        compile_user(pattern, ignore_case=True)
+    except UserRegexError as exc:
+        raise ValueError(str(exc)) from None
+    return pattern
+
+
+# A `generic_messages` regex, run by RE2 (as is_generic runs it); one it cannot run is
+# dropped alone, the others kept.
+GenericMessage = Annotated[str, Field(max_length=MAX_PATTERN), AfterValidator(_runs_in_linear_time)]
+
+
 class RepoConfig(BaseModel):
     """`.github/flaky.yml` on the default branch. Unknown keys are kept and reported, not fatal."""
 
@@ -237,7 +252,7 @@ class RepoConfig(BaseModel):
     # More distinct failed tests than this in one job: a mass failure, never "flaky".
     mass_failure_threshold: int = Field(default=10, ge=1, le=10_000)
     # Messages too generic to match two failures on their own (regexes, whole first line).
-    generic_messages: list[str] = Field(default_factory=list, max_length=50)
+    generic_messages: list[GenericMessage] = Field(default_factory=list, max_length=50)
 
     # --- relatedness (footprint, risky changes, history) ---------------------------------
     # Extra footprints: a gitignore-style glob on the test file -> globs of what such tests
@@ -257,16 +272,6 @@ class RepoConfig(BaseModel):
     issue_label: str = Field(default="flaky-test", min_length=1, max_length=50)
     quiet_label: str = Field(default="flaky-quiet", min_length=1, max_length=50)
     auto_close: AutoClose | None = None  # off by default
-
-    @field_validator("generic_messages")
-    @classmethod
-    def _compiles(cls, patterns: list[str]) -> list[str]:
-        for pattern in patterns:
-            try:
-                re.compile(pattern)
-            except re.error as exc:
-                raise ValueError(f"{pattern!r} is not a regular expression: {exc}") from exc
-        return patterns
 
 
 class LoadedRepoConfig(BaseModel):

@@ -162,6 +162,20 @@ def test_an_element_dense_report_is_refused_not_built() -> None:
     assert [f.test_id for f in ok_result.failures] == ["tests.test_a::test_b"]
 
 
+def test_the_jobs_xml_elements_are_budgeted_across_its_artifacts() -> None:
+    # Dense reports under every byte cap still cost CPU by the element: 64 MiB of
+    # `<testcase/>` is over three million of them, a minute of parsing for one job.
+    dense = b"<testsuite>" + b'<testcase name="t"/>' * 45_000 + b"</testsuite>"  # < 1 MiB
+    data = _zip({"a.xml": dense, "b.xml": dense})
+    budget = ExpandBudget(64 * MIB, elements_total=60_000)
+    first, first_problems = read_artifact_reports(data, GLOBS, budget, name="a1")
+    second, second_problems = read_artifact_reports(data, GLOBS, budget, name="a2")
+    assert [result.elements for _, result in first] == [45_001, 45_001]
+    assert first_problems == []
+    assert second == []
+    assert second_problems == ["a2: refused: the job's reports hold over 60000 XML elements"]
+
+
 def test_not_a_zip() -> None:
     assert _read(b"nope") == ([], ["artifact.zip: not a readable zip archive"])
 

@@ -16,6 +16,7 @@ from bot.config import (
     parse_repo_config,
     settings_problems,
 )
+from bot.triage.signature import is_generic
 
 _VARIABLES = (
     "APP_ID",
@@ -196,7 +197,7 @@ def test_one_bad_list_item_is_dropped_and_named_while_the_others_stay() -> None:
     loaded = parse_repo_config(
         "custom_patterns:\n"
         "  - {name: scenario, regex: 'scenario (?P<test>[\\w-]+) failed'}\n"
-        "  - {name: hang, regex: '(a+)+(?P<test>x)'}\n"
+        "  - {name: echo, regex: '(?P<test>x+) \\1'}\n"
         "  - 5\n"
         "reports:\n"
         "  - {artifact: 'junit-{job}', files: ['**/*.xml']}\n"
@@ -212,3 +213,20 @@ def test_one_bad_list_item_is_dropped_and_named_while_the_others_stay() -> None:
     assert "custom_patterns.1.regex" in named and "custom_patterns.2" in named
     assert "max_reruns" in named
     assert "custom_patterns.0" not in named
+
+
+def test_generic_messages_run_by_re2_in_linear_time_and_what_it_cannot_run_is_named() -> None:
+    loaded = parse_repo_config(
+        "generic_messages:\n"
+        "  - '(x+x+)+y'\n"  # exponential for a backtracking engine
+        "  - 'harness: (?=\\d) checks failed'\n"  # lookahead: RE2 refuses it
+        "  - 'harness: \\d+ checks failed'\n"
+    )
+
+    assert loaded.config.generic_messages == ["(x+x+)+y", "harness: \\d+ checks failed"]
+    (error,) = loaded.errors
+    assert error.startswith("generic_messages.1: Value error, not a regular expression RE2 can run")
+    assert "invalid perl operator: (?=" in error
+    # A backtracking engine would not finish this first line in our lifetime.
+    assert not is_generic("x" * 1900, loaded.config.generic_messages)
+    assert is_generic("HARNESS: 3 checks failed", loaded.config.generic_messages)

@@ -315,7 +315,11 @@ async def _log_world(serve: Serve, blob_host: BlobHost) -> tuple[str, list[dict[
 
 async def download_job_log(session: aiohttp.ClientSession, **kwargs: Any) -> tuple[Streamed, str]:
     chunks: list[bytes] = []
-    streamed = await stream_job_log(session, sink=chunks.append, **kwargs)
+
+    async def sink(chunk: bytes) -> None:
+        chunks.append(chunk)
+
+    streamed = await stream_job_log(session, sink=sink, **kwargs)
     return streamed, b"".join(chunks).decode()
 
 

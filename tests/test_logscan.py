@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ from bot.triage.failures import extract, extract_from_chunks, log_scanner, marke
 from bot.triage.logscan import INFRA, LogScanner, parser_marker_names, parser_markers
 from bot.triage.parsers import PARSERS
 from bot.triage.parsers.actions_log import clean_log
-from bot.triage.parsers.custom import CustomPattern
+from bot.triage.parsers.custom import MAX_LINE, CustomPattern
 
 CORPUS_LOGS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "logs"
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "logs"
@@ -166,6 +167,51 @@ def test_repository_patterns_are_kept_too() -> None:
         "storm-reroute",
     }
     assert streamed == whole
+
+
+@pytest.mark.parametrize(
+    "regex",
+    [
+        r"(?P<test>[\w-]+) FAILED$",  # RE2's `$` is the end of the line, not of its newline
+        r"^\pL+ (?P<test>[\w-]+) FAILED",  # RE2 syntax Python's parser does not know
+        r"(?P<test>(a|a)*)!|(?P<file>[\w-]+) FAILED",  # no word: tried on every line
+    ],
+)
+def test_repository_patterns_run_by_re2_keep_their_lines(regex: str) -> None:
+    pattern = CustomPattern(name="harness", regex=regex)
+    # A line on which a backtracking engine would spin for years, beside the one to keep.
+    raw = _NOISE + b"a" * 4000 + b"\nscenario dock-wait FAILED\n" + _NOISE
+
+    scanner = log_scanner([pattern])
+    scanner.feed(raw)
+
+    assert "scenario dock-wait FAILED" in scanner.finish()
+
+
+def test_repository_patterns_read_only_the_head_of_a_line_as_their_parser_does() -> None:
+    pattern = CustomPattern(name="tail", regex=r"(?P<test>needle-\d+)")
+    scanner = LogScanner([pattern.compiled()], before=0, after=0, tail_lines=0)
+    scanner.feed(b"x" * MAX_LINE + b" needle-2\n" + b"needle-1\n")
+
+    assert scanner.finish() == ["needle-1"]
+
+
+def test_scanners_of_the_same_markers_run_in_threads_at_once() -> None:
+    # Every scanner of one pattern set shares its Hyperscan database: each needs its own
+    # scratch, or two scans at once fail (ScratchInUseError).
+    raw = (b"FAILED tests/test_a.py::test_x - assert 1\n" + b"building module\n" * 50) * 2000
+    chunks = [raw[i : i + 256 * 1024] for i in range(0, len(raw), 256 * 1024)]
+
+    def scan(_: int) -> list[str]:
+        scanner = log_scanner()
+        for chunk in chunks:
+            scanner.feed(chunk)
+        return scanner.finish()
+
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(scan, range(8)))
+
+    assert all(lines == results[0] for lines in results)
 
 
 def test_a_failure_far_from_the_end_is_kept_with_its_context() -> None:

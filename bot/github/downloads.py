@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import io
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from http import HTTPStatus
 
@@ -120,10 +120,11 @@ async def stream_job_log(
     repo: str,
     job_id: int,
     cap_bytes: int,
-    sink: Callable[[bytes], None],
+    sink: Callable[[bytes], Awaitable[None]],
     count: CountRequest | None = None,
 ) -> Streamed:
-    """Pass the last `cap_bytes` of an Actions job log to `sink`, chunk by chunk.
+    """Pass the last `cap_bytes` of an Actions job log to `sink`, chunk by chunk, each
+    awaited before the next is read: a sink may hand its chunk to a thread.
 
     Test summaries sit at the end of a log, so we ask for its tail with a suffix Range and
     stream it straight through. A host that ignores Range sends the whole log: we keep a
@@ -152,7 +153,7 @@ async def stream_job_log(
                     if not newline:
                         continue
                     first = False
-                sink(chunk)
+                await sink(chunk)
             return Streamed(truncated=partial, size_read=read)
         tail: deque[bytes] = deque()
         kept = 0
@@ -168,7 +169,7 @@ async def stream_job_log(
         data = data[-cap_bytes:]
     if truncated:
         data = data.partition(b"\n")[2]
-    sink(data)
+    await sink(data)
     return Streamed(truncated=truncated, size_read=read)
 
 

@@ -13,10 +13,11 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from bot.config import REPO_CONFIG_PATH, AutoClose, RepoConfig, parse_repo_config
+from bot.config import AutoClose, RepoConfig
 from bot.github import api
 from bot.github.client import GitHubClient
 from bot.handlers.context import BotContext
+from bot.handlers.offloop import read_repo_config
 from bot.report.auto_close import close_comment
 from bot.store.models import RunRecord, TrackingIssue
 from bot.store.tracking_rows import member_keys
@@ -35,7 +36,7 @@ async def close_quiet_issues(
     candidates = await ctx.store.open_tracking_issues(repo, record.check_name)
     if not candidates:
         return
-    config = parse_repo_config(await api.get_file(gh, repo, REPO_CONFIG_PATH)).config
+    config = (await read_repo_config(gh, repo)).config
     rule = config.auto_close
     if rule is None or not config.tracking_issues:
         return

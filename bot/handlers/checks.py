@@ -15,7 +15,6 @@ from bot.config import (
     REPO_CONFIG_PATH,
     CommentMode,
     LoadedRepoConfig,
-    parse_repo_config,
 )
 from bot.events import CheckRun, CheckRunEvent
 from bot.github import api
@@ -24,6 +23,7 @@ from bot.handlers.auto_close import close_quiet_issues
 from bot.handlers.context import BotContext
 from bot.handlers.history import failure_contexts, occurrences_of, run_record
 from bot.handlers.job_evidence import read_job
+from bot.handlers.offloop import read_repo_config
 from bot.handlers.pulls import pull_at_head
 from bot.handlers.reruns import rerun_if_allowed
 from bot.handlers.sticky import config_problems, note_passing_head, update_sticky_comment
@@ -233,7 +233,7 @@ async def decide(
 
 
 async def repo_config(gh: GitHubClient, repo: str) -> LoadedRepoConfig:
-    config = parse_repo_config(await api.get_file(gh, repo, REPO_CONFIG_PATH))
+    config = await read_repo_config(gh, repo)
     problems = tuple(config_problems(config))
     # Logged once per repository and version of the file, not on every delivery that reads
     # it; the PR comment's footer names them for as long as they stand.

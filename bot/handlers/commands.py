@@ -19,12 +19,13 @@ from dataclasses import dataclass
 from gidgethub import routing, sansio
 
 from bot.commands import MAX_PER_COMMENT, Answer, Command, Name, parse_commands, refusal_answer
-from bot.config import REPO_CONFIG_PATH, CommentMode, LoadedRepoConfig, parse_repo_config
+from bot.config import CommentMode, LoadedRepoConfig
 from bot.events import CheckRun, IssueCommentEvent
 from bot.github import api
 from bot.github.client import GitHubClient, WriteSkipped
 from bot.handlers.checks import TRIAGED_CONCLUSIONS, triage_run
 from bot.handlers.context import BotContext
+from bot.handlers.offloop import read_repo_config
 from bot.handlers.pulls import read_pull
 from bot.handlers.reruns import rerun_if_allowed
 from bot.handlers.sticky import update_sticky_comment
@@ -68,7 +69,7 @@ async def on_comment_created(event: sansio.Event, gh: GitHubClient | None, ctx: 
     if not commands or user.login == await ctx.github.bot_login():
         return
     repo, number = payload.repository.full_name, payload.issue.number
-    config = parse_repo_config(await api.get_file(gh, repo, REPO_CONFIG_PATH))
+    config = await read_repo_config(gh, repo)
     per_hour = config.config.commands_per_hour
     claim = await ctx.store.claim_command(
         repo, number, comment.id, event.delivery_id, user.login, per_hour=per_hour, now=time.time()

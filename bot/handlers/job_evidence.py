@@ -1,15 +1,23 @@
-"""Everything a failed job left behind, read concurrently: its log, annotations and reports."""
+"""Everything a failed job left behind, read concurrently: its log, annotations and reports.
+
+Reading them (the log scan, the parsers, the repository's patterns, unzipping and parsing
+reports) runs in threads (handlers.offloop), never on the event loop: webhooks, /healthz and
+the other jobs are answered while a large or hostile log is read.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from bot.config import RepoConfig
 from bot.events import CheckRun
 from bot.github import api
 from bot.github.client import GitHubClient
 from bot.github.downloads import Streamed, TooLarge, download_artifact, stream_job_log
+from bot.handlers.offloop import in_thread
 from bot.triage.failures import extract, log_scanner, markers_fired
 from bot.triage.logscan import LogScanner
 from bot.triage.models import Extraction
@@ -31,7 +39,8 @@ async def read_job(
     gh: GitHubClient, repo: str, run: CheckRun, config: RepoConfig, *, log_cap_bytes: int
 ) -> Extraction:
     """Read-only: downloads use `gh`'s base URL, session and token, whoever it stands for."""
-    scanner = log_scanner(config.custom_patterns)
+    # Compiling a new set of patterns takes tens of milliseconds.
+    scanner = await in_thread(log_scanner, config.custom_patterns)
     async with asyncio.TaskGroup() as tg:
         streamed = (
             tg.create_task(_stream_log(gh, repo, run.actions_job_id, scanner, log_cap_bytes))
@@ -49,15 +58,12 @@ async def read_job(
             else None
         )
     parsed, report_problems = reports.result() if reports else ([], [])
-    log_lines = scanner.finish() if streamed else None
-    extraction = extract(
-        log_lines=log_lines,
-        active_parsers=markers_fired(scanner) if streamed else None,
-        parsed_reports=parsed,
-        annotations=notes.result() if notes else (),
-        custom=config.custom_patterns,
-        mass_threshold=config.mass_failure_threshold,
-        generic_messages=config.generic_messages,
+    extraction = await in_thread(
+        _extract,
+        scanner if streamed else None,
+        parsed,
+        notes.result() if notes else (),
+        config,
     )
     extraction.problems.extend(report_problems)
     if scanner.truncated:
@@ -68,9 +74,30 @@ async def read_job(
     return extraction
 
 
+def _extract(
+    scanner: LogScanner | None,
+    reports: list[ReportResult],
+    annotations: Sequence[Mapping[str, Any]],
+    config: RepoConfig,
+) -> Extraction:
+    """The failures of the job, from what was read of it (`scanner`: the whole log, fed)."""
+    return extract(
+        log_lines=scanner.finish() if scanner else None,
+        active_parsers=markers_fired(scanner) if scanner else None,
+        parsed_reports=reports,
+        annotations=annotations,
+        custom=config.custom_patterns,
+        mass_threshold=config.mass_failure_threshold,
+        generic_messages=config.generic_messages,
+    )
+
+
 async def _stream_log(
     gh: GitHubClient, repo: str, job_id: int, scanner: LogScanner, cap_bytes: int
 ) -> Streamed:
+    async def scan(chunk: bytes) -> None:
+        await in_thread(scanner.feed, chunk)
+
     return await stream_job_log(
         gh.session,
         api_url=gh.base_url,
@@ -78,7 +105,7 @@ async def _stream_log(
         repo=repo,
         job_id=job_id,
         cap_bytes=cap_bytes,
-        sink=scanner.feed,
+        sink=scan,
         count=gh.count_request,
     )
 
@@ -120,8 +147,13 @@ async def _reports(
         except TooLarge as exc:
             problems.append(f"artifact {artifact.name}: {exc}")
             continue
-        found, zip_problems = read_artifact_reports(
-            data, source.files, budget, max_expanded=ARTIFACT_EXPANDED_BYTES, name=artifact.name
+        found, zip_problems = await in_thread(
+            read_artifact_reports,
+            data,
+            source.files,
+            budget,
+            max_expanded=ARTIFACT_EXPANDED_BYTES,
+            name=artifact.name,
         )
         del data  # the next artifact's download should not stand beside this one's
         parsed.extend(result for _, result in found)

@@ -8,11 +8,12 @@ from collections.abc import Mapping
 
 from gidgethub import BadRequest
 
-from bot.config import REPO_CONFIG_PATH, CommentMode, LoadedRepoConfig, parse_repo_config
+from bot.config import CommentMode, LoadedRepoConfig
 from bot.events import CheckRun
 from bot.github import api
 from bot.github.client import GitHubClient
 from bot.handlers.context import BotContext
+from bot.handlers.offloop import read_repo_config
 from bot.handlers.pulls import read_pull
 from bot.report.comment import MARKER, render_comment
 from bot.report.models import CheckReport, CommentInput
@@ -138,7 +139,7 @@ async def note_passing_head(ctx: BotContext, gh: GitHubClient, repo: str, run: C
     )
     if not pr_numbers:
         return
-    config = parse_repo_config(await api.get_file(gh, repo, REPO_CONFIG_PATH))
+    config = await read_repo_config(gh, repo)
     if config.config.comment is not CommentMode.ALWAYS:
         return
     runs = await api.check_runs_of(gh, repo, run.head_sha)

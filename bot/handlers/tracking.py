@@ -22,12 +22,13 @@ from typing import Any, NamedTuple
 from gidgethub import BadRequest, routing, sansio
 from pydantic import BaseModel
 
-from bot.config import REPO_CONFIG_PATH, RepoConfig, parse_repo_config
+from bot.config import RepoConfig
 from bot.events import InstallationRef
 from bot.github import api
 from bot.github.client import GitHubClient
 from bot.github.errors import rate_limited
 from bot.handlers.context import BotContext
+from bot.handlers.offloop import read_repo_config
 from bot.inbox import INTERNAL_EVENT_PREFIX
 from bot.report import issue as render
 from bot.report.markdown import code_span, escape_inline, shorten
@@ -427,7 +428,7 @@ async def on_refresh(event: sansio.Event, gh: GitHubClient | None, ctx: BotConte
     if gh is None:
         return
     repo = job.repository.full_name
-    config = parse_repo_config(await api.get_file(gh, repo, REPO_CONFIG_PATH)).config
+    config = (await read_repo_config(gh, repo)).config
     if not config.tracking_issues:
         return
     async with ctx.store.tracking_lock(repo):

@@ -22,13 +22,15 @@ import string
 import sys
 from collections import deque
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import hyperscan
 
 from bot.triage.infra import INFRA_MARKER
 from bot.triage.parsers import PARSERS
 from bot.triage.parsers.actions_log import clean_log
+from bot.triage.parsers.custom import MAX_LINE
+from bot.triage.user_regex import UserRegex
 
 MIB = 1024 * 1024
 
@@ -53,6 +55,9 @@ _COMMON = frozenset({"test", "tests", "pass", "passed", "run", "std", "out", "er
 
 _sre: Any = importlib.import_module("re._parser")
 
+
+# What a line is kept for: a parser's MARKER, or a repository's own pattern (run by RE2).
+Marker = re.Pattern[str] | UserRegex
 
 # What the infrastructure patterns stand for among `parser_marker_names()`.
 INFRA = "infra"
@@ -83,25 +88,20 @@ class _Triggers:
     Every top-level alternative of every marker is compiled alone. Most hold a word they
     cannot match without: those words are searched case-folded, and a line holding one is
     tried against the alternatives that word stands for. An alternative without such a word
-    is tried on every line: correct, and slow (none of today's markers needs it).
+    is tried on every line: correct, and slow (no parser's marker needs it; a repository's
+    pattern may).
     """
 
-    def __init__(self, patterns: Iterable[re.Pattern[str]]) -> None:
-        self.checks: list[re.Pattern[str]] = []
+    def __init__(self, patterns: Iterable[Marker]) -> None:
+        self.checks: list[_Check] = []
         self.owner: list[int] = []  # per check, the index of the pattern it comes from
         self.slow: list[int] = []
         options_of: list[list[set[str]]] = []
         for owner, pattern in enumerate(patterns):
-            flags = pattern.flags & ~re.MULTILINE
-            for source in _alternatives(pattern):
+            for check, options in _checks(pattern):
                 index = len(self.checks)
-                self.checks.append(re.compile(source, flags))
+                self.checks.append(check)
                 self.owner.append(owner)
-                options = _options(_sre.parse(source, flags))
-                if flags & re.IGNORECASE:
-                    # The search folds ASCII only: a word with other cased letters may be
-                    # written in another case than the pattern's.
-                    options = [o for o in options if not any(map(_has_other_case, o))]
                 options_of.append(options)
                 if not options:
                     self.slow.append(index)
@@ -122,9 +122,17 @@ class _Triggers:
                 literal=True,
             )
 
-    def hits(self, buf: bytes, lo: int, hi: int) -> list[tuple[int, int]]:
+    def scratch(self) -> hyperscan.Scratch | None:
+        """Hyperscan's working memory for one scan at a time: the database is shared by every
+        scanner of the same markers, which may run in several threads at once."""
+        return None if self._database is None else hyperscan.Scratch(self._database)
+
+    def hits(
+        self, buf: bytes, lo: int, hi: int, scratch: hyperscan.Scratch | None
+    ) -> list[tuple[int, int]]:
         """(offset, word) for every word found in buf[lo:hi], in log order; the offset is
-        inside the line holding the word, and the word -1 stands for every line."""
+        inside the line holding the word, and the word -1 stands for every line. `scratch`
+        is the caller's own, from `scratch()`."""
         found: list[tuple[int, int]] = []
 
         def on_match(word: int, begin: int, end: int, flags: int, context: object) -> None:
@@ -135,7 +143,7 @@ class _Triggers:
         if self._database is not None:
             # The whole buffer is searched: the binding reads a memoryview slice from the
             # start of its buffer, and copying the slice costs more than the bytes around it.
-            self._database.scan(buf, on_match)
+            self._database.scan(buf, on_match, scratch=scratch)
         if self.slow:
             found.extend((m.start(), -1) for m in _LINE_START.finditer(buf, lo, hi))
         found.sort()
@@ -149,10 +157,58 @@ class _Triggers:
         return tries
 
 
+class _Check(Protocol):
+    def search(self, line: str, /) -> object | None: ...
+
+
+class _LineCheck:
+    """A repository's pattern on a candidate line, as parse_custom runs it: on the line's
+    first MAX_LINE characters, without its newline (RE2's `$` is only the text's end)."""
+
+    def __init__(self, regex: UserRegex) -> None:
+        self.regex = regex
+
+    def search(self, line: str, /) -> object | None:
+        return self.regex.search(line.removesuffix("\n")[:MAX_LINE])
+
+
+def _checks(pattern: Marker) -> list[tuple[_Check, list[set[str]]]]:
+    """What to try on a candidate line for `pattern`, each with the words one of which every
+    line it matches holds (none: every line is a candidate)."""
+    if isinstance(pattern, UserRegex):
+        return [(_LineCheck(pattern), _user_options(pattern.source))]
+    flags = pattern.flags & ~re.MULTILINE
+    return [
+        (re.compile(source, flags), _needed(_sre.parse(source, flags), flags))
+        for source in _alternatives(pattern)
+    ]
+
+
+def _user_options(source: str) -> list[set[str]]:
+    """The words a repository's pattern needs, read by Python's parser from RE2 syntax, which
+    is near enough: a word misread only loses lines to its own pattern, and syntax Python
+    does not know (`\\pL`, `\\Q...\\E`) leaves none, so the pattern is tried on every line."""
+    try:
+        parsed = _sre.parse(source)
+    except (re.error, RecursionError):
+        return []
+    return _needed(parsed, parsed.state.flags)
+
+
+def _needed(parsed: Any, flags: int) -> list[set[str]]:
+    options = _options(parsed)
+    if flags & re.IGNORECASE:
+        # The search folds ASCII only: a word with other cased letters may be written in
+        # another case than the pattern's.
+        options = [o for o in options if not any(map(_has_other_case, o))]
+    return options
+
+
 @functools.lru_cache(maxsize=64)
-def _triggers_for(patterns: tuple[re.Pattern[str], ...]) -> _Triggers:
+def _triggers_for(patterns: tuple[Marker, ...]) -> _Triggers:
     """Built once per set of markers: compiling them costs tens of milliseconds, and every
-    job of a repository uses the same set. Sharing is safe: a scan keeps no state in them."""
+    job of a repository uses the same set. Sharing is safe, across threads too: a scan keeps
+    no state in them, and each scanner has its own Hyperscan scratch."""
     return _Triggers(patterns)
 
 
@@ -359,7 +415,7 @@ class LogScanner:
 
     def __init__(
         self,
-        markers: re.Pattern[str] | Sequence[re.Pattern[str]] | None = None,
+        markers: Marker | Sequence[Marker] | None = None,
         before: int = 40,
         after: int = 300,
         tail_lines: int = 2000,
@@ -368,8 +424,9 @@ class LogScanner:
         if markers is None:
             markers = parser_markers()
         self._triggers = _triggers_for(
-            (markers,) if isinstance(markers, re.Pattern) else tuple(markers)
+            (markers,) if isinstance(markers, re.Pattern | UserRegex) else tuple(markers)
         )
+        self._scratch = self._triggers.scratch()
         self.before = before
         self.after = after
         self.tail_lines = tail_lines
@@ -449,7 +506,7 @@ class LogScanner:
             stop, consumed = _forward(buf, lo, self._after_left, hi)
             window.keep(lo, stop)
             self._after_left -= consumed
-        hits = self._triggers.hits(buf, lo, hi)
+        hits = self._triggers.hits(buf, lo, hi, self._scratch)
         # buf[lo - 1] ends the line before lo, so no line found here starts before lo.
         floor = max(lo - 1, 0)
         n = 0

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from functools import lru_cache
+
+from bot.triage.user_regex import UserRegexError, compile_user
 
 MAX_LINES = 2
 MAX_LENGTH = 240
@@ -92,13 +93,14 @@ def is_generic(message: str, extra: Sequence[str] = ()) -> bool:
     first = lines[0]
     if _GENERIC.fullmatch(first):
         return True
-    return any(_compile_extra(pattern).fullmatch(first) for pattern in extra)
+    return any(_matches_whole(pattern, first) for pattern in extra)
 
 
-@lru_cache(maxsize=256)
-def _compile_extra(pattern: str) -> re.Pattern[str]:
+def _matches_whole(pattern: str, text: str) -> bool:
+    """A repository's regex, run by RE2 in linear time (see user_regex), matches all of text."""
     try:
-        return re.compile(pattern, re.IGNORECASE)
-    except re.error:
-        # A broken repository regex matches nothing rather than failing the triage.
-        return re.compile(r"(?!)")
+        regex = compile_user(pattern, ignore_case=True)
+    except UserRegexError:
+        # A pattern the settings refused matches nothing rather than failing the triage.
+        return False
+    return regex.fullmatch(text) is not None

@@ -3,14 +3,13 @@
 `.github/flaky.yml` may list patterns such as `scenario (?P<test>[\\w-]+) failed` (a harness
 printing `scenario captain-idle-wakeup failed`). Named groups: `test` (required), and
 optionally `file`, `line`, `message`. The patterns come from the repository, so they are
-untrusted: a pattern that does not compile, lacks `test`, or repeats a group that itself repeats
-(`(a+)+`, the classic catastrophic-backtracking shape) is rejected when the config is read, and
-each pattern only ever sees the first MAX_LINE characters of a line.
+untrusted, and so is the log: they run by RE2, in time linear in the line (see user_regex); a
+pattern RE2 cannot run, or without `test`, is refused when the config is read; and each pattern
+only ever sees the first MAX_LINE characters of a line.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -19,6 +18,7 @@ from bot.triage.models import Failure
 from bot.triage.parsers.actions_log import workflow_command
 from bot.triage.parsers.paths import PathMap
 from bot.triage.signature import signature
+from bot.triage.user_regex import UserRegex, UserRegexError, compile_user
 
 MAX_LINE = 1000
 MAX_PATTERN = 500
@@ -39,9 +39,9 @@ class CustomPattern(BaseModel):
     @classmethod
     def _safe_regex(cls, value: str) -> str:
         try:
-            compiled = re.compile(value)
-        except re.error as exc:
-            raise ValueError(f"not a valid regular expression: {exc}") from exc
+            compiled = compile_user(value)
+        except UserRegexError as exc:
+            raise ValueError(str(exc)) from None
         if "test" not in compiled.groupindex:
             raise ValueError("needs a named group `test`, e.g. (?P<test>[\\w-]+)")
         unknown = set(compiled.groupindex) - _GROUPS
@@ -49,71 +49,10 @@ class CustomPattern(BaseModel):
             raise ValueError(
                 f"unknown named groups {sorted(unknown)}; allowed: test, file, line, message"
             )
-        if _has_nested_quantifier(value):
-            raise ValueError(
-                "repeats a group that itself repeats, such as (a+)+: this can take "
-                "exponential time on a long line; rewrite it without the nesting"
-            )
         return value
 
-    def compiled(self) -> re.Pattern[str]:
-        return re.compile(self.regex)
-
-
-def _has_nested_quantifier(regex: str) -> bool:
-    """True when a group containing `*`, `+` or `{n,}` is itself followed by one of those."""
-    stack: list[bool] = []  # per open group: does it contain an unbounded repeat?
-    closed_repeats = False  # the group just closed contained one
-    i = 0
-    while i < len(regex):
-        char = regex[i]
-        if char == "\\":
-            i += 2
-            closed_repeats = False
-            continue
-        if char == "[":
-            i = _skip_class(regex, i)
-            closed_repeats = False
-            continue
-        repeat = _unbounded_at(regex, i)
-        if repeat:
-            if closed_repeats:
-                return True
-            if stack:
-                stack[-1] = True
-        elif char == "(":
-            stack.append(False)
-        elif char == ")" and stack:
-            inner = stack.pop()
-            if stack and inner:
-                stack[-1] = True
-            closed_repeats = inner
-            i += 1
-            continue
-        closed_repeats = False
-        i += 1
-    return False
-
-
-def _unbounded_at(regex: str, i: int) -> bool:
-    if regex[i] in "*+":
-        return True
-    if regex[i] == "{":
-        match = re.match(r"\{\d*,\d*\}", regex[i:])
-        return match is not None and match.group(0).endswith(",}")
-    return False
-
-
-def _skip_class(regex: str, i: int) -> int:
-    """The index after the character class opening at `i`."""
-    j = i + 1
-    if j < len(regex) and regex[j] == "^":
-        j += 1
-    if j < len(regex) and regex[j] == "]":
-        j += 1
-    while j < len(regex) and regex[j] != "]":
-        j += 2 if regex[j] == "\\" else 1
-    return j + 1
+    def compiled(self) -> UserRegex:
+        return compile_user(self.regex)
 
 
 def parse_custom(lines: Sequence[str], patterns: Sequence[CustomPattern]) -> list[Failure]:
@@ -140,7 +79,8 @@ def parse_custom(lines: Sequence[str], patterns: Sequence[CustomPattern]) -> lis
             test = (groups.get("test") or "").strip()
             if not test or test in found:
                 continue
-            file = paths.to_repo(groups["file"]) if groups.get("file") else None
+            path = groups.get("file")
+            file = paths.to_repo(path) if path else None
             line_no = groups.get("line")
             message = (groups.get("message") or line).strip()
             found[test] = Failure(

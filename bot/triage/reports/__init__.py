@@ -41,6 +41,7 @@ class ReportResult(BaseModel):
     problems: list[str] = Field(default_factory=list)
     tests_total: int = 0  # distinct tests that ran (passed or failed), skipped ones left out
     format: str = "unknown"
+    elements: int = 0  # XML elements parsed: what the file cost to read, whatever it held
 
 
 def parse_report(name: str, data: bytes, fmt: str = "auto") -> ReportResult:
@@ -131,16 +132,18 @@ def _xml(name: str, chunks: Iterator[bytes], fmt: str) -> ReportResult:
     root, problems = parse_xml(name, chunks)
     if root is None:
         return ReportResult(problems=problems, format=fmt if fmt != "auto" else "xml")
+    elements = sum(1 for _ in root.iter())
     if fmt == "trx" or (fmt == "auto" and is_trx(root)):
         failures, total = parse_trx(root)
-        return ReportResult(failures=failures, tests_total=total, format="trx")
+        return ReportResult(failures=failures, tests_total=total, format="trx", elements=elements)
     if local_name(root) not in ("testsuites", "testsuite"):
         return ReportResult(
             problems=[f"{name}: XML root <{local_name(root)}> is not a JUnit report"],
             format="junit",
+            elements=elements,
         )
     failures, total = parse_junit(root)
-    return ReportResult(failures=failures, tests_total=total, format="junit")
+    return ReportResult(failures=failures, tests_total=total, format="junit", elements=elements)
 
 
 __all__ = ["FORMATS", "ReportResult", "parse_report", "read_report"]

@@ -27,14 +27,21 @@ _CHUNK = 64 * 1024
 _RATIO_FLOOR = MIB
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _UNREADABLE = (zipfile.BadZipFile, RuntimeError, NotImplementedError, OSError, EOFError)
+# XML elements a job's reports may hold in all: a report of tens of thousands of tests, twice
+# over. A file is read whole once begun, so the last may pass it by one file's cap.
+JOB_ELEMENTS = 200_000
 
 
 @dataclass
 class ExpandBudget:
-    """Bytes the reports of one job may expand to in all, spent as entries are read."""
+    """Bytes the reports of one job may expand to in all, spent as entries are read, and
+    XML elements they may hold: parsing costs CPU by the element (about 100,000 a second), and
+    a job's budget of bytes holds millions of small elements."""
 
     total: int
     spent: int = 0
+    elements_total: int = JOB_ELEMENTS
+    elements_spent: int = 0
 
     def spend(self, size: int) -> bool:
         """Take `size` bytes; False once the job has expanded more than `total`."""
@@ -95,9 +102,13 @@ def read_artifact_reports(
         meter = _Meter(max_expanded, budget)
         reports: list[tuple[str, ReportResult]] = []
         for info in wanted:
+            if budget.elements_spent > budget.elements_total:
+                over = f"the job's reports hold over {budget.elements_total} XML elements"
+                return [], [f"{name}: refused: {over}"]
             try:
                 with closing(meter.chunks(archive, info)) as chunks:
                     result = read_report(f"{name}/{info.filename}", chunks)
+                budget.elements_spent += result.elements
                 reports.append((info.filename, result))
             except _OverCap as over:
                 return [], [f"{name}: refused: {over.problem}"]
