@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-import secrets
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
@@ -27,6 +26,8 @@ from bot.store.command_models import (
     RerunGrant,
     RerunLimit,
 )
+from bot.store.core import StoreCore
+from bot.store.dialect import Dialect, Row, Session
 from bot.store.group_commit import GroupCommit, NewDelivery
 from bot.store.history_rows import (
     OCCURRENCE_COLUMNS,
@@ -38,11 +39,9 @@ from bot.store.history_rows import (
     run_from_row,
     run_values,
 )
-from bot.store.lifecycle import DeliveryLifecycle
 from bot.store.migrations import migration_files
 from bot.store.models import (
     CheckAttempt,
-    Delivery,
     DeliveryState,
     Occurrence,
     PullRequest,
@@ -60,10 +59,6 @@ from bot.store.tracking_rows import (
 )
 from bot.triage.models import Decision
 
-_DELIVERY_COLUMNS = (
-    "id, event, action, payload, state, attempts, received_at, next_attempt_at, "
-    "last_error, claim_token, finished_at"
-)
 _ATTEMPT_COLUMNS = (
     "repo, check_run_id, pr_number, head_sha, check_name, html_url, attempt, conclusion, "
     "decisions, rerun_note, recorded_at"
@@ -77,22 +72,6 @@ QUERY_POOL_SIZE = 10
 LOCK_POOL_SIZE = 10
 # Deliveries stored by one group commit at most (one INSERT over arrays).
 MAX_INGEST_BATCH = 512
-
-
-def _delivery(row: asyncpg.Record) -> Delivery:
-    return Delivery(
-        id=row["id"],
-        event=row["event"],
-        action=row["action"],
-        payload=bytes(row["payload"]),
-        state=DeliveryState(row["state"]),
-        attempts=row["attempts"],
-        received_at=row["received_at"],
-        next_attempt_at=row["next_attempt_at"],
-        last_error=row["last_error"],
-        claim_token=row["claim_token"],
-        finished_at=row["finished_at"],
-    )
 
 
 def _attempt(row: asyncpg.Record) -> CheckAttempt:
@@ -120,12 +99,95 @@ def _rows_touched(status: str) -> int:
     return int(status.rsplit(" ", 1)[-1])
 
 
-class PostgresStore(DeliveryLifecycle):
+class _Executor(Session):
+    """Statements on a pool (each on whichever connection is free) or on one connection:
+    asyncpg gives both the same methods."""
+
+    def __init__(self, executor: asyncpg.Pool | asyncpg.Connection) -> None:
+        self._executor = executor
+
+    async def fetch(self, sql: str, *args: Any) -> list[Row]:
+        rows: list[Row] = await self._executor.fetch(sql, *args)
+        return rows
+
+    async def fetchrow(self, sql: str, *args: Any) -> Row | None:
+        row: Row | None = await self._executor.fetchrow(sql, *args)
+        return row
+
+    async def fetchval(self, sql: str, *args: Any) -> Any:
+        return await self._executor.fetchval(sql, *args)
+
+    async def execute(self, sql: str, *args: Any) -> int:
+        return _rows_touched(await self._executor.execute(sql, *args))
+
+    async def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        await self._executor.executemany(sql, rows)
+
+    async def returning(self, sql: str, *args: Any) -> list[Row]:
+        return await self.fetch(sql, *args)
+
+
+class PostgresDialect(_Executor, Dialect):
+    """A pool for queries; session locks draw on a pool of their own (see LOCK_POOL_SIZE)."""
+
+    # Rows requested in the same instant, by the order they were taken.
+    insertion_order = "seq"
+    skip_locked = "FOR UPDATE SKIP LOCKED"
+
     def __init__(self, pool: asyncpg.Pool, lock_pool: asyncpg.Pool) -> None:
+        super().__init__(pool)
         self._pool = pool
         self._lock_pool = lock_pool
         self._local_locks: dict[str, asyncio.Lock] = {}
+
+    def any_of(self, column: str, n: int) -> str:
+        return f"{column} = ANY(${n}::text[])"
+
+    def listed(self, values: Sequence[str]) -> list[str]:
+        return list(values)
+
+    def json(self, n: int) -> str:
+        return f"${n}::jsonb"
+
+    def json_has(self, column: str, n: int) -> str:
+        return f"{column} ? ${n}"
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[Session]:
+        async with self._pool.acquire() as conn, conn.transaction():
+            yield _Executor(conn)
+
+    @asynccontextmanager
+    async def exclusive(self, *keys: str) -> AsyncIterator[Session]:
+        # Under READ COMMITTED two replicas could both count and both write; transaction
+        # locks, released at commit, make each count and its write one step.
+        async with self._pool.acquire() as conn, conn.transaction():
+            for key in keys:
+                await conn.execute(f"SELECT pg_advisory_xact_lock({_LOCK_KEY})", key)
+            yield _Executor(conn)
+
+    @asynccontextmanager
+    async def lock(self, key: str) -> AsyncIterator[None]:
+        # Tasks of this process queue on an asyncio lock, so at most one connection per key
+        # waits on the database lock; other replicas queue on the session advisory lock.
+        async with (
+            self._local_locks.setdefault(key, asyncio.Lock()),
+            self._lock_pool.acquire() as conn,
+        ):
+            await conn.execute(f"SELECT pg_advisory_lock({_LOCK_KEY})", key)
+            try:
+                yield
+            finally:
+                # If this is cancelled, the pool's reset on release unlocks all the same.
+                await conn.execute(f"SELECT pg_advisory_unlock({_LOCK_KEY})", key)
+
+
+class PostgresStore(StoreCore):
+    def __init__(self, pool: asyncpg.Pool, lock_pool: asyncpg.Pool) -> None:
+        self._pool = pool
+        self._lock_pool = lock_pool
         self._group_commit = GroupCommit(self._insert_deliveries, MAX_INGEST_BATCH)
+        self._sql = PostgresDialect(pool, lock_pool)
 
     @classmethod
     async def open(cls, database_url: str) -> PostgresStore:
@@ -205,47 +267,6 @@ class PostgresStore(DeliveryLifecycle):
         )
         return {str(row["id"]) for row in rows}
 
-    async def claim(self, now: float, lease_seconds: float, limit: int) -> list[Delivery]:
-        # SKIP LOCKED: a replica claiming at the same moment passes over the rows this one is
-        # taking instead of waiting for them, and the two never take the same row.
-        rows = await self._pool.fetch(
-            f"UPDATE deliveries SET state = 'claimed', claim_token = $1, lease_until = $2, "
-            f"attempts = attempts + 1 WHERE id IN ("
-            f"  SELECT id FROM deliveries WHERE"
-            f"  (state = 'pending' AND next_attempt_at <= $3) OR"
-            f"  (state = 'claimed' AND lease_until <= $3)"
-            f"  ORDER BY next_attempt_at, id LIMIT $4 FOR UPDATE SKIP LOCKED"
-            f") RETURNING {_DELIVERY_COLUMNS}",
-            secrets.token_hex(8),
-            now + lease_seconds,
-            now,
-            limit,
-        )
-        return sorted((_delivery(r) for r in rows), key=lambda d: (d.next_attempt_at, d.id))
-
-    async def _finish(
-        self, delivery_id: str, claim_token: str, state: DeliveryState, **values: Any
-    ) -> None:
-        sets = ", ".join(f"{column} = ${n}" for n, column in enumerate(values, start=4))
-        await self._pool.execute(
-            f"UPDATE deliveries SET state = $1, claim_token = NULL, lease_until = NULL, {sets} "
-            f"WHERE id = $2 AND claim_token = $3",
-            str(state),
-            delivery_id,
-            claim_token,
-            *values.values(),
-        )
-
-    async def extend_lease(self, delivery_id: str, claim_token: str, lease_until: float) -> bool:
-        status = await self._pool.execute(
-            "UPDATE deliveries SET lease_until = $1 WHERE id = $2 AND claim_token = $3 "
-            "AND state = 'claimed'",
-            lease_until,
-            delivery_id,
-            claim_token,
-        )
-        return _rows_touched(status) == 1
-
     async def complete_many(self, claims: Sequence[tuple[str, str]], now: float) -> None:
         await self._pool.execute(
             "UPDATE deliveries AS d SET state = 'done', claim_token = NULL, lease_until = NULL, "
@@ -256,57 +277,6 @@ class PostgresStore(DeliveryLifecycle):
             [claim_token for _, claim_token in claims],
             now,
         )
-
-    async def list_deliveries(
-        self, limit: int, states: Sequence[DeliveryState] | None = None
-    ) -> list[Delivery]:
-        rows = await self._pool.fetch(
-            f"SELECT {_DELIVERY_COLUMNS} FROM deliveries "
-            f"WHERE $1::text[] IS NULL OR state = ANY($1::text[]) "
-            f"ORDER BY received_at DESC, id LIMIT $2",
-            [str(s) for s in states] if states else None,
-            limit,
-        )
-        return [_delivery(r) for r in rows]
-
-    async def replay(self, delivery_id: str, now: float) -> bool:
-        status = await self._pool.execute(
-            "UPDATE deliveries SET state = 'pending', attempts = 0, next_attempt_at = $1, "
-            "claim_token = NULL, lease_until = NULL, finished_at = NULL WHERE id = $2",
-            now,
-            delivery_id,
-        )
-        return _rows_touched(status) == 1
-
-    async def schedule(
-        self, delivery_id: str, event: str, payload: bytes, now: float, due: float
-    ) -> bool:
-        status = await self._pool.execute(
-            "INSERT INTO deliveries (id, event, action, payload, state, attempts, received_at, "
-            "next_attempt_at) VALUES ($1, $2, NULL, $3, 'pending', 0, $4, $5) "
-            "ON CONFLICT (id) DO NOTHING",
-            delivery_id,
-            event,
-            payload,
-            now,
-            due,
-        )
-        return _rows_touched(status) == 1
-
-    async def inbox_depth(self) -> tuple[int, float | None]:
-        row = await self._pool.fetchrow(
-            "SELECT count(*) AS depth, min(received_at) AS oldest FROM deliveries "
-            "WHERE state IN ('pending', 'claimed')"
-        )
-        assert row is not None
-        return int(row["depth"]), row["oldest"]
-
-    async def prune_deliveries(self, older_than: float) -> int:
-        status = await self._pool.execute(
-            "DELETE FROM deliveries WHERE state IN ('done', 'dead') AND finished_at < $1",
-            older_than,
-        )
-        return _rows_touched(status)
 
     # --- triage record ---------------------------------------------------------------------
     async def record_check_attempt(self, attempt: CheckAttempt) -> None:
@@ -422,23 +392,8 @@ class PostgresStore(DeliveryLifecycle):
     # --- sticky comment ------------------------------------------------------------------
     @asynccontextmanager
     async def pr_lock(self, repo: str, pr_number: int) -> AsyncIterator[None]:
-        async with self._advisory_lock(json.dumps(["pr", repo, pr_number])):
+        async with self._sql.lock(json.dumps(["pr", repo, pr_number])):
             yield
-
-    @asynccontextmanager
-    async def _advisory_lock(self, key: str) -> AsyncIterator[None]:
-        # Tasks of this process queue on an asyncio lock, so at most one connection per key
-        # waits on the database lock; other replicas queue on the session advisory lock.
-        async with (
-            self._local_locks.setdefault(key, asyncio.Lock()),
-            self._lock_pool.acquire() as conn,
-        ):
-            await conn.execute(f"SELECT pg_advisory_lock({_LOCK_KEY})", key)
-            try:
-                yield
-            finally:
-                # If this is cancelled, the pool's reset on release unlocks all the same.
-                await conn.execute(f"SELECT pg_advisory_unlock({_LOCK_KEY})", key)
 
     async def get_sticky_comment(self, repo: str, pr_number: int) -> StickyComment | None:
         row = await self._pool.fetchrow(
@@ -546,7 +501,7 @@ class PostgresStore(DeliveryLifecycle):
     # --- tracking issues -----------------------------------------------------------------
     @asynccontextmanager
     async def tracking_lock(self, repo: str) -> AsyncIterator[None]:
-        async with self._advisory_lock(json.dumps(["tracking", repo])):
+        async with self._sql.lock(json.dumps(["tracking", repo])):
             yield
 
     async def tracking_issue(self, repo: str, key: str) -> TrackingIssue | None:
@@ -814,15 +769,6 @@ class PostgresStore(DeliveryLifecycle):
             pr_number,
         )
         return None if row is None else pull_from_row(tuple(row))
-
-    async def waiting(self, event: str) -> bool:
-        return bool(
-            await self._pool.fetchval(
-                "SELECT EXISTS (SELECT 1 FROM deliveries WHERE event = $1 "
-                "AND state IN ('pending', 'claimed'))",
-                event,
-            )
-        )
 
     # --- write pacing ------------------------------------------------------------------------
     def write_schedule(self) -> PostgresStore:

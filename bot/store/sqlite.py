@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
-import secrets
+import re
 import sqlite3
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -21,6 +22,8 @@ from bot.store.command_models import (
     RerunGrant,
     RerunLimit,
 )
+from bot.store.core import StoreCore
+from bot.store.dialect import Dialect, Row, Session
 from bot.store.group_commit import GroupCommit, NewDelivery
 from bot.store.history_rows import (
     OCCURRENCE_COLUMNS,
@@ -32,11 +35,9 @@ from bot.store.history_rows import (
     run_from_row,
     run_values,
 )
-from bot.store.lifecycle import DeliveryLifecycle
 from bot.store.migrations import migration_files
 from bot.store.models import (
     CheckAttempt,
-    Delivery,
     DeliveryState,
     Occurrence,
     PullRequest,
@@ -70,11 +71,6 @@ PAGE_SIZE = 16384
 # Claims marked done by one UPDATE, 2 bound values each.
 MAX_COMPLETE_BATCH = 4096
 
-_DELIVERY_COLUMNS = (
-    "id, event, action, payload, state, attempts, received_at, next_attempt_at, "
-    "last_error, claim_token, finished_at"
-)
-
 
 def sqlite_path(database_url: str) -> str:
     """`sqlite:///relative.db`, `sqlite:////abs/path.db` or `sqlite://:memory:`."""
@@ -84,22 +80,6 @@ def sqlite_path(database_url: str) -> str:
     if rest.startswith("///"):
         return rest[3:]
     raise ValueError(f"cannot read a SQLite path from {database_url!r}")
-
-
-def _delivery(row: Any) -> Delivery:
-    return Delivery(
-        id=row[0],
-        event=row[1],
-        action=row[2],
-        payload=bytes(row[3]),
-        state=DeliveryState(row[4]),
-        attempts=row[5],
-        received_at=row[6],
-        next_attempt_at=row[7],
-        last_error=row[8],
-        claim_token=row[9],
-        finished_at=row[10],
-    )
 
 
 def _attempt(row: Any) -> CheckAttempt:
@@ -157,7 +137,103 @@ async def _connect(path: str, *, synchronous: str) -> aiosqlite.Connection:
     return db
 
 
-class SQLiteStore(DeliveryLifecycle):
+_NUMBERED = re.compile(r"\$(\d+)")
+
+
+@functools.cache
+def _sqlite_sql(sql: str) -> str:
+    """PostgreSQL's `$n` as SQLite's `?n`: the same numbered parameter."""
+    return _NUMBERED.sub(r"?\1", sql)
+
+
+class _Connection(Session):
+    """Statements sent on the connection as they come (by a holder of the write lock)."""
+
+    def __init__(self, db: aiosqlite.Connection) -> None:
+        self._db = db
+
+    async def fetch(self, sql: str, *args: Any) -> list[Row]:
+        return list(await self._db.execute_fetchall(_sqlite_sql(sql), args))
+
+    async def fetchrow(self, sql: str, *args: Any) -> Row | None:
+        # One trip to the connection's thread, where a cursor's fetchone would take two.
+        return next(iter(await self._db.execute_fetchall(_sqlite_sql(sql), args)), None)
+
+    async def execute(self, sql: str, *args: Any) -> int:
+        cursor = await self._db.execute(_sqlite_sql(sql), args)
+        return cursor.rowcount
+
+    async def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        await self._db.executemany(_sqlite_sql(sql), rows)
+
+    async def returning(self, sql: str, *args: Any) -> list[Row]:
+        return await self.fetch(sql, *args)
+
+
+class SQLiteDialect(_Connection, Dialect):
+    """One connection; its writes take turns on the store's write lock.
+
+    Statements run in autocommit mode, each atomic on its own, and SQLite lets one writer in
+    at a time: a decision that is one statement needs no other lock.
+    """
+
+    insertion_order = "rowid"
+    # One writer at a time: a claim never meets another one's rows half taken.
+    skip_locked = ""
+
+    def __init__(self, db: aiosqlite.Connection, write_lock: asyncio.Lock) -> None:
+        super().__init__(db)
+        self._write_lock = write_lock
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    async def execute(self, sql: str, *args: Any) -> int:
+        async with self._write_lock:
+            return await super().execute(sql, *args)
+
+    async def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        async with self._write_lock:
+            await super().executemany(sql, rows)
+
+    async def returning(self, sql: str, *args: Any) -> list[Row]:
+        async with self._write_lock:
+            return await super().returning(sql, *args)
+
+    def any_of(self, column: str, n: int) -> str:
+        return f"{column} IN (SELECT value FROM json_each(${n}))"
+
+    def listed(self, values: Sequence[str]) -> str:
+        return json.dumps(list(values))
+
+    def json(self, n: int) -> str:
+        return f"${n}"
+
+    def json_has(self, column: str, n: int) -> str:
+        return f"EXISTS (SELECT 1 FROM json_each({column}) WHERE value = ${n})"
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[Session]:
+        async with self._write_lock:
+            await self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield _Connection(self._db)
+                await self._db.execute("COMMIT")
+            except BaseException:
+                await self._db.execute("ROLLBACK")
+                raise
+
+    @asynccontextmanager
+    async def exclusive(self, *keys: str) -> AsyncIterator[Session]:
+        # Every writer of this process waits for the write lock, whatever its keys.
+        async with self._write_lock:
+            yield _Connection(self._db)
+
+    @asynccontextmanager
+    async def lock(self, key: str) -> AsyncIterator[None]:
+        async with self._locks.setdefault(key, asyncio.Lock()):
+            yield
+
+
+class SQLiteStore(StoreCore):
     def __init__(
         self, db: aiosqlite.Connection, ingest: aiosqlite.Connection | None = None
     ) -> None:
@@ -175,6 +251,7 @@ class SQLiteStore(DeliveryLifecycle):
         self._pr_locks: dict[tuple[str, int], asyncio.Lock] = {}
         self._tracking_locks: dict[str, asyncio.Lock] = {}
         self._group_commit = GroupCommit(self._insert_deliveries, MAX_INGEST_BATCH)
+        self._sql = SQLiteDialect(db, self._write_lock)
 
     @classmethod
     async def open(cls, database_url: str) -> SQLiteStore:
@@ -285,39 +362,6 @@ class SQLiteStore(DeliveryLifecycle):
             )
         return {str(row[0]) for row in rows}
 
-    async def claim(self, now: float, lease_seconds: float, limit: int) -> list[Delivery]:
-        token = secrets.token_hex(8)
-        async with self._write_lock:
-            rows = await self._db.execute_fetchall(
-                f"UPDATE deliveries SET state = 'claimed', claim_token = ?, lease_until = ?, "
-                f"attempts = attempts + 1 WHERE id IN ("
-                f"  SELECT id FROM deliveries WHERE"
-                f"  (state = 'pending' AND next_attempt_at <= ?) OR"
-                f"  (state = 'claimed' AND lease_until <= ?)"
-                f"  ORDER BY next_attempt_at LIMIT ?"
-                f") RETURNING {_DELIVERY_COLUMNS}",
-                (token, now + lease_seconds, now, now, limit),
-            )
-        return sorted((_delivery(r) for r in rows), key=lambda d: d.next_attempt_at)
-
-    async def _finish(
-        self, delivery_id: str, claim_token: str, state: DeliveryState, **values: Any
-    ) -> None:
-        sets = ", ".join(f"{column} = ?" for column in values)
-        await self._write(
-            f"UPDATE deliveries SET state = ?, claim_token = NULL, lease_until = NULL, {sets} "
-            f"WHERE id = ? AND claim_token = ?",
-            (state, *values.values(), delivery_id, claim_token),
-        )
-
-    async def extend_lease(self, delivery_id: str, claim_token: str, lease_until: float) -> bool:
-        cursor = await self._write(
-            "UPDATE deliveries SET lease_until = ? WHERE id = ? AND claim_token = ? "
-            "AND state = 'claimed'",
-            (lease_until, delivery_id, claim_token),
-        )
-        return cursor.rowcount == 1
-
     async def complete_many(self, claims: Sequence[tuple[str, str]], now: float) -> None:
         for start in range(0, len(claims), MAX_COMPLETE_BATCH):
             chunk = claims[start : start + MAX_COMPLETE_BATCH]
@@ -329,55 +373,6 @@ class SQLiteStore(DeliveryLifecycle):
                 "WHERE deliveries.id = c.column1 AND deliveries.claim_token = c.column2",
                 [now, *(value for claim in chunk for value in claim)],
             )
-
-    async def list_deliveries(
-        self, limit: int, states: Sequence[DeliveryState] | None = None
-    ) -> list[Delivery]:
-        where, params = "", []
-        if states:
-            where = f"WHERE state IN ({', '.join('?' for _ in states)})"
-            params = [str(s) for s in states]
-        rows = await self._db.execute_fetchall(
-            f"SELECT {_DELIVERY_COLUMNS} FROM deliveries {where} "
-            f"ORDER BY received_at DESC, id LIMIT ?",
-            (*params, limit),
-        )
-        return [_delivery(r) for r in rows]
-
-    async def replay(self, delivery_id: str, now: float) -> bool:
-        cursor = await self._write(
-            "UPDATE deliveries SET state = 'pending', attempts = 0, next_attempt_at = ?, "
-            "claim_token = NULL, lease_until = NULL, finished_at = NULL WHERE id = ?",
-            (now, delivery_id),
-        )
-        return cursor.rowcount == 1
-
-    async def schedule(
-        self, delivery_id: str, event: str, payload: bytes, now: float, due: float
-    ) -> bool:
-        cursor = await self._write(
-            "INSERT INTO deliveries (id, event, action, payload, state, attempts, received_at, "
-            "next_attempt_at) VALUES (?, ?, NULL, ?, 'pending', 0, ?, ?) "
-            "ON CONFLICT (id) DO NOTHING",
-            (delivery_id, event, payload, now, due),
-        )
-        return cursor.rowcount == 1
-
-    async def inbox_depth(self) -> tuple[int, float | None]:
-        rows = list(
-            await self._db.execute_fetchall(
-                "SELECT count(*), min(received_at) FROM deliveries "
-                "WHERE state IN ('pending', 'claimed')"
-            )
-        )
-        return int(rows[0][0]), rows[0][1]
-
-    async def prune_deliveries(self, older_than: float) -> int:
-        cursor = await self._write(
-            "DELETE FROM deliveries WHERE state IN ('done', 'dead') AND finished_at < ?",
-            (older_than,),
-        )
-        return cursor.rowcount
 
     # --- triage record ---------------------------------------------------------------------
     async def record_check_attempt(self, attempt: CheckAttempt) -> None:
@@ -842,16 +837,6 @@ class SQLiteStore(DeliveryLifecycle):
             (repo, pr_number),
         )
         return None if row is None else pull_from_row(row)
-
-    async def waiting(self, event: str) -> bool:
-        rows = list(
-            await self._db.execute_fetchall(
-                "SELECT EXISTS (SELECT 1 FROM deliveries WHERE event = ? "
-                "AND state IN ('pending', 'claimed'))",
-                (event,),
-            )
-        )
-        return bool(rows[0][0])
 
     # --- write pacing ------------------------------------------------------------------------
     def write_schedule(self) -> None:

@@ -1,0 +1,14 @@
+"""The store written once: every concern's queries and decisions over one `Dialect`.
+
+A backend supplies the dialect, opens and migrates its database, and writes an ingest batch
+and a batch of completions its own fastest way; everything else is here.
+"""
+
+from __future__ import annotations
+
+from bot.store.deliveries import Deliveries
+from bot.store.dialect import Dialect
+
+
+class StoreCore(Deliveries):
+    _sql: Dialect
