@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from bot.store.deliveries import Deliveries
 from bot.store.dialect import Dialect
+from bot.store.history import History
 
 
-class StoreCore(Deliveries):
+class StoreCore(Deliveries, History):
     _sql: Dialect

@@ -80,3 +80,8 @@ class Dialect(Session):
     def lock(self, key: str) -> AbstractAsyncContextManager[None]:
         """Hold `key` for as long as the block runs: other holders (tasks, and replicas
         where the database is shared) wait."""
+
+
+def parameters(count: int) -> str:
+    """`$1, $2, ...`: the parameters of a row of `count` values."""
+    return ", ".join(f"${n}" for n in range(1, count + 1))

@@ -29,23 +29,10 @@ from bot.store.command_models import (
 from bot.store.core import StoreCore
 from bot.store.dialect import Dialect, Row, Session
 from bot.store.group_commit import GroupCommit, NewDelivery
-from bot.store.history_rows import (
-    OCCURRENCE_COLUMNS,
-    OCCURRENCE_FIELDS,
-    RUN_COLUMNS,
-    RUN_FIELDS,
-    occurrence_from_row,
-    occurrence_values,
-    run_from_row,
-    run_values,
-)
 from bot.store.migrations import migration_files
 from bot.store.models import (
-    CheckAttempt,
     DeliveryState,
-    Occurrence,
     PullRequest,
-    RunRecord,
     StickyComment,
     TrackingIssue,
 )
@@ -57,12 +44,7 @@ from bot.store.tracking_rows import (
     tracking_from_row,
     tracking_values,
 )
-from bot.triage.models import Decision
 
-_ATTEMPT_COLUMNS = (
-    "repo, check_run_id, pr_number, head_sha, check_name, html_url, attempt, conclusion, "
-    "decisions, rerun_note, recorded_at"
-)
 # A 64-bit advisory lock key, distinct per schema and per purpose.
 _LOCK_KEY = "hashtextextended(coalesce(current_schema(), '') || ':' || $1::text, 0)"
 
@@ -72,26 +54,6 @@ QUERY_POOL_SIZE = 10
 LOCK_POOL_SIZE = 10
 # Deliveries stored by one group commit at most (one INSERT over arrays).
 MAX_INGEST_BATCH = 512
-
-
-def _attempt(row: asyncpg.Record) -> CheckAttempt:
-    return CheckAttempt(
-        repo=row["repo"],
-        check_run_id=row["check_run_id"],
-        pr_number=row["pr_number"],
-        head_sha=row["head_sha"],
-        check_name=row["check_name"],
-        html_url=row["html_url"],
-        attempt=row["attempt"],
-        conclusion=row["conclusion"],
-        decisions=[Decision.model_validate(d) for d in json.loads(row["decisions"])],
-        rerun_note=row["rerun_note"],
-        recorded_at=row["recorded_at"],
-    )
-
-
-def _params(fields: Sequence[str]) -> str:
-    return ", ".join(f"${n}" for n in range(1, len(fields) + 1))
 
 
 def _rows_touched(status: str) -> int:
@@ -278,51 +240,6 @@ class PostgresStore(StoreCore):
             now,
         )
 
-    # --- triage record ---------------------------------------------------------------------
-    async def record_check_attempt(self, attempt: CheckAttempt) -> None:
-        decisions = json.dumps([d.model_dump(mode="json") for d in attempt.decisions])
-        await self._pool.execute(
-            "INSERT INTO check_attempts (repo, check_run_id, pr_number, head_sha, check_name, "
-            "html_url, attempt, conclusion, decisions, rerun_note, recorded_at) "
-            "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11) "
-            "ON CONFLICT (repo, check_run_id) DO UPDATE "
-            "SET attempt = excluded.attempt, conclusion = excluded.conclusion, "
-            "decisions = excluded.decisions, rerun_note = excluded.rerun_note, "
-            "recorded_at = excluded.recorded_at",
-            attempt.repo,
-            attempt.check_run_id,
-            attempt.pr_number,
-            attempt.head_sha,
-            attempt.check_name,
-            attempt.html_url,
-            attempt.attempt,
-            attempt.conclusion,
-            decisions,
-            attempt.rerun_note,
-            attempt.recorded_at,
-        )
-
-    async def check_attempts_for_pr(self, repo: str, pr_number: int) -> list[CheckAttempt]:
-        rows = await self._pool.fetch(
-            f"SELECT {_ATTEMPT_COLUMNS} FROM check_attempts WHERE repo = $1 AND "
-            f"pr_number = $2 ORDER BY recorded_at, check_run_id",
-            repo,
-            pr_number,
-        )
-        return [_attempt(r) for r in rows]
-
-    async def check_attempts_for(
-        self, repo: str, head_sha: str, check_name: str
-    ) -> list[CheckAttempt]:
-        rows = await self._pool.fetch(
-            f"SELECT {_ATTEMPT_COLUMNS} FROM check_attempts WHERE repo = $1 AND "
-            f"head_sha = $2 AND check_name = $3 ORDER BY attempt, check_run_id",
-            repo,
-            head_sha,
-            check_name,
-        )
-        return [_attempt(r) for r in rows]
-
     async def reserve_rerun(
         self,
         repo: str,
@@ -435,68 +352,6 @@ class PostgresStore(StoreCore):
     async def installations(self) -> list[tuple[int, str, bool]]:
         rows = await self._pool.fetch("SELECT id, account, active FROM installations ORDER BY id")
         return [(int(r["id"]), str(r["account"]), bool(r["active"])) for r in rows]
-
-    # --- history ---------------------------------------------------------------------------
-    async def record_run(self, run: RunRecord, occurrences: Sequence[Occurrence]) -> None:
-        # One transaction: a run is never kept without its failed tests, so a retried
-        # delivery that finds the run recorded has nothing left to add.
-        async with self._pool.acquire() as conn, conn.transaction():
-            inserted = await conn.fetchval(
-                f"INSERT INTO runs ({RUN_COLUMNS}) VALUES ({_params(RUN_FIELDS)}) "
-                "ON CONFLICT (repo, check_run_id) DO NOTHING RETURNING check_run_id",
-                *run_values(run),
-            )
-            if inserted is not None and occurrences:
-                await conn.executemany(
-                    f"INSERT INTO occurrences ({OCCURRENCE_COLUMNS}) "
-                    f"VALUES ({_params(OCCURRENCE_FIELDS)}) "
-                    "ON CONFLICT (repo, check_run_id, test_key) DO NOTHING",
-                    [occurrence_values(o) for o in occurrences],
-                )
-
-    async def occurrences(
-        self, repo: str, test_keys: Sequence[str], since: float
-    ) -> list[Occurrence]:
-        if not test_keys:
-            return []
-        rows = await self._pool.fetch(
-            f"SELECT {OCCURRENCE_COLUMNS} FROM occurrences WHERE repo = $1 AND at >= $2 "
-            "AND test_key = ANY($3::text[]) ORDER BY at DESC, check_run_id DESC, test_key",
-            repo,
-            since,
-            list(dict.fromkeys(test_keys)),
-        )
-        return [occurrence_from_row(tuple(r)) for r in rows]
-
-    async def runs(self, repo: str, check_name: str, since: float) -> list[RunRecord]:
-        rows = await self._pool.fetch(
-            f"SELECT {RUN_COLUMNS} FROM runs WHERE repo = $1 AND check_name = $2 "
-            "AND completed_at >= $3 ORDER BY completed_at DESC, check_run_id DESC",
-            repo,
-            check_name,
-            since,
-        )
-        return [run_from_row(tuple(r)) for r in rows]
-
-    async def runs_at(self, repo: str, head_sha: str) -> list[RunRecord]:
-        rows = await self._pool.fetch(
-            f"SELECT {RUN_COLUMNS} FROM runs WHERE repo = $1 AND head_sha = $2 "
-            "ORDER BY completed_at DESC, check_run_id DESC",
-            repo,
-            head_sha,
-        )
-        return [run_from_row(tuple(r)) for r in rows]
-
-    async def latest_branch_run(self, repo: str, check_name: str, branch: str) -> RunRecord | None:
-        row = await self._pool.fetchrow(
-            f"SELECT {RUN_COLUMNS} FROM runs WHERE repo = $1 AND check_name = $2 "
-            "AND branch = $3 AND pr_number IS NULL "
-            "ORDER BY completed_at DESC, check_run_id DESC LIMIT 1",
-            repo,
-            check_name,
-            branch,
-        )
-        return run_from_row(tuple(row)) if row is not None else None
 
     # --- tracking issues -----------------------------------------------------------------
     @asynccontextmanager
@@ -683,23 +538,6 @@ class PostgresStore(StoreCore):
     async def repositories(self) -> list[tuple[str, bool]]:
         rows = await self._pool.fetch("SELECT repo, private FROM repositories ORDER BY repo")
         return [(str(row["repo"]), bool(row["private"])) for row in rows]
-
-    async def repo_history(
-        self, repo: str, since: float
-    ) -> tuple[list[RunRecord], list[Occurrence]]:
-        runs = await self._pool.fetch(
-            f"SELECT {RUN_COLUMNS} FROM runs WHERE repo = $1 AND completed_at >= $2 "
-            "ORDER BY completed_at DESC, check_run_id DESC",
-            repo,
-            since,
-        )
-        found = await self._pool.fetch(
-            f"SELECT {OCCURRENCE_COLUMNS} FROM occurrences WHERE repo = $1 AND at >= $2 "
-            "ORDER BY at DESC, check_run_id DESC, test_key",
-            repo,
-            since,
-        )
-        return [run_from_row(r) for r in runs], [occurrence_from_row(r) for r in found]
 
     # --- automatic closing of tracking issues ----------------------------------------------
     async def open_tracking_issues(self, repo: str, check_name: str) -> list[TrackingIssue]:

@@ -25,23 +25,10 @@ from bot.store.command_models import (
 from bot.store.core import StoreCore
 from bot.store.dialect import Dialect, Row, Session
 from bot.store.group_commit import GroupCommit, NewDelivery
-from bot.store.history_rows import (
-    OCCURRENCE_COLUMNS,
-    OCCURRENCE_FIELDS,
-    RUN_COLUMNS,
-    RUN_FIELDS,
-    occurrence_from_row,
-    occurrence_values,
-    run_from_row,
-    run_values,
-)
 from bot.store.migrations import migration_files
 from bot.store.models import (
-    CheckAttempt,
     DeliveryState,
-    Occurrence,
     PullRequest,
-    RunRecord,
     StickyComment,
     TrackingIssue,
 )
@@ -53,7 +40,6 @@ from bot.store.tracking_rows import (
     tracking_from_row,
     tracking_values,
 )
-from bot.triage.models import Decision
 
 # One multi-row INSERT per group commit, 8 bound values a row: well under SQLite's limit of
 # 32766 variables.
@@ -80,22 +66,6 @@ def sqlite_path(database_url: str) -> str:
     if rest.startswith("///"):
         return rest[3:]
     raise ValueError(f"cannot read a SQLite path from {database_url!r}")
-
-
-def _attempt(row: Any) -> CheckAttempt:
-    return CheckAttempt(
-        repo=row[0],
-        check_run_id=row[1],
-        pr_number=row[2],
-        head_sha=row[3],
-        check_name=row[4],
-        html_url=row[5],
-        attempt=row[6],
-        conclusion=row[7],
-        decisions=[Decision.model_validate(d) for d in json.loads(row[8])],
-        rerun_note=row[9],
-        recorded_at=row[10],
-    )
 
 
 def _marks(fields: Sequence[str]) -> str:
@@ -374,54 +344,6 @@ class SQLiteStore(StoreCore):
                 [now, *(value for claim in chunk for value in claim)],
             )
 
-    # --- triage record ---------------------------------------------------------------------
-    async def record_check_attempt(self, attempt: CheckAttempt) -> None:
-        decisions = json.dumps([d.model_dump(mode="json") for d in attempt.decisions])
-        await self._write(
-            "INSERT INTO check_attempts (repo, check_run_id, pr_number, head_sha, check_name, "
-            "html_url, attempt, conclusion, decisions, rerun_note, recorded_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (repo, check_run_id) DO UPDATE "
-            "SET attempt = excluded.attempt, conclusion = excluded.conclusion, "
-            "decisions = excluded.decisions, rerun_note = excluded.rerun_note, "
-            "recorded_at = excluded.recorded_at",
-            (
-                attempt.repo,
-                attempt.check_run_id,
-                attempt.pr_number,
-                attempt.head_sha,
-                attempt.check_name,
-                attempt.html_url,
-                attempt.attempt,
-                attempt.conclusion,
-                decisions,
-                attempt.rerun_note,
-                attempt.recorded_at,
-            ),
-        )
-
-    _ATTEMPT_COLUMNS = (
-        "repo, check_run_id, pr_number, head_sha, check_name, html_url, attempt, conclusion, "
-        "decisions, rerun_note, recorded_at"
-    )
-
-    async def check_attempts_for_pr(self, repo: str, pr_number: int) -> list[CheckAttempt]:
-        rows = await self._db.execute_fetchall(
-            f"SELECT {self._ATTEMPT_COLUMNS} FROM check_attempts WHERE repo = ? AND "
-            f"pr_number = ? ORDER BY recorded_at, check_run_id",
-            (repo, pr_number),
-        )
-        return [_attempt(r) for r in rows]
-
-    async def check_attempts_for(
-        self, repo: str, head_sha: str, check_name: str
-    ) -> list[CheckAttempt]:
-        rows = await self._db.execute_fetchall(
-            f"SELECT {self._ATTEMPT_COLUMNS} FROM check_attempts WHERE repo = ? AND "
-            f"head_sha = ? AND check_name = ? ORDER BY attempt, check_run_id",
-            (repo, head_sha, check_name),
-        )
-        return [_attempt(r) for r in rows]
-
     async def reserve_rerun(
         self,
         repo: str,
@@ -525,69 +447,6 @@ class SQLiteStore(StoreCore):
             "SELECT id, account, active FROM installations ORDER BY id"
         )
         return [(int(r[0]), str(r[1]), bool(r[2])) for r in rows]
-
-    # --- history ---------------------------------------------------------------------------
-    async def record_run(self, run: RunRecord, occurrences: Sequence[Occurrence]) -> None:
-        async with self._write_lock:
-            # One transaction: a run is never kept without its failed tests, so a retried
-            # delivery that finds the run recorded has nothing left to add.
-            await self._db.execute("BEGIN IMMEDIATE")
-            try:
-                inserted = await self._db.execute_fetchall(
-                    f"INSERT INTO runs ({RUN_COLUMNS}) VALUES ({_marks(RUN_FIELDS)}) "
-                    "ON CONFLICT (repo, check_run_id) DO NOTHING RETURNING check_run_id",
-                    run_values(run),
-                )
-                if list(inserted) and occurrences:
-                    await self._db.executemany(
-                        f"INSERT INTO occurrences ({OCCURRENCE_COLUMNS}) "
-                        f"VALUES ({_marks(OCCURRENCE_FIELDS)}) "
-                        "ON CONFLICT (repo, check_run_id, test_key) DO NOTHING",
-                        [occurrence_values(o) for o in occurrences],
-                    )
-                await self._db.execute("COMMIT")
-            except BaseException:
-                await self._db.execute("ROLLBACK")
-                raise
-
-    async def occurrences(
-        self, repo: str, test_keys: Sequence[str], since: float
-    ) -> list[Occurrence]:
-        if not test_keys:
-            return []
-        keys = list(dict.fromkeys(test_keys))
-        rows = await self._db.execute_fetchall(
-            f"SELECT {OCCURRENCE_COLUMNS} FROM occurrences WHERE repo = ? AND at >= ? "
-            f"AND test_key IN (SELECT value FROM json_each(?)) "
-            "ORDER BY at DESC, check_run_id DESC, test_key",
-            (repo, since, json.dumps(keys)),
-        )
-        return [occurrence_from_row(r) for r in rows]
-
-    async def runs(self, repo: str, check_name: str, since: float) -> list[RunRecord]:
-        rows = await self._db.execute_fetchall(
-            f"SELECT {RUN_COLUMNS} FROM runs WHERE repo = ? AND check_name = ? "
-            "AND completed_at >= ? ORDER BY completed_at DESC, check_run_id DESC",
-            (repo, check_name, since),
-        )
-        return [run_from_row(r) for r in rows]
-
-    async def runs_at(self, repo: str, head_sha: str) -> list[RunRecord]:
-        rows = await self._db.execute_fetchall(
-            f"SELECT {RUN_COLUMNS} FROM runs WHERE repo = ? AND head_sha = ? "
-            "ORDER BY completed_at DESC, check_run_id DESC",
-            (repo, head_sha),
-        )
-        return [run_from_row(r) for r in rows]
-
-    async def latest_branch_run(self, repo: str, check_name: str, branch: str) -> RunRecord | None:
-        row = await self._first(
-            f"SELECT {RUN_COLUMNS} FROM runs WHERE repo = ? AND check_name = ? "
-            "AND branch = ? AND pr_number IS NULL "
-            "ORDER BY completed_at DESC, check_run_id DESC LIMIT 1",
-            (repo, check_name, branch),
-        )
-        return None if row is None else run_from_row(row)
 
     # --- tracking issues -----------------------------------------------------------------
     @asynccontextmanager
@@ -757,21 +616,6 @@ class SQLiteStore(StoreCore):
             "SELECT repo, private FROM repositories ORDER BY repo"
         )
         return [(str(row[0]), bool(row[1])) for row in rows]
-
-    async def repo_history(
-        self, repo: str, since: float
-    ) -> tuple[list[RunRecord], list[Occurrence]]:
-        runs = await self._db.execute_fetchall(
-            f"SELECT {RUN_COLUMNS} FROM runs WHERE repo = ? AND completed_at >= ? "
-            "ORDER BY completed_at DESC, check_run_id DESC",
-            (repo, since),
-        )
-        found = await self._db.execute_fetchall(
-            f"SELECT {OCCURRENCE_COLUMNS} FROM occurrences WHERE repo = ? AND at >= ? "
-            "ORDER BY at DESC, check_run_id DESC, test_key",
-            (repo, since),
-        )
-        return [run_from_row(r) for r in runs], [occurrence_from_row(r) for r in found]
 
     # --- automatic closing of tracking issues ----------------------------------------------
     async def open_tracking_issues(self, repo: str, check_name: str) -> list[TrackingIssue]:
