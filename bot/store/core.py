@@ -9,7 +9,8 @@ from __future__ import annotations
 from bot.store.deliveries import Deliveries
 from bot.store.dialect import Dialect
 from bot.store.history import History
+from bot.store.pulls import Pulls
 
 
-class StoreCore(Deliveries, History):
+class StoreCore(Deliveries, History, Pulls):
     _sql: Dialect

@@ -28,11 +28,8 @@ from bot.store.group_commit import GroupCommit, NewDelivery
 from bot.store.migrations import migration_files
 from bot.store.models import (
     DeliveryState,
-    PullRequest,
-    StickyComment,
     TrackingIssue,
 )
-from bot.store.pull_rows import PULL_COLUMNS, PULL_UPDATES, pull_from_row, pull_values
 from bot.store.tracking_rows import (
     TRACKING_COLUMNS,
     TRACKING_FIELDS,
@@ -218,7 +215,6 @@ class SQLiteStore(StoreCore):
         # whatever the other needed. Taking turns here instead keeps ingest commits from
         # sleeping behind the worker's updates, and the worker's behind ingest.
         self._write_lock = asyncio.Lock()
-        self._pr_locks: dict[tuple[str, int], asyncio.Lock] = {}
         self._tracking_locks: dict[str, asyncio.Lock] = {}
         self._group_commit = GroupCommit(self._insert_deliveries, MAX_INGEST_BATCH)
         self._sql = SQLiteDialect(db, self._write_lock)
@@ -403,51 +399,6 @@ class SQLiteStore(StoreCore):
         )
         return [int(r[0]) for r in rows]
 
-    # --- sticky comment ------------------------------------------------------------------
-    @asynccontextmanager
-    async def pr_lock(self, repo: str, pr_number: int) -> AsyncIterator[None]:
-        lock = self._pr_locks.setdefault((repo, pr_number), asyncio.Lock())
-        async with lock:
-            yield
-
-    async def get_sticky_comment(self, repo: str, pr_number: int) -> StickyComment | None:
-        rows = list(
-            await self._db.execute_fetchall(
-                "SELECT comment_id, body_sha FROM sticky_comments WHERE repo = ? AND pr_number = ?",
-                (repo, pr_number),
-            )
-        )
-        if not rows:
-            return None
-        return StickyComment(
-            repo=repo, pr_number=pr_number, comment_id=rows[0][0], body_sha=rows[0][1]
-        )
-
-    async def save_sticky_comment(self, comment: StickyComment) -> None:
-        await self._write(
-            "INSERT INTO sticky_comments (repo, pr_number, comment_id, body_sha) "
-            "VALUES (?, ?, ?, ?) ON CONFLICT (repo, pr_number) DO UPDATE "
-            "SET comment_id = excluded.comment_id, body_sha = excluded.body_sha",
-            (comment.repo, comment.pr_number, comment.comment_id, comment.body_sha),
-        )
-
-    # --- installations -------------------------------------------------------------------
-    async def set_installation(
-        self, installation_id: int, account: str, active: bool, now: float
-    ) -> None:
-        await self._write(
-            "INSERT INTO installations (id, account, active, updated_at) VALUES (?, ?, ?, ?) "
-            "ON CONFLICT (id) DO UPDATE SET account = excluded.account, "
-            "active = excluded.active, updated_at = excluded.updated_at",
-            (installation_id, account, int(active), now),
-        )
-
-    async def installations(self) -> list[tuple[int, str, bool]]:
-        rows = await self._db.execute_fetchall(
-            "SELECT id, account, active FROM installations ORDER BY id"
-        )
-        return [(int(r[0]), str(r[1]), bool(r[2])) for r in rows]
-
     # --- tracking issues -----------------------------------------------------------------
     @asynccontextmanager
     async def tracking_lock(self, repo: str) -> AsyncIterator[None]:
@@ -602,21 +553,6 @@ class SQLiteStore(StoreCore):
             found.setdefault(str(test_key), []).append(str(login))
         return found
 
-    # --- dashboard -------------------------------------------------------------------------
-    async def set_repository(self, repo: str, private: bool, now: float) -> None:
-        await self._write(
-            "INSERT INTO repositories (repo, private, updated_at) VALUES (?, ?, ?) "
-            "ON CONFLICT (repo) DO UPDATE SET private = excluded.private, "
-            "updated_at = excluded.updated_at WHERE excluded.updated_at >= repositories.updated_at",
-            (repo, int(private), now),
-        )
-
-    async def repositories(self) -> list[tuple[str, bool]]:
-        rows = await self._db.execute_fetchall(
-            "SELECT repo, private FROM repositories ORDER BY repo"
-        )
-        return [(str(row[0]), bool(row[1])) for row in rows]
-
     # --- automatic closing of tracking issues ----------------------------------------------
     async def open_tracking_issues(self, repo: str, check_name: str) -> list[TrackingIssue]:
         rows = await self._db.execute_fetchall(
@@ -661,26 +597,6 @@ class SQLiteStore(StoreCore):
             )
         )
         return bool(rows)
-
-    # --- pull requests as last seen --------------------------------------------------------
-    async def save_pull(self, repo: str, pull: PullRequest, *, read: bool) -> None:
-        await self._write(
-            "INSERT INTO pulls (repo, pr_number, state, author, head_sha, base_sha, base_ref, "
-            "changed_files, updated_at, trusted) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1) "
-            f"ON CONFLICT (repo, pr_number) DO UPDATE SET {PULL_UPDATES}, trusted = CASE "
-            "WHEN ? OR excluded.updated_at > pulls.updated_at THEN 1 "
-            "WHEN excluded.head_sha = pulls.head_sha AND excluded.state = pulls.state "
-            "THEN pulls.trusted ELSE 0 END "
-            "WHERE excluded.updated_at >= pulls.updated_at",
-            (repo, *pull_values(pull), int(read)),
-        )
-
-    async def pull(self, repo: str, pr_number: int) -> PullRequest | None:
-        row = await self._first(
-            f"SELECT {PULL_COLUMNS} FROM pulls WHERE repo = ? AND pr_number = ? AND trusted = 1",
-            (repo, pr_number),
-        )
-        return None if row is None else pull_from_row(row)
 
     # --- write pacing ------------------------------------------------------------------------
     def write_schedule(self) -> None:
