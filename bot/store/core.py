@@ -6,11 +6,12 @@ and a batch of completions its own fastest way; everything else is here.
 
 from __future__ import annotations
 
+from bot.store.commands import Commands
 from bot.store.deliveries import Deliveries
 from bot.store.dialect import Dialect
 from bot.store.history import History
 from bot.store.pulls import Pulls
 
 
-class StoreCore(Deliveries, History, Pulls):
+class StoreCore(Deliveries, History, Pulls, Commands):
     _sql: Dialect

@@ -18,14 +18,6 @@ from typing import Any
 
 import asyncpg
 
-from bot.store.command_models import (
-    DAY_SECONDS,
-    HOUR_SECONDS,
-    CommandClaim,
-    Refusals,
-    RerunGrant,
-    RerunLimit,
-)
 from bot.store.core import StoreCore
 from bot.store.dialect import Dialect, Row, Session
 from bot.store.group_commit import GroupCommit, NewDelivery
@@ -237,72 +229,6 @@ class PostgresStore(StoreCore):
             now,
         )
 
-    async def reserve_rerun(
-        self,
-        repo: str,
-        pr_number: int,
-        head_sha: str,
-        check_name: str,
-        job_id: int,
-        *,
-        per_check: int,
-        per_pr_day: int,
-        now: float,
-    ) -> RerunGrant:
-        # Under READ COMMITTED two replicas could both count budget-1 reruns and both insert;
-        # transaction locks on the PR and on the (head SHA, check), always taken in that
-        # order, make the counts and the insert one step.
-        async with self._pool.acquire() as conn, conn.transaction():
-            for key in (["rerun-pr", repo, pr_number], ["rerun", repo, head_sha, check_name]):
-                await conn.execute(f"SELECT pg_advisory_xact_lock({_LOCK_KEY})", json.dumps(key))
-            inserted = await conn.execute(
-                "INSERT INTO reruns (repo, pr_number, head_sha, check_name, job_id, status, "
-                "requested_at) SELECT $1, $2, $3, $4, $5, 0, $6 WHERE (SELECT count(*) FROM "
-                "reruns WHERE repo = $1 AND head_sha = $3 AND check_name = $4) < $7 AND "
-                "(SELECT count(*) FROM reruns WHERE repo = $1 AND pr_number = $2 AND "
-                "requested_at > $8) < $9 ON CONFLICT (repo, job_id) DO NOTHING",
-                repo,
-                pr_number,
-                head_sha,
-                check_name,
-                job_id,
-                now,
-                per_check,
-                now - DAY_SECONDS,
-                per_pr_day,
-            )
-            status: int | None = await conn.fetchval(
-                "SELECT status FROM reruns WHERE repo = $1 AND job_id = $2", repo, job_id
-            )
-            if status is not None:
-                resumed = status == 0 and inserted.endswith(" 0")  # "INSERT 0 <rows>"
-                return RerunGrant(granted=status == 0, status=status, resumed=resumed)
-            spent: int = await conn.fetchval(
-                "SELECT count(*) FROM reruns WHERE repo = $1 AND head_sha = $2 AND check_name = $3",
-                repo,
-                head_sha,
-                check_name,
-            )
-        return RerunGrant(
-            granted=False,
-            limit=RerunLimit.PER_CHECK if spent >= per_check else RerunLimit.PER_PR_DAY,
-        )
-
-    async def finish_rerun(self, repo: str, job_id: int, status: int) -> None:
-        await self._pool.execute(
-            "UPDATE reruns SET status = $1 WHERE repo = $2 AND job_id = $3", status, repo, job_id
-        )
-
-    async def reruns_for(self, repo: str, head_sha: str, check_name: str) -> list[int]:
-        rows = await self._pool.fetch(
-            "SELECT status FROM reruns WHERE repo = $1 AND head_sha = $2 AND check_name = $3 "
-            "ORDER BY requested_at, seq",
-            repo,
-            head_sha,
-            check_name,
-        )
-        return [int(r["status"]) for r in rows]
-
     # --- tracking issues -----------------------------------------------------------------
     @asynccontextmanager
     async def tracking_lock(self, repo: str) -> AsyncIterator[None]:
@@ -366,113 +292,6 @@ class PostgresStore(StoreCore):
             since,
         )
         return int(count)
-
-    # --- `/flaky` commands -----------------------------------------------------------------
-    async def claim_command(
-        self,
-        repo: str,
-        pr_number: int,
-        comment_id: int,
-        delivery_id: str,
-        login: str,
-        *,
-        per_hour: int,
-        now: float,
-    ) -> CommandClaim:
-        # The lock makes one person's count and insert one step across replicas.
-        async with self._pool.acquire() as conn, conn.transaction():
-            await conn.execute(
-                f"SELECT pg_advisory_xact_lock({_LOCK_KEY})",
-                json.dumps(["command", repo, pr_number, login]),
-            )
-            await conn.execute(
-                "INSERT INTO command_comments (repo, comment_id, pr_number, login, delivery_id, "
-                "limited, received_at) SELECT $1, $2, $3, $4, $5, (SELECT count(*) FROM "
-                "command_comments WHERE repo = $1 AND pr_number = $3 AND login = $4 AND NOT "
-                "limited AND received_at > $6) >= $7, $8 ON CONFLICT (repo, comment_id) DO NOTHING",
-                repo,
-                comment_id,
-                pr_number,
-                login,
-                delivery_id,
-                now - HOUR_SECONDS,
-                per_hour,
-                now,
-            )
-            row = await conn.fetchrow(
-                "SELECT limited, finished, delivery_id FROM command_comments "
-                "WHERE repo = $1 AND comment_id = $2",
-                repo,
-                comment_id,
-            )
-        assert row is not None
-        if row["finished"] or row["delivery_id"] != delivery_id:
-            return CommandClaim.HANDLED
-        return CommandClaim.LIMITED if row["limited"] else CommandClaim.ACT
-
-    async def finish_command(self, repo: str, comment_id: int) -> None:
-        await self._pool.execute(
-            "UPDATE command_comments SET finished = true WHERE repo = $1 AND comment_id = $2",
-            repo,
-            comment_id,
-        )
-
-    async def refuse_command(
-        self, repo: str, pr_number: int, comment_id: int, login: str, *, now: float
-    ) -> Refusals:
-        # The lock makes the PR's counts and this mark one step across replicas.
-        async with self._pool.acquire() as conn, conn.transaction():
-            await conn.execute(
-                f"SELECT pg_advisory_xact_lock({_LOCK_KEY})",
-                json.dumps(["refusal", repo, pr_number]),
-            )
-            await conn.execute(
-                "UPDATE command_comments SET refused_at = $5, refused_before_by_login = (SELECT "
-                "count(*) FROM command_comments WHERE repo = $1 AND pr_number = $2 AND "
-                "login = $3 AND refused_at > $6), refused_before_on_pr = (SELECT count(*) FROM "
-                "command_comments WHERE repo = $1 AND pr_number = $2 AND refused_at > $6) "
-                "WHERE repo = $1 AND comment_id = $4 AND refused_at IS NULL",
-                repo,
-                pr_number,
-                login,
-                comment_id,
-                now,
-                now - HOUR_SECONDS,
-            )
-            row = await conn.fetchrow(
-                "SELECT refused_before_by_login, refused_before_on_pr FROM command_comments "
-                "WHERE repo = $1 AND comment_id = $2",
-                repo,
-                comment_id,
-            )
-        assert row is not None  # claimed before it is refused
-        return Refusals(by_login=row["refused_before_by_login"], on_pr=row["refused_before_on_pr"])
-
-    async def add_feedback(
-        self, repo: str, pr_number: int, test_key: str, login: str, now: float
-    ) -> bool:
-        status = await self._pool.execute(
-            "INSERT INTO feedback (repo, pr_number, test_key, login, given_at) "
-            "VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
-            repo,
-            pr_number,
-            test_key,
-            login,
-            now,
-        )
-        return _rows_touched(status) == 1
-
-    async def feedback_for_pr(self, repo: str, pr_number: int) -> dict[str, list[str]]:
-        rows = await self._pool.fetch(
-            "SELECT test_key, login FROM feedback WHERE repo = $1 AND pr_number = $2 "
-            "ORDER BY test_key, login",
-            repo,
-            pr_number,
-        )
-        found: dict[str, list[str]] = {}
-        for row in rows:
-            found.setdefault(str(row["test_key"]), []).append(str(row["login"]))
-        return found
 
     # --- automatic closing of tracking issues ----------------------------------------------
     async def open_tracking_issues(self, repo: str, check_name: str) -> list[TrackingIssue]:

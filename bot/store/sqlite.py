@@ -14,14 +14,6 @@ from typing import Any
 
 import aiosqlite
 
-from bot.store.command_models import (
-    DAY_SECONDS,
-    HOUR_SECONDS,
-    CommandClaim,
-    Refusals,
-    RerunGrant,
-    RerunLimit,
-)
 from bot.store.core import StoreCore
 from bot.store.dialect import Dialect, Row, Session
 from bot.store.group_commit import GroupCommit, NewDelivery
@@ -340,65 +332,6 @@ class SQLiteStore(StoreCore):
                 [now, *(value for claim in chunk for value in claim)],
             )
 
-    async def reserve_rerun(
-        self,
-        repo: str,
-        pr_number: int,
-        head_sha: str,
-        check_name: str,
-        job_id: int,
-        *,
-        per_check: int,
-        per_pr_day: int,
-        now: float,
-    ) -> RerunGrant:
-        # One statement, so concurrent tasks and processes cannot both take the last rerun.
-        inserted = await self._write(
-            "INSERT INTO reruns (repo, pr_number, head_sha, check_name, job_id, status, "
-            "requested_at) SELECT ?, ?, ?, ?, ?, 0, ? WHERE (SELECT count(*) FROM reruns "
-            "WHERE repo = ? AND head_sha = ? AND check_name = ?) < ? AND (SELECT count(*) "
-            "FROM reruns WHERE repo = ? AND pr_number = ? AND requested_at > ?) < ? "
-            "ON CONFLICT (repo, job_id) DO NOTHING",
-            (
-                *(repo, pr_number, head_sha, check_name, job_id, now),
-                *(repo, head_sha, check_name, per_check),
-                *(repo, pr_number, now - DAY_SECONDS, per_pr_day),
-            ),
-        )
-        rows = list(
-            await self._db.execute_fetchall(
-                "SELECT status FROM reruns WHERE repo = ? AND job_id = ?", (repo, job_id)
-            )
-        )
-        if rows:
-            status = int(rows[0][0])
-            resumed = status == 0 and inserted.rowcount == 0
-            return RerunGrant(granted=status == 0, status=status, resumed=resumed)
-        spent = list(
-            await self._db.execute_fetchall(
-                "SELECT count(*) FROM reruns WHERE repo = ? AND head_sha = ? AND check_name = ?",
-                (repo, head_sha, check_name),
-            )
-        )
-        per_check_spent = int(spent[0][0]) >= per_check
-        return RerunGrant(
-            granted=False,
-            limit=RerunLimit.PER_CHECK if per_check_spent else RerunLimit.PER_PR_DAY,
-        )
-
-    async def finish_rerun(self, repo: str, job_id: int, status: int) -> None:
-        await self._write(
-            "UPDATE reruns SET status = ? WHERE repo = ? AND job_id = ?", (status, repo, job_id)
-        )
-
-    async def reruns_for(self, repo: str, head_sha: str, check_name: str) -> list[int]:
-        rows = await self._db.execute_fetchall(
-            "SELECT status FROM reruns WHERE repo = ? AND head_sha = ? AND check_name = ? "
-            "ORDER BY requested_at, rowid",
-            (repo, head_sha, check_name),
-        )
-        return [int(r[0]) for r in rows]
-
     # --- tracking issues -----------------------------------------------------------------
     @asynccontextmanager
     async def tracking_lock(self, repo: str) -> AsyncIterator[None]:
@@ -464,94 +397,6 @@ class SQLiteStore(StoreCore):
             )
         )
         return int(rows[0][0])
-
-    # --- `/flaky` commands -----------------------------------------------------------------
-    async def claim_command(
-        self,
-        repo: str,
-        pr_number: int,
-        comment_id: int,
-        delivery_id: str,
-        login: str,
-        *,
-        per_hour: int,
-        now: float,
-    ) -> CommandClaim:
-        # One statement: the count and the insert cannot interleave with another claim's.
-        await self._write(
-            "INSERT INTO command_comments (repo, comment_id, pr_number, login, delivery_id, "
-            "limited, received_at) SELECT ?, ?, ?, ?, ?, (SELECT count(*) FROM "
-            "command_comments WHERE repo = ? AND pr_number = ? AND login = ? AND limited = 0 "
-            "AND received_at > ?) >= ?, ? ON CONFLICT (repo, comment_id) DO NOTHING",
-            (
-                *(repo, comment_id, pr_number, login, delivery_id),
-                *(repo, pr_number, login, now - HOUR_SECONDS, per_hour),
-                now,
-            ),
-        )
-        rows = list(
-            await self._db.execute_fetchall(
-                "SELECT limited, finished, delivery_id FROM command_comments "
-                "WHERE repo = ? AND comment_id = ?",
-                (repo, comment_id),
-            )
-        )
-        limited, finished, taken_by = bool(rows[0][0]), bool(rows[0][1]), str(rows[0][2])
-        if finished or taken_by != delivery_id:
-            return CommandClaim.HANDLED
-        return CommandClaim.LIMITED if limited else CommandClaim.ACT
-
-    async def finish_command(self, repo: str, comment_id: int) -> None:
-        await self._write(
-            "UPDATE command_comments SET finished = 1 WHERE repo = ? AND comment_id = ?",
-            (repo, comment_id),
-        )
-
-    async def refuse_command(
-        self, repo: str, pr_number: int, comment_id: int, login: str, *, now: float
-    ) -> Refusals:
-        # One statement: the counts and the mark cannot interleave with another refusal's.
-        await self._write(
-            "UPDATE command_comments SET refused_at = ?, refused_before_by_login = (SELECT "
-            "count(*) FROM command_comments WHERE repo = ? AND pr_number = ? AND login = ? "
-            "AND refused_at > ?), refused_before_on_pr = (SELECT count(*) FROM "
-            "command_comments WHERE repo = ? AND pr_number = ? AND refused_at > ?) "
-            "WHERE repo = ? AND comment_id = ? AND refused_at IS NULL",
-            (
-                now,
-                *(repo, pr_number, login, now - HOUR_SECONDS),
-                *(repo, pr_number, now - HOUR_SECONDS),
-                *(repo, comment_id),
-            ),
-        )
-        row = await self._first(
-            "SELECT refused_before_by_login, refused_before_on_pr FROM command_comments "
-            "WHERE repo = ? AND comment_id = ?",
-            (repo, comment_id),
-        )
-        assert row is not None  # claimed before it is refused
-        return Refusals(by_login=int(row[0]), on_pr=int(row[1]))
-
-    async def add_feedback(
-        self, repo: str, pr_number: int, test_key: str, login: str, now: float
-    ) -> bool:
-        cursor = await self._write(
-            "INSERT INTO feedback (repo, pr_number, test_key, login, given_at) "
-            "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-            (repo, pr_number, test_key, login, now),
-        )
-        return cursor.rowcount == 1
-
-    async def feedback_for_pr(self, repo: str, pr_number: int) -> dict[str, list[str]]:
-        rows = await self._db.execute_fetchall(
-            "SELECT test_key, login FROM feedback WHERE repo = ? AND pr_number = ? "
-            "ORDER BY test_key, login",
-            (repo, pr_number),
-        )
-        found: dict[str, list[str]] = {}
-        for test_key, login in rows:
-            found.setdefault(str(test_key), []).append(str(login))
-        return found
 
     # --- automatic closing of tracking issues ----------------------------------------------
     async def open_tracking_issues(self, repo: str, check_name: str) -> list[TrackingIssue]:
