@@ -11,7 +11,12 @@ from bot.store.deliveries import Deliveries
 from bot.store.dialect import Dialect
 from bot.store.history import History
 from bot.store.pulls import Pulls
+from bot.store.tracking import Tracking
 
 
-class StoreCore(Deliveries, History, Pulls, Commands):
+class StoreCore(Deliveries, History, Pulls, Commands, Tracking):
     _sql: Dialect
+
+    async def ping(self) -> None:
+        """Raise if the database cannot be reached."""
+        await self._sql.fetchval("SELECT 1")

@@ -10,7 +10,6 @@ asyncpg sends as a server setting) never wait on each other.
 from __future__ import annotations
 
 import asyncio
-import json
 import math
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -22,17 +21,7 @@ from bot.store.core import StoreCore
 from bot.store.dialect import Dialect, Row, Session
 from bot.store.group_commit import GroupCommit, NewDelivery
 from bot.store.migrations import migration_files
-from bot.store.models import (
-    DeliveryState,
-    TrackingIssue,
-)
-from bot.store.tracking_rows import (
-    TRACKING_COLUMNS,
-    TRACKING_FIELDS,
-    member_keys,
-    tracking_from_row,
-    tracking_values,
-)
+from bot.store.models import DeliveryState
 
 # A 64-bit advisory lock key, distinct per schema and per purpose.
 _LOCK_KEY = "hashtextextended(coalesce(current_schema(), '') || ':' || $1::text, 0)"
@@ -193,9 +182,6 @@ class PostgresStore(StoreCore):
         await self._lock_pool.close()
         await self._pool.close()
 
-    async def ping(self) -> None:
-        await self._pool.fetchval("SELECT 1")
-
     # --- inbox ---------------------------------------------------------------------------
     async def _insert_deliveries(self, batch: Sequence[NewDelivery]) -> set[str]:
         # One statement, so one transaction and one commit for the whole batch.
@@ -228,116 +214,6 @@ class PostgresStore(StoreCore):
             [claim_token for _, claim_token in claims],
             now,
         )
-
-    # --- tracking issues -----------------------------------------------------------------
-    @asynccontextmanager
-    async def tracking_lock(self, repo: str) -> AsyncIterator[None]:
-        async with self._sql.lock(json.dumps(["tracking", repo])):
-            yield
-
-    async def tracking_issue(self, repo: str, key: str) -> TrackingIssue | None:
-        row = await self._pool.fetchrow(
-            f"SELECT {TRACKING_COLUMNS} FROM tracking_issues WHERE repo = $1 AND key = $2",
-            repo,
-            key,
-        )
-        return tracking_from_row(tuple(row)) if row is not None else None
-
-    async def tracking_issue_numbered(self, repo: str, issue_number: int) -> TrackingIssue | None:
-        row = await self._pool.fetchrow(
-            f"SELECT {TRACKING_COLUMNS} FROM tracking_issues WHERE repo = $1 "
-            "AND issue_number = $2 ORDER BY created_at DESC LIMIT 1",
-            repo,
-            issue_number,
-        )
-        return tracking_from_row(tuple(row)) if row is not None else None
-
-    async def save_tracking_issue(self, issue: TrackingIssue) -> None:
-        marks = ", ".join(
-            f"${n}::jsonb" if field in ("tests", "checks", "hint") else f"${n}"
-            for n, field in enumerate(TRACKING_FIELDS, start=1)
-        )
-        updates = ", ".join(f"{f} = excluded.{f}" for f in TRACKING_FIELDS[2:])
-        async with self._pool.acquire() as conn, conn.transaction():
-            await conn.execute(
-                f"INSERT INTO tracking_issues ({TRACKING_COLUMNS}) VALUES ({marks}) "
-                f"ON CONFLICT (repo, key) DO UPDATE SET {updates}",
-                *tracking_values(issue),
-            )
-            await conn.execute(
-                "DELETE FROM tracking_members WHERE repo = $1 AND key = $2", issue.repo, issue.key
-            )
-            await conn.executemany(
-                "INSERT INTO tracking_members (repo, test_key, key) VALUES ($1, $2, $3) "
-                "ON CONFLICT (repo, test_key) DO UPDATE SET key = excluded.key",
-                [(issue.repo, test_key, issue.key) for test_key in member_keys(issue)],
-            )
-
-    async def tracking_numbers(self, repo: str, test_keys: Sequence[str]) -> dict[str, int]:
-        if not test_keys:
-            return {}
-        rows = await self._pool.fetch(
-            "SELECT m.test_key, t.issue_number FROM tracking_members m JOIN tracking_issues t "
-            "ON t.repo = m.repo AND t.key = m.key WHERE m.repo = $1 "
-            "AND m.test_key = ANY($2::text[])",
-            repo,
-            list(dict.fromkeys(test_keys)),
-        )
-        return {str(r["test_key"]): int(r["issue_number"]) for r in rows}
-
-    async def tracking_created_since(self, repo: str, since: float) -> int:
-        count = await self._pool.fetchval(
-            "SELECT count(*) FROM tracking_issues WHERE repo = $1 AND created_at >= $2",
-            repo,
-            since,
-        )
-        return int(count)
-
-    # --- automatic closing of tracking issues ----------------------------------------------
-    async def open_tracking_issues(self, repo: str, check_name: str) -> list[TrackingIssue]:
-        rows = await self._pool.fetch(
-            f"SELECT {TRACKING_COLUMNS} FROM tracking_issues WHERE repo = $1 "
-            "AND closed_at IS NULL AND checks ? $2 ORDER BY issue_number",
-            repo,
-            check_name,
-        )
-        return [tracking_from_row(tuple(r)) for r in rows]
-
-    # --- what the store knows of GitHub's tracking issues ------------------------------------
-    async def tracking_synced(self, repo: str, label: str) -> bool:
-        found = await self._pool.fetchval(
-            "SELECT 1 FROM tracking_synced WHERE repo = $1 AND label = $2", repo, label
-        )
-        return found is not None
-
-    async def mark_tracking_synced(self, repo: str, label: str, now: float) -> None:
-        await self._pool.execute(
-            "INSERT INTO tracking_synced (repo, label, synced_at) VALUES ($1, $2, $3) "
-            "ON CONFLICT (repo, label) DO NOTHING",
-            repo,
-            label,
-            now,
-        )
-
-    async def opening_tracking_issue(self, repo: str, key: str, now: float) -> None:
-        await self._pool.execute(
-            "INSERT INTO tracking_opening (repo, key, since) VALUES ($1, $2, $3) "
-            "ON CONFLICT (repo, key) DO NOTHING",
-            repo,
-            key,
-            now,
-        )
-
-    async def opened_tracking_issue(self, repo: str, key: str) -> None:
-        await self._pool.execute(
-            "DELETE FROM tracking_opening WHERE repo = $1 AND key = $2", repo, key
-        )
-
-    async def tracking_issue_opening(self, repo: str, key: str) -> bool:
-        found = await self._pool.fetchval(
-            "SELECT 1 FROM tracking_opening WHERE repo = $1 AND key = $2", repo, key
-        )
-        return found is not None
 
     # --- write pacing ------------------------------------------------------------------------
     def write_schedule(self) -> PostgresStore:

@@ -18,17 +18,7 @@ from bot.store.core import StoreCore
 from bot.store.dialect import Dialect, Row, Session
 from bot.store.group_commit import GroupCommit, NewDelivery
 from bot.store.migrations import migration_files
-from bot.store.models import (
-    DeliveryState,
-    TrackingIssue,
-)
-from bot.store.tracking_rows import (
-    TRACKING_COLUMNS,
-    TRACKING_FIELDS,
-    member_keys,
-    tracking_from_row,
-    tracking_values,
-)
+from bot.store.models import DeliveryState
 
 # One multi-row INSERT per group commit, 8 bound values a row: well under SQLite's limit of
 # 32766 variables.
@@ -55,10 +45,6 @@ def sqlite_path(database_url: str) -> str:
     if rest.startswith("///"):
         return rest[3:]
     raise ValueError(f"cannot read a SQLite path from {database_url!r}")
-
-
-def _marks(fields: Sequence[str]) -> str:
-    return ", ".join("?" for _ in fields)
 
 
 def _statements(script: str) -> list[str]:
@@ -99,7 +85,7 @@ async def _connect(path: str, *, synchronous: str) -> aiosqlite.Connection:
 _NUMBERED = re.compile(r"\$(\d+)")
 
 
-@functools.cache
+@functools.lru_cache(maxsize=256)
 def _sqlite_sql(sql: str) -> str:
     """PostgreSQL's `$n` as SQLite's `?n`: the same numbered parameter."""
     return _NUMBERED.sub(r"?\1", sql)
@@ -207,7 +193,6 @@ class SQLiteStore(StoreCore):
         # whatever the other needed. Taking turns here instead keeps ingest commits from
         # sleeping behind the worker's updates, and the worker's behind ingest.
         self._write_lock = asyncio.Lock()
-        self._tracking_locks: dict[str, asyncio.Lock] = {}
         self._group_commit = GroupCommit(self._insert_deliveries, MAX_INGEST_BATCH)
         self._sql = SQLiteDialect(db, self._write_lock)
 
@@ -259,22 +244,11 @@ class SQLiteStore(StoreCore):
                 raise
         return applied
 
-    async def _write(self, sql: str, params: Sequence[Any] = ()) -> aiosqlite.Cursor:
-        async with self._write_lock:
-            return await self._db.execute(sql, params)
-
     async def close(self) -> None:
         await self._group_commit.close()
         if self._ingest is not self._db:
             await self._ingest.close()
         await self._db.close()
-
-    async def _first(self, sql: str, params: Sequence[Any]) -> Any | None:
-        """The first row a query gives, or None (one trip to the connection's thread)."""
-        return next(iter(await self._db.execute_fetchall(sql, params)), None)
-
-    async def ping(self) -> None:
-        await self._db.execute_fetchall("SELECT 1")
 
     # --- inbox ---------------------------------------------------------------------------
     async def _insert_deliveries(self, batch: Sequence[NewDelivery]) -> set[str]:
@@ -324,124 +298,15 @@ class SQLiteStore(StoreCore):
         for start in range(0, len(claims), MAX_COMPLETE_BATCH):
             chunk = claims[start : start + MAX_COMPLETE_BATCH]
             pairs = ", ".join("(?, ?)" for _ in chunk)
-            await self._write(
-                "UPDATE deliveries SET state = 'done', claim_token = NULL, lease_until = NULL, "
-                f"finished_at = ?, last_error = NULL FROM (VALUES {pairs}) AS c "
-                # A join rather than `(id, claim_token) IN (...)`, which scans the table.
-                "WHERE deliveries.id = c.column1 AND deliveries.claim_token = c.column2",
-                [now, *(value for claim in chunk for value in claim)],
-            )
-
-    # --- tracking issues -----------------------------------------------------------------
-    @asynccontextmanager
-    async def tracking_lock(self, repo: str) -> AsyncIterator[None]:
-        lock = self._tracking_locks.setdefault(repo, asyncio.Lock())
-        async with lock:
-            yield
-
-    async def tracking_issue(self, repo: str, key: str) -> TrackingIssue | None:
-        row = await self._first(
-            f"SELECT {TRACKING_COLUMNS} FROM tracking_issues WHERE repo = ? AND key = ?",
-            (repo, key),
-        )
-        return None if row is None else tracking_from_row(row)
-
-    async def tracking_issue_numbered(self, repo: str, issue_number: int) -> TrackingIssue | None:
-        row = await self._first(
-            f"SELECT {TRACKING_COLUMNS} FROM tracking_issues WHERE repo = ? "
-            "AND issue_number = ? ORDER BY created_at DESC LIMIT 1",
-            (repo, issue_number),
-        )
-        return None if row is None else tracking_from_row(row)
-
-    async def save_tracking_issue(self, issue: TrackingIssue) -> None:
-        async with self._write_lock:
-            await self._db.execute("BEGIN IMMEDIATE")
-            try:
+            # Not through the dialect: one statement per chunk size would fill its cache.
+            async with self._write_lock:
                 await self._db.execute(
-                    f"INSERT INTO tracking_issues ({TRACKING_COLUMNS}) "
-                    f"VALUES ({_marks(TRACKING_FIELDS)}) ON CONFLICT (repo, key) DO UPDATE SET "
-                    + ", ".join(f"{f} = excluded.{f}" for f in TRACKING_FIELDS[2:]),
-                    tracking_values(issue),
+                    "UPDATE deliveries SET state = 'done', claim_token = NULL, lease_until = NULL, "
+                    f"finished_at = ?, last_error = NULL FROM (VALUES {pairs}) AS c "
+                    # A join rather than `(id, claim_token) IN (...)`, which scans the table.
+                    "WHERE deliveries.id = c.column1 AND deliveries.claim_token = c.column2",
+                    [now, *(value for claim in chunk for value in claim)],
                 )
-                await self._db.execute(
-                    "DELETE FROM tracking_members WHERE repo = ? AND key = ?",
-                    (issue.repo, issue.key),
-                )
-                await self._db.executemany(
-                    "INSERT INTO tracking_members (repo, test_key, key) VALUES (?, ?, ?) "
-                    "ON CONFLICT (repo, test_key) DO UPDATE SET key = excluded.key",
-                    [(issue.repo, test_key, issue.key) for test_key in member_keys(issue)],
-                )
-                await self._db.execute("COMMIT")
-            except BaseException:
-                await self._db.execute("ROLLBACK")
-                raise
-
-    async def tracking_numbers(self, repo: str, test_keys: Sequence[str]) -> dict[str, int]:
-        if not test_keys:
-            return {}
-        rows = await self._db.execute_fetchall(
-            "SELECT m.test_key, t.issue_number FROM tracking_members m JOIN tracking_issues t "
-            "ON t.repo = m.repo AND t.key = m.key WHERE m.repo = ? "
-            "AND m.test_key IN (SELECT value FROM json_each(?))",
-            (repo, json.dumps(list(dict.fromkeys(test_keys)))),
-        )
-        return {str(r[0]): int(r[1]) for r in rows}
-
-    async def tracking_created_since(self, repo: str, since: float) -> int:
-        rows = list(
-            await self._db.execute_fetchall(
-                "SELECT count(*) FROM tracking_issues WHERE repo = ? AND created_at >= ?",
-                (repo, since),
-            )
-        )
-        return int(rows[0][0])
-
-    # --- automatic closing of tracking issues ----------------------------------------------
-    async def open_tracking_issues(self, repo: str, check_name: str) -> list[TrackingIssue]:
-        rows = await self._db.execute_fetchall(
-            f"SELECT {TRACKING_COLUMNS} FROM tracking_issues WHERE repo = ? "
-            "AND closed_at IS NULL "
-            "AND EXISTS (SELECT 1 FROM json_each(checks) WHERE value = ?) "
-            "ORDER BY issue_number",
-            (repo, check_name),
-        )
-        return [tracking_from_row(r) for r in rows]
-
-    # --- what the store knows of GitHub's tracking issues ------------------------------------
-    async def tracking_synced(self, repo: str, label: str) -> bool:
-        rows = list(
-            await self._db.execute_fetchall(
-                "SELECT 1 FROM tracking_synced WHERE repo = ? AND label = ?", (repo, label)
-            )
-        )
-        return bool(rows)
-
-    async def mark_tracking_synced(self, repo: str, label: str, now: float) -> None:
-        await self._write(
-            "INSERT INTO tracking_synced (repo, label, synced_at) VALUES (?, ?, ?) "
-            "ON CONFLICT (repo, label) DO NOTHING",
-            (repo, label, now),
-        )
-
-    async def opening_tracking_issue(self, repo: str, key: str, now: float) -> None:
-        await self._write(
-            "INSERT INTO tracking_opening (repo, key, since) VALUES (?, ?, ?) "
-            "ON CONFLICT (repo, key) DO NOTHING",
-            (repo, key, now),
-        )
-
-    async def opened_tracking_issue(self, repo: str, key: str) -> None:
-        await self._write("DELETE FROM tracking_opening WHERE repo = ? AND key = ?", (repo, key))
-
-    async def tracking_issue_opening(self, repo: str, key: str) -> bool:
-        rows = list(
-            await self._db.execute_fetchall(
-                "SELECT 1 FROM tracking_opening WHERE repo = ? AND key = ?", (repo, key)
-            )
-        )
-        return bool(rows)
 
     # --- write pacing ------------------------------------------------------------------------
     def write_schedule(self) -> None:
