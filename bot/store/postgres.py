@@ -137,20 +137,11 @@ class PostgresStore(StoreCore):
         except BaseException:
             await pool.close()
             raise
-        store = cls(pool, lock_pool)
-        try:
-            await store.migrate()
-        except BaseException:
-            await store.close()
-            raise
-        return store
+        return await cls(pool, lock_pool)._migrated()
 
     async def migrate(self) -> list[str]:
-        """Apply the migrations not applied yet; returns their names.
-
-        Under a session advisory lock, so replicas starting together apply each file once:
-        the second waits, then finds everything recorded.
-        """
+        """Applied under a session advisory lock, so replicas starting together apply each
+        file once: the second waits, then finds everything recorded."""
         applied = []
         async with self._pool.acquire() as conn:
             await conn.execute(f"SELECT pg_advisory_lock({_LOCK_KEY})", "migrations")

@@ -209,16 +209,9 @@ class SQLiteStore(StoreCore):
         except BaseException:
             await db.close()
             raise
-        store = cls(db, ingest)
-        try:
-            await store.migrate()
-        except BaseException:
-            await store.close()
-            raise
-        return store
+        return await cls(db, ingest)._migrated()
 
     async def migrate(self) -> list[str]:
-        """Apply the migrations not applied yet; returns their names."""
         await self._db.execute(
             "CREATE TABLE IF NOT EXISTS schema_migrations "
             "(version INTEGER PRIMARY KEY, name TEXT NOT NULL)"
