@@ -10,64 +10,19 @@ asyncpg sends as a server setting) never wait on each other.
 from __future__ import annotations
 
 import asyncio
-import json
 import math
-import secrets
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
 import asyncpg
 
-from bot.store.command_models import (
-    DAY_SECONDS,
-    HOUR_SECONDS,
-    CommandClaim,
-    Refusals,
-    RerunGrant,
-    RerunLimit,
-)
+from bot.store.core import StoreCore
+from bot.store.dialect import Dialect, Row, Session
 from bot.store.group_commit import GroupCommit, NewDelivery
-from bot.store.history_rows import (
-    OCCURRENCE_COLUMNS,
-    OCCURRENCE_FIELDS,
-    RUN_COLUMNS,
-    RUN_FIELDS,
-    occurrence_from_row,
-    occurrence_values,
-    run_from_row,
-    run_values,
-)
-from bot.store.lifecycle import DeliveryLifecycle
 from bot.store.migrations import migration_files
-from bot.store.models import (
-    CheckAttempt,
-    Delivery,
-    DeliveryState,
-    Occurrence,
-    PullRequest,
-    RunRecord,
-    StickyComment,
-    TrackingIssue,
-)
-from bot.store.pull_rows import PULL_COLUMNS, PULL_UPDATES, pull_from_row, pull_values
-from bot.store.tracking_rows import (
-    TRACKING_COLUMNS,
-    TRACKING_FIELDS,
-    member_keys,
-    tracking_from_row,
-    tracking_values,
-)
-from bot.triage.models import Decision
+from bot.store.models import DeliveryState
 
-_DELIVERY_COLUMNS = (
-    "id, event, action, payload, state, attempts, received_at, next_attempt_at, "
-    "last_error, claim_token, finished_at"
-)
-_ATTEMPT_COLUMNS = (
-    "repo, check_run_id, pr_number, head_sha, check_name, html_url, attempt, conclusion, "
-    "decisions, rerun_note, recorded_at"
-)
 # A 64-bit advisory lock key, distinct per schema and per purpose.
 _LOCK_KEY = "hashtextextended(coalesce(current_schema(), '') || ':' || $1::text, 0)"
 
@@ -79,53 +34,100 @@ LOCK_POOL_SIZE = 10
 MAX_INGEST_BATCH = 512
 
 
-def _delivery(row: asyncpg.Record) -> Delivery:
-    return Delivery(
-        id=row["id"],
-        event=row["event"],
-        action=row["action"],
-        payload=bytes(row["payload"]),
-        state=DeliveryState(row["state"]),
-        attempts=row["attempts"],
-        received_at=row["received_at"],
-        next_attempt_at=row["next_attempt_at"],
-        last_error=row["last_error"],
-        claim_token=row["claim_token"],
-        finished_at=row["finished_at"],
-    )
-
-
-def _attempt(row: asyncpg.Record) -> CheckAttempt:
-    return CheckAttempt(
-        repo=row["repo"],
-        check_run_id=row["check_run_id"],
-        pr_number=row["pr_number"],
-        head_sha=row["head_sha"],
-        check_name=row["check_name"],
-        html_url=row["html_url"],
-        attempt=row["attempt"],
-        conclusion=row["conclusion"],
-        decisions=[Decision.model_validate(d) for d in json.loads(row["decisions"])],
-        rerun_note=row["rerun_note"],
-        recorded_at=row["recorded_at"],
-    )
-
-
-def _params(fields: Sequence[str]) -> str:
-    return ", ".join(f"${n}" for n in range(1, len(fields) + 1))
-
-
 def _rows_touched(status: str) -> int:
     """asyncpg's command tag, e.g. `UPDATE 3` or `INSERT 0 1`: the last number is the count."""
     return int(status.rsplit(" ", 1)[-1])
 
 
-class PostgresStore(DeliveryLifecycle):
+class _Executor(Session):
+    """Statements on a pool (each on whichever connection is free) or on one connection:
+    asyncpg gives both the same methods."""
+
+    def __init__(self, executor: asyncpg.Pool | asyncpg.Connection) -> None:
+        self._executor = executor
+
+    async def fetch(self, sql: str, *args: Any) -> list[Row]:
+        rows: list[Row] = await self._executor.fetch(sql, *args)
+        return rows
+
+    async def fetchrow(self, sql: str, *args: Any) -> Row | None:
+        row: Row | None = await self._executor.fetchrow(sql, *args)
+        return row
+
+    async def fetchval(self, sql: str, *args: Any) -> Any:
+        return await self._executor.fetchval(sql, *args)
+
+    async def execute(self, sql: str, *args: Any) -> int:
+        return _rows_touched(await self._executor.execute(sql, *args))
+
+    async def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        await self._executor.executemany(sql, rows)
+
+    async def returning(self, sql: str, *args: Any) -> list[Row]:
+        return await self.fetch(sql, *args)
+
+
+class PostgresDialect(_Executor, Dialect):
+    """A pool for queries; session locks draw on a pool of their own (see LOCK_POOL_SIZE)."""
+
+    # Rows requested in the same instant, by the order they were taken.
+    insertion_order = "seq"
+    skip_locked = "FOR UPDATE SKIP LOCKED"
+
     def __init__(self, pool: asyncpg.Pool, lock_pool: asyncpg.Pool) -> None:
+        super().__init__(pool)
         self._pool = pool
         self._lock_pool = lock_pool
         self._local_locks: dict[str, asyncio.Lock] = {}
+
+    def any_of(self, column: str, n: int) -> str:
+        return f"{column} = ANY(${n}::text[])"
+
+    def listed(self, values: Sequence[str]) -> list[str]:
+        return list(values)
+
+    def json(self, n: int) -> str:
+        return f"${n}::jsonb"
+
+    def json_has(self, column: str, n: int) -> str:
+        return f"{column} ? ${n}"
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[Session]:
+        async with self._pool.acquire() as conn, conn.transaction():
+            yield _Executor(conn)
+
+    @asynccontextmanager
+    async def exclusive(self, *keys: str) -> AsyncIterator[Session]:
+        # Under READ COMMITTED two replicas could both count and both write; transaction
+        # locks, released at commit, make each count and its write one step.
+        async with self._pool.acquire() as conn, conn.transaction():
+            for key in keys:
+                await conn.execute(f"SELECT pg_advisory_xact_lock({_LOCK_KEY})", key)
+            yield _Executor(conn)
+
+    @asynccontextmanager
+    async def lock(self, key: str) -> AsyncIterator[None]:
+        # Tasks of this process queue on an asyncio lock, so at most one connection per key
+        # waits on the database lock; other replicas queue on the session advisory lock.
+        async with (
+            self._local_locks.setdefault(key, asyncio.Lock()),
+            self._lock_pool.acquire() as conn,
+        ):
+            await conn.execute(f"SELECT pg_advisory_lock({_LOCK_KEY})", key)
+            try:
+                yield
+            finally:
+                # If this is cancelled, the pool's reset on release unlocks all the same.
+                await conn.execute(f"SELECT pg_advisory_unlock({_LOCK_KEY})", key)
+
+
+class PostgresStore(StoreCore):
+    def __init__(self, pool: asyncpg.Pool, lock_pool: asyncpg.Pool) -> None:
+        self._pool = pool
+        self._lock_pool = lock_pool
         self._group_commit = GroupCommit(self._insert_deliveries, MAX_INGEST_BATCH)
+        self._sql = PostgresDialect(pool, lock_pool)
 
     @classmethod
     async def open(cls, database_url: str) -> PostgresStore:
@@ -135,20 +137,11 @@ class PostgresStore(DeliveryLifecycle):
         except BaseException:
             await pool.close()
             raise
-        store = cls(pool, lock_pool)
-        try:
-            await store.migrate()
-        except BaseException:
-            await store.close()
-            raise
-        return store
+        return await cls(pool, lock_pool)._migrated()
 
     async def migrate(self) -> list[str]:
-        """Apply the migrations not applied yet; returns their names.
-
-        Under a session advisory lock, so replicas starting together apply each file once:
-        the second waits, then finds everything recorded.
-        """
+        """Applied under a session advisory lock, so replicas starting together apply each
+        file once: the second waits, then finds everything recorded."""
         applied = []
         async with self._pool.acquire() as conn:
             await conn.execute(f"SELECT pg_advisory_lock({_LOCK_KEY})", "migrations")
@@ -180,9 +173,6 @@ class PostgresStore(DeliveryLifecycle):
         await self._lock_pool.close()
         await self._pool.close()
 
-    async def ping(self) -> None:
-        await self._pool.fetchval("SELECT 1")
-
     # --- inbox ---------------------------------------------------------------------------
     async def _insert_deliveries(self, batch: Sequence[NewDelivery]) -> set[str]:
         # One statement, so one transaction and one commit for the whole batch.
@@ -205,47 +195,6 @@ class PostgresStore(DeliveryLifecycle):
         )
         return {str(row["id"]) for row in rows}
 
-    async def claim(self, now: float, lease_seconds: float, limit: int) -> list[Delivery]:
-        # SKIP LOCKED: a replica claiming at the same moment passes over the rows this one is
-        # taking instead of waiting for them, and the two never take the same row.
-        rows = await self._pool.fetch(
-            f"UPDATE deliveries SET state = 'claimed', claim_token = $1, lease_until = $2, "
-            f"attempts = attempts + 1 WHERE id IN ("
-            f"  SELECT id FROM deliveries WHERE"
-            f"  (state = 'pending' AND next_attempt_at <= $3) OR"
-            f"  (state = 'claimed' AND lease_until <= $3)"
-            f"  ORDER BY next_attempt_at, id LIMIT $4 FOR UPDATE SKIP LOCKED"
-            f") RETURNING {_DELIVERY_COLUMNS}",
-            secrets.token_hex(8),
-            now + lease_seconds,
-            now,
-            limit,
-        )
-        return sorted((_delivery(r) for r in rows), key=lambda d: (d.next_attempt_at, d.id))
-
-    async def _finish(
-        self, delivery_id: str, claim_token: str, state: DeliveryState, **values: Any
-    ) -> None:
-        sets = ", ".join(f"{column} = ${n}" for n, column in enumerate(values, start=4))
-        await self._pool.execute(
-            f"UPDATE deliveries SET state = $1, claim_token = NULL, lease_until = NULL, {sets} "
-            f"WHERE id = $2 AND claim_token = $3",
-            str(state),
-            delivery_id,
-            claim_token,
-            *values.values(),
-        )
-
-    async def extend_lease(self, delivery_id: str, claim_token: str, lease_until: float) -> bool:
-        status = await self._pool.execute(
-            "UPDATE deliveries SET lease_until = $1 WHERE id = $2 AND claim_token = $3 "
-            "AND state = 'claimed'",
-            lease_until,
-            delivery_id,
-            claim_token,
-        )
-        return _rows_touched(status) == 1
-
     async def complete_many(self, claims: Sequence[tuple[str, str]], now: float) -> None:
         await self._pool.execute(
             "UPDATE deliveries AS d SET state = 'done', claim_token = NULL, lease_until = NULL, "
@@ -255,573 +204,6 @@ class PostgresStore(DeliveryLifecycle):
             [delivery_id for delivery_id, _ in claims],
             [claim_token for _, claim_token in claims],
             now,
-        )
-
-    async def list_deliveries(
-        self, limit: int, states: Sequence[DeliveryState] | None = None
-    ) -> list[Delivery]:
-        rows = await self._pool.fetch(
-            f"SELECT {_DELIVERY_COLUMNS} FROM deliveries "
-            f"WHERE $1::text[] IS NULL OR state = ANY($1::text[]) "
-            f"ORDER BY received_at DESC, id LIMIT $2",
-            [str(s) for s in states] if states else None,
-            limit,
-        )
-        return [_delivery(r) for r in rows]
-
-    async def replay(self, delivery_id: str, now: float) -> bool:
-        status = await self._pool.execute(
-            "UPDATE deliveries SET state = 'pending', attempts = 0, next_attempt_at = $1, "
-            "claim_token = NULL, lease_until = NULL, finished_at = NULL WHERE id = $2",
-            now,
-            delivery_id,
-        )
-        return _rows_touched(status) == 1
-
-    async def schedule(
-        self, delivery_id: str, event: str, payload: bytes, now: float, due: float
-    ) -> bool:
-        status = await self._pool.execute(
-            "INSERT INTO deliveries (id, event, action, payload, state, attempts, received_at, "
-            "next_attempt_at) VALUES ($1, $2, NULL, $3, 'pending', 0, $4, $5) "
-            "ON CONFLICT (id) DO NOTHING",
-            delivery_id,
-            event,
-            payload,
-            now,
-            due,
-        )
-        return _rows_touched(status) == 1
-
-    async def inbox_depth(self) -> tuple[int, float | None]:
-        row = await self._pool.fetchrow(
-            "SELECT count(*) AS depth, min(received_at) AS oldest FROM deliveries "
-            "WHERE state IN ('pending', 'claimed')"
-        )
-        assert row is not None
-        return int(row["depth"]), row["oldest"]
-
-    async def prune_deliveries(self, older_than: float) -> int:
-        status = await self._pool.execute(
-            "DELETE FROM deliveries WHERE state IN ('done', 'dead') AND finished_at < $1",
-            older_than,
-        )
-        return _rows_touched(status)
-
-    # --- triage record ---------------------------------------------------------------------
-    async def record_check_attempt(self, attempt: CheckAttempt) -> None:
-        decisions = json.dumps([d.model_dump(mode="json") for d in attempt.decisions])
-        await self._pool.execute(
-            "INSERT INTO check_attempts (repo, check_run_id, pr_number, head_sha, check_name, "
-            "html_url, attempt, conclusion, decisions, rerun_note, recorded_at) "
-            "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11) "
-            "ON CONFLICT (repo, check_run_id) DO UPDATE "
-            "SET attempt = excluded.attempt, conclusion = excluded.conclusion, "
-            "decisions = excluded.decisions, rerun_note = excluded.rerun_note, "
-            "recorded_at = excluded.recorded_at",
-            attempt.repo,
-            attempt.check_run_id,
-            attempt.pr_number,
-            attempt.head_sha,
-            attempt.check_name,
-            attempt.html_url,
-            attempt.attempt,
-            attempt.conclusion,
-            decisions,
-            attempt.rerun_note,
-            attempt.recorded_at,
-        )
-
-    async def check_attempts_for_pr(self, repo: str, pr_number: int) -> list[CheckAttempt]:
-        rows = await self._pool.fetch(
-            f"SELECT {_ATTEMPT_COLUMNS} FROM check_attempts WHERE repo = $1 AND "
-            f"pr_number = $2 ORDER BY recorded_at, check_run_id",
-            repo,
-            pr_number,
-        )
-        return [_attempt(r) for r in rows]
-
-    async def check_attempts_for(
-        self, repo: str, head_sha: str, check_name: str
-    ) -> list[CheckAttempt]:
-        rows = await self._pool.fetch(
-            f"SELECT {_ATTEMPT_COLUMNS} FROM check_attempts WHERE repo = $1 AND "
-            f"head_sha = $2 AND check_name = $3 ORDER BY attempt, check_run_id",
-            repo,
-            head_sha,
-            check_name,
-        )
-        return [_attempt(r) for r in rows]
-
-    async def reserve_rerun(
-        self,
-        repo: str,
-        pr_number: int,
-        head_sha: str,
-        check_name: str,
-        job_id: int,
-        *,
-        per_check: int,
-        per_pr_day: int,
-        now: float,
-    ) -> RerunGrant:
-        # Under READ COMMITTED two replicas could both count budget-1 reruns and both insert;
-        # transaction locks on the PR and on the (head SHA, check), always taken in that
-        # order, make the counts and the insert one step.
-        async with self._pool.acquire() as conn, conn.transaction():
-            for key in (["rerun-pr", repo, pr_number], ["rerun", repo, head_sha, check_name]):
-                await conn.execute(f"SELECT pg_advisory_xact_lock({_LOCK_KEY})", json.dumps(key))
-            inserted = await conn.execute(
-                "INSERT INTO reruns (repo, pr_number, head_sha, check_name, job_id, status, "
-                "requested_at) SELECT $1, $2, $3, $4, $5, 0, $6 WHERE (SELECT count(*) FROM "
-                "reruns WHERE repo = $1 AND head_sha = $3 AND check_name = $4) < $7 AND "
-                "(SELECT count(*) FROM reruns WHERE repo = $1 AND pr_number = $2 AND "
-                "requested_at > $8) < $9 ON CONFLICT (repo, job_id) DO NOTHING",
-                repo,
-                pr_number,
-                head_sha,
-                check_name,
-                job_id,
-                now,
-                per_check,
-                now - DAY_SECONDS,
-                per_pr_day,
-            )
-            status: int | None = await conn.fetchval(
-                "SELECT status FROM reruns WHERE repo = $1 AND job_id = $2", repo, job_id
-            )
-            if status is not None:
-                resumed = status == 0 and inserted.endswith(" 0")  # "INSERT 0 <rows>"
-                return RerunGrant(granted=status == 0, status=status, resumed=resumed)
-            spent: int = await conn.fetchval(
-                "SELECT count(*) FROM reruns WHERE repo = $1 AND head_sha = $2 AND check_name = $3",
-                repo,
-                head_sha,
-                check_name,
-            )
-        return RerunGrant(
-            granted=False,
-            limit=RerunLimit.PER_CHECK if spent >= per_check else RerunLimit.PER_PR_DAY,
-        )
-
-    async def finish_rerun(self, repo: str, job_id: int, status: int) -> None:
-        await self._pool.execute(
-            "UPDATE reruns SET status = $1 WHERE repo = $2 AND job_id = $3", status, repo, job_id
-        )
-
-    async def reruns_for(self, repo: str, head_sha: str, check_name: str) -> list[int]:
-        rows = await self._pool.fetch(
-            "SELECT status FROM reruns WHERE repo = $1 AND head_sha = $2 AND check_name = $3 "
-            "ORDER BY requested_at, seq",
-            repo,
-            head_sha,
-            check_name,
-        )
-        return [int(r["status"]) for r in rows]
-
-    # --- sticky comment ------------------------------------------------------------------
-    @asynccontextmanager
-    async def pr_lock(self, repo: str, pr_number: int) -> AsyncIterator[None]:
-        async with self._advisory_lock(json.dumps(["pr", repo, pr_number])):
-            yield
-
-    @asynccontextmanager
-    async def _advisory_lock(self, key: str) -> AsyncIterator[None]:
-        # Tasks of this process queue on an asyncio lock, so at most one connection per key
-        # waits on the database lock; other replicas queue on the session advisory lock.
-        async with (
-            self._local_locks.setdefault(key, asyncio.Lock()),
-            self._lock_pool.acquire() as conn,
-        ):
-            await conn.execute(f"SELECT pg_advisory_lock({_LOCK_KEY})", key)
-            try:
-                yield
-            finally:
-                # If this is cancelled, the pool's reset on release unlocks all the same.
-                await conn.execute(f"SELECT pg_advisory_unlock({_LOCK_KEY})", key)
-
-    async def get_sticky_comment(self, repo: str, pr_number: int) -> StickyComment | None:
-        row = await self._pool.fetchrow(
-            "SELECT comment_id, body_sha FROM sticky_comments WHERE repo = $1 AND pr_number = $2",
-            repo,
-            pr_number,
-        )
-        if row is None:
-            return None
-        return StickyComment(
-            repo=repo, pr_number=pr_number, comment_id=row["comment_id"], body_sha=row["body_sha"]
-        )
-
-    async def save_sticky_comment(self, comment: StickyComment) -> None:
-        await self._pool.execute(
-            "INSERT INTO sticky_comments (repo, pr_number, comment_id, body_sha) "
-            "VALUES ($1, $2, $3, $4) ON CONFLICT (repo, pr_number) DO UPDATE "
-            "SET comment_id = excluded.comment_id, body_sha = excluded.body_sha",
-            comment.repo,
-            comment.pr_number,
-            comment.comment_id,
-            comment.body_sha,
-        )
-
-    # --- installations -------------------------------------------------------------------
-    async def set_installation(
-        self, installation_id: int, account: str, active: bool, now: float
-    ) -> None:
-        await self._pool.execute(
-            "INSERT INTO installations (id, account, active, updated_at) VALUES ($1, $2, $3, $4) "
-            "ON CONFLICT (id) DO UPDATE SET account = excluded.account, "
-            "active = excluded.active, updated_at = excluded.updated_at",
-            installation_id,
-            account,
-            active,
-            now,
-        )
-
-    async def installations(self) -> list[tuple[int, str, bool]]:
-        rows = await self._pool.fetch("SELECT id, account, active FROM installations ORDER BY id")
-        return [(int(r["id"]), str(r["account"]), bool(r["active"])) for r in rows]
-
-    # --- history ---------------------------------------------------------------------------
-    async def record_run(self, run: RunRecord, occurrences: Sequence[Occurrence]) -> None:
-        # One transaction: a run is never kept without its failed tests, so a retried
-        # delivery that finds the run recorded has nothing left to add.
-        async with self._pool.acquire() as conn, conn.transaction():
-            inserted = await conn.fetchval(
-                f"INSERT INTO runs ({RUN_COLUMNS}) VALUES ({_params(RUN_FIELDS)}) "
-                "ON CONFLICT (repo, check_run_id) DO NOTHING RETURNING check_run_id",
-                *run_values(run),
-            )
-            if inserted is not None and occurrences:
-                await conn.executemany(
-                    f"INSERT INTO occurrences ({OCCURRENCE_COLUMNS}) "
-                    f"VALUES ({_params(OCCURRENCE_FIELDS)}) "
-                    "ON CONFLICT (repo, check_run_id, test_key) DO NOTHING",
-                    [occurrence_values(o) for o in occurrences],
-                )
-
-    async def occurrences(
-        self, repo: str, test_keys: Sequence[str], since: float
-    ) -> list[Occurrence]:
-        if not test_keys:
-            return []
-        rows = await self._pool.fetch(
-            f"SELECT {OCCURRENCE_COLUMNS} FROM occurrences WHERE repo = $1 AND at >= $2 "
-            "AND test_key = ANY($3::text[]) ORDER BY at DESC, check_run_id DESC, test_key",
-            repo,
-            since,
-            list(dict.fromkeys(test_keys)),
-        )
-        return [occurrence_from_row(tuple(r)) for r in rows]
-
-    async def runs(self, repo: str, check_name: str, since: float) -> list[RunRecord]:
-        rows = await self._pool.fetch(
-            f"SELECT {RUN_COLUMNS} FROM runs WHERE repo = $1 AND check_name = $2 "
-            "AND completed_at >= $3 ORDER BY completed_at DESC, check_run_id DESC",
-            repo,
-            check_name,
-            since,
-        )
-        return [run_from_row(tuple(r)) for r in rows]
-
-    async def runs_at(self, repo: str, head_sha: str) -> list[RunRecord]:
-        rows = await self._pool.fetch(
-            f"SELECT {RUN_COLUMNS} FROM runs WHERE repo = $1 AND head_sha = $2 "
-            "ORDER BY completed_at DESC, check_run_id DESC",
-            repo,
-            head_sha,
-        )
-        return [run_from_row(tuple(r)) for r in rows]
-
-    async def latest_branch_run(self, repo: str, check_name: str, branch: str) -> RunRecord | None:
-        row = await self._pool.fetchrow(
-            f"SELECT {RUN_COLUMNS} FROM runs WHERE repo = $1 AND check_name = $2 "
-            "AND branch = $3 AND pr_number IS NULL "
-            "ORDER BY completed_at DESC, check_run_id DESC LIMIT 1",
-            repo,
-            check_name,
-            branch,
-        )
-        return run_from_row(tuple(row)) if row is not None else None
-
-    # --- tracking issues -----------------------------------------------------------------
-    @asynccontextmanager
-    async def tracking_lock(self, repo: str) -> AsyncIterator[None]:
-        async with self._advisory_lock(json.dumps(["tracking", repo])):
-            yield
-
-    async def tracking_issue(self, repo: str, key: str) -> TrackingIssue | None:
-        row = await self._pool.fetchrow(
-            f"SELECT {TRACKING_COLUMNS} FROM tracking_issues WHERE repo = $1 AND key = $2",
-            repo,
-            key,
-        )
-        return tracking_from_row(tuple(row)) if row is not None else None
-
-    async def tracking_issue_numbered(self, repo: str, issue_number: int) -> TrackingIssue | None:
-        row = await self._pool.fetchrow(
-            f"SELECT {TRACKING_COLUMNS} FROM tracking_issues WHERE repo = $1 "
-            "AND issue_number = $2 ORDER BY created_at DESC LIMIT 1",
-            repo,
-            issue_number,
-        )
-        return tracking_from_row(tuple(row)) if row is not None else None
-
-    async def save_tracking_issue(self, issue: TrackingIssue) -> None:
-        marks = ", ".join(
-            f"${n}::jsonb" if field in ("tests", "checks", "hint") else f"${n}"
-            for n, field in enumerate(TRACKING_FIELDS, start=1)
-        )
-        updates = ", ".join(f"{f} = excluded.{f}" for f in TRACKING_FIELDS[2:])
-        async with self._pool.acquire() as conn, conn.transaction():
-            await conn.execute(
-                f"INSERT INTO tracking_issues ({TRACKING_COLUMNS}) VALUES ({marks}) "
-                f"ON CONFLICT (repo, key) DO UPDATE SET {updates}",
-                *tracking_values(issue),
-            )
-            await conn.execute(
-                "DELETE FROM tracking_members WHERE repo = $1 AND key = $2", issue.repo, issue.key
-            )
-            await conn.executemany(
-                "INSERT INTO tracking_members (repo, test_key, key) VALUES ($1, $2, $3) "
-                "ON CONFLICT (repo, test_key) DO UPDATE SET key = excluded.key",
-                [(issue.repo, test_key, issue.key) for test_key in member_keys(issue)],
-            )
-
-    async def tracking_numbers(self, repo: str, test_keys: Sequence[str]) -> dict[str, int]:
-        if not test_keys:
-            return {}
-        rows = await self._pool.fetch(
-            "SELECT m.test_key, t.issue_number FROM tracking_members m JOIN tracking_issues t "
-            "ON t.repo = m.repo AND t.key = m.key WHERE m.repo = $1 "
-            "AND m.test_key = ANY($2::text[])",
-            repo,
-            list(dict.fromkeys(test_keys)),
-        )
-        return {str(r["test_key"]): int(r["issue_number"]) for r in rows}
-
-    async def tracking_created_since(self, repo: str, since: float) -> int:
-        count = await self._pool.fetchval(
-            "SELECT count(*) FROM tracking_issues WHERE repo = $1 AND created_at >= $2",
-            repo,
-            since,
-        )
-        return int(count)
-
-    # --- `/flaky` commands -----------------------------------------------------------------
-    async def claim_command(
-        self,
-        repo: str,
-        pr_number: int,
-        comment_id: int,
-        delivery_id: str,
-        login: str,
-        *,
-        per_hour: int,
-        now: float,
-    ) -> CommandClaim:
-        # The lock makes one person's count and insert one step across replicas.
-        async with self._pool.acquire() as conn, conn.transaction():
-            await conn.execute(
-                f"SELECT pg_advisory_xact_lock({_LOCK_KEY})",
-                json.dumps(["command", repo, pr_number, login]),
-            )
-            await conn.execute(
-                "INSERT INTO command_comments (repo, comment_id, pr_number, login, delivery_id, "
-                "limited, received_at) SELECT $1, $2, $3, $4, $5, (SELECT count(*) FROM "
-                "command_comments WHERE repo = $1 AND pr_number = $3 AND login = $4 AND NOT "
-                "limited AND received_at > $6) >= $7, $8 ON CONFLICT (repo, comment_id) DO NOTHING",
-                repo,
-                comment_id,
-                pr_number,
-                login,
-                delivery_id,
-                now - HOUR_SECONDS,
-                per_hour,
-                now,
-            )
-            row = await conn.fetchrow(
-                "SELECT limited, finished, delivery_id FROM command_comments "
-                "WHERE repo = $1 AND comment_id = $2",
-                repo,
-                comment_id,
-            )
-        assert row is not None
-        if row["finished"] or row["delivery_id"] != delivery_id:
-            return CommandClaim.HANDLED
-        return CommandClaim.LIMITED if row["limited"] else CommandClaim.ACT
-
-    async def finish_command(self, repo: str, comment_id: int) -> None:
-        await self._pool.execute(
-            "UPDATE command_comments SET finished = true WHERE repo = $1 AND comment_id = $2",
-            repo,
-            comment_id,
-        )
-
-    async def refuse_command(
-        self, repo: str, pr_number: int, comment_id: int, login: str, *, now: float
-    ) -> Refusals:
-        # The lock makes the PR's counts and this mark one step across replicas.
-        async with self._pool.acquire() as conn, conn.transaction():
-            await conn.execute(
-                f"SELECT pg_advisory_xact_lock({_LOCK_KEY})",
-                json.dumps(["refusal", repo, pr_number]),
-            )
-            await conn.execute(
-                "UPDATE command_comments SET refused_at = $5, refused_before_by_login = (SELECT "
-                "count(*) FROM command_comments WHERE repo = $1 AND pr_number = $2 AND "
-                "login = $3 AND refused_at > $6), refused_before_on_pr = (SELECT count(*) FROM "
-                "command_comments WHERE repo = $1 AND pr_number = $2 AND refused_at > $6) "
-                "WHERE repo = $1 AND comment_id = $4 AND refused_at IS NULL",
-                repo,
-                pr_number,
-                login,
-                comment_id,
-                now,
-                now - HOUR_SECONDS,
-            )
-            row = await conn.fetchrow(
-                "SELECT refused_before_by_login, refused_before_on_pr FROM command_comments "
-                "WHERE repo = $1 AND comment_id = $2",
-                repo,
-                comment_id,
-            )
-        assert row is not None  # claimed before it is refused
-        return Refusals(by_login=row["refused_before_by_login"], on_pr=row["refused_before_on_pr"])
-
-    async def add_feedback(
-        self, repo: str, pr_number: int, test_key: str, login: str, now: float
-    ) -> bool:
-        status = await self._pool.execute(
-            "INSERT INTO feedback (repo, pr_number, test_key, login, given_at) "
-            "VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
-            repo,
-            pr_number,
-            test_key,
-            login,
-            now,
-        )
-        return _rows_touched(status) == 1
-
-    async def feedback_for_pr(self, repo: str, pr_number: int) -> dict[str, list[str]]:
-        rows = await self._pool.fetch(
-            "SELECT test_key, login FROM feedback WHERE repo = $1 AND pr_number = $2 "
-            "ORDER BY test_key, login",
-            repo,
-            pr_number,
-        )
-        found: dict[str, list[str]] = {}
-        for row in rows:
-            found.setdefault(str(row["test_key"]), []).append(str(row["login"]))
-        return found
-
-    # --- dashboard -------------------------------------------------------------------------
-    async def set_repository(self, repo: str, private: bool, now: float) -> None:
-        await self._pool.execute(
-            "INSERT INTO repositories (repo, private, updated_at) VALUES ($1, $2, $3) "
-            "ON CONFLICT (repo) DO UPDATE SET private = excluded.private, "
-            "updated_at = excluded.updated_at WHERE excluded.updated_at >= repositories.updated_at",
-            repo,
-            private,
-            now,
-        )
-
-    async def repositories(self) -> list[tuple[str, bool]]:
-        rows = await self._pool.fetch("SELECT repo, private FROM repositories ORDER BY repo")
-        return [(str(row["repo"]), bool(row["private"])) for row in rows]
-
-    async def repo_history(
-        self, repo: str, since: float
-    ) -> tuple[list[RunRecord], list[Occurrence]]:
-        runs = await self._pool.fetch(
-            f"SELECT {RUN_COLUMNS} FROM runs WHERE repo = $1 AND completed_at >= $2 "
-            "ORDER BY completed_at DESC, check_run_id DESC",
-            repo,
-            since,
-        )
-        found = await self._pool.fetch(
-            f"SELECT {OCCURRENCE_COLUMNS} FROM occurrences WHERE repo = $1 AND at >= $2 "
-            "ORDER BY at DESC, check_run_id DESC, test_key",
-            repo,
-            since,
-        )
-        return [run_from_row(r) for r in runs], [occurrence_from_row(r) for r in found]
-
-    # --- automatic closing of tracking issues ----------------------------------------------
-    async def open_tracking_issues(self, repo: str, check_name: str) -> list[TrackingIssue]:
-        rows = await self._pool.fetch(
-            f"SELECT {TRACKING_COLUMNS} FROM tracking_issues WHERE repo = $1 "
-            "AND closed_at IS NULL AND checks ? $2 ORDER BY issue_number",
-            repo,
-            check_name,
-        )
-        return [tracking_from_row(tuple(r)) for r in rows]
-
-    # --- what the store knows of GitHub's tracking issues ------------------------------------
-    async def tracking_synced(self, repo: str, label: str) -> bool:
-        found = await self._pool.fetchval(
-            "SELECT 1 FROM tracking_synced WHERE repo = $1 AND label = $2", repo, label
-        )
-        return found is not None
-
-    async def mark_tracking_synced(self, repo: str, label: str, now: float) -> None:
-        await self._pool.execute(
-            "INSERT INTO tracking_synced (repo, label, synced_at) VALUES ($1, $2, $3) "
-            "ON CONFLICT (repo, label) DO NOTHING",
-            repo,
-            label,
-            now,
-        )
-
-    async def opening_tracking_issue(self, repo: str, key: str, now: float) -> None:
-        await self._pool.execute(
-            "INSERT INTO tracking_opening (repo, key, since) VALUES ($1, $2, $3) "
-            "ON CONFLICT (repo, key) DO NOTHING",
-            repo,
-            key,
-            now,
-        )
-
-    async def opened_tracking_issue(self, repo: str, key: str) -> None:
-        await self._pool.execute(
-            "DELETE FROM tracking_opening WHERE repo = $1 AND key = $2", repo, key
-        )
-
-    async def tracking_issue_opening(self, repo: str, key: str) -> bool:
-        found = await self._pool.fetchval(
-            "SELECT 1 FROM tracking_opening WHERE repo = $1 AND key = $2", repo, key
-        )
-        return found is not None
-
-    # --- pull requests as last seen --------------------------------------------------------
-    async def save_pull(self, repo: str, pull: PullRequest, *, read: bool) -> None:
-        await self._pool.execute(
-            "INSERT INTO pulls (repo, pr_number, state, author, head_sha, base_sha, base_ref, "
-            "changed_files, updated_at, trusted) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, "
-            f"true) ON CONFLICT (repo, pr_number) DO UPDATE SET {PULL_UPDATES}, trusted = CASE "
-            "WHEN $10 OR excluded.updated_at > pulls.updated_at THEN true "
-            "WHEN excluded.head_sha = pulls.head_sha AND excluded.state = pulls.state "
-            "THEN pulls.trusted ELSE false END "
-            "WHERE excluded.updated_at >= pulls.updated_at",
-            repo,
-            *pull_values(pull),
-            read,
-        )
-
-    async def pull(self, repo: str, pr_number: int) -> PullRequest | None:
-        row = await self._pool.fetchrow(
-            f"SELECT {PULL_COLUMNS} FROM pulls WHERE repo = $1 AND pr_number = $2 AND trusted",
-            repo,
-            pr_number,
-        )
-        return None if row is None else pull_from_row(tuple(row))
-
-    async def waiting(self, event: str) -> bool:
-        return bool(
-            await self._pool.fetchval(
-                "SELECT EXISTS (SELECT 1 FROM deliveries WHERE event = $1 "
-                "AND state IN ('pending', 'claimed'))",
-                event,
-            )
         )
 
     # --- write pacing ------------------------------------------------------------------------

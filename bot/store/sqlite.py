@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
-import secrets
+import re
 import sqlite3
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -13,46 +14,11 @@ from typing import Any
 
 import aiosqlite
 
-from bot.store.command_models import (
-    DAY_SECONDS,
-    HOUR_SECONDS,
-    CommandClaim,
-    Refusals,
-    RerunGrant,
-    RerunLimit,
-)
+from bot.store.core import StoreCore
+from bot.store.dialect import Dialect, Row, Session
 from bot.store.group_commit import GroupCommit, NewDelivery
-from bot.store.history_rows import (
-    OCCURRENCE_COLUMNS,
-    OCCURRENCE_FIELDS,
-    RUN_COLUMNS,
-    RUN_FIELDS,
-    occurrence_from_row,
-    occurrence_values,
-    run_from_row,
-    run_values,
-)
-from bot.store.lifecycle import DeliveryLifecycle
 from bot.store.migrations import migration_files
-from bot.store.models import (
-    CheckAttempt,
-    Delivery,
-    DeliveryState,
-    Occurrence,
-    PullRequest,
-    RunRecord,
-    StickyComment,
-    TrackingIssue,
-)
-from bot.store.pull_rows import PULL_COLUMNS, PULL_UPDATES, pull_from_row, pull_values
-from bot.store.tracking_rows import (
-    TRACKING_COLUMNS,
-    TRACKING_FIELDS,
-    member_keys,
-    tracking_from_row,
-    tracking_values,
-)
-from bot.triage.models import Decision
+from bot.store.models import DeliveryState
 
 # One multi-row INSERT per group commit, 8 bound values a row: well under SQLite's limit of
 # 32766 variables.
@@ -70,11 +36,6 @@ PAGE_SIZE = 16384
 # Claims marked done by one UPDATE, 2 bound values each.
 MAX_COMPLETE_BATCH = 4096
 
-_DELIVERY_COLUMNS = (
-    "id, event, action, payload, state, attempts, received_at, next_attempt_at, "
-    "last_error, claim_token, finished_at"
-)
-
 
 def sqlite_path(database_url: str) -> str:
     """`sqlite:///relative.db`, `sqlite:////abs/path.db` or `sqlite://:memory:`."""
@@ -84,42 +45,6 @@ def sqlite_path(database_url: str) -> str:
     if rest.startswith("///"):
         return rest[3:]
     raise ValueError(f"cannot read a SQLite path from {database_url!r}")
-
-
-def _delivery(row: Any) -> Delivery:
-    return Delivery(
-        id=row[0],
-        event=row[1],
-        action=row[2],
-        payload=bytes(row[3]),
-        state=DeliveryState(row[4]),
-        attempts=row[5],
-        received_at=row[6],
-        next_attempt_at=row[7],
-        last_error=row[8],
-        claim_token=row[9],
-        finished_at=row[10],
-    )
-
-
-def _attempt(row: Any) -> CheckAttempt:
-    return CheckAttempt(
-        repo=row[0],
-        check_run_id=row[1],
-        pr_number=row[2],
-        head_sha=row[3],
-        check_name=row[4],
-        html_url=row[5],
-        attempt=row[6],
-        conclusion=row[7],
-        decisions=[Decision.model_validate(d) for d in json.loads(row[8])],
-        rerun_note=row[9],
-        recorded_at=row[10],
-    )
-
-
-def _marks(fields: Sequence[str]) -> str:
-    return ", ".join("?" for _ in fields)
 
 
 def _statements(script: str) -> list[str]:
@@ -157,7 +82,103 @@ async def _connect(path: str, *, synchronous: str) -> aiosqlite.Connection:
     return db
 
 
-class SQLiteStore(DeliveryLifecycle):
+_NUMBERED = re.compile(r"\$(\d+)")
+
+
+@functools.lru_cache(maxsize=256)
+def _sqlite_sql(sql: str) -> str:
+    """PostgreSQL's `$n` as SQLite's `?n`: the same numbered parameter."""
+    return _NUMBERED.sub(r"?\1", sql)
+
+
+class _Connection(Session):
+    """Statements sent on the connection as they come (by a holder of the write lock)."""
+
+    def __init__(self, db: aiosqlite.Connection) -> None:
+        self._db = db
+
+    async def fetch(self, sql: str, *args: Any) -> list[Row]:
+        return list(await self._db.execute_fetchall(_sqlite_sql(sql), args))
+
+    async def fetchrow(self, sql: str, *args: Any) -> Row | None:
+        # One trip to the connection's thread, where a cursor's fetchone would take two.
+        return next(iter(await self._db.execute_fetchall(_sqlite_sql(sql), args)), None)
+
+    async def execute(self, sql: str, *args: Any) -> int:
+        cursor = await self._db.execute(_sqlite_sql(sql), args)
+        return cursor.rowcount
+
+    async def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        await self._db.executemany(_sqlite_sql(sql), rows)
+
+    async def returning(self, sql: str, *args: Any) -> list[Row]:
+        return await self.fetch(sql, *args)
+
+
+class SQLiteDialect(_Connection, Dialect):
+    """One connection; its writes take turns on the store's write lock.
+
+    Statements run in autocommit mode, each atomic on its own, and SQLite lets one writer in
+    at a time: a decision that is one statement needs no other lock.
+    """
+
+    insertion_order = "rowid"
+    # One writer at a time: a claim never meets another one's rows half taken.
+    skip_locked = ""
+
+    def __init__(self, db: aiosqlite.Connection, write_lock: asyncio.Lock) -> None:
+        super().__init__(db)
+        self._write_lock = write_lock
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    async def execute(self, sql: str, *args: Any) -> int:
+        async with self._write_lock:
+            return await super().execute(sql, *args)
+
+    async def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        async with self._write_lock:
+            await super().executemany(sql, rows)
+
+    async def returning(self, sql: str, *args: Any) -> list[Row]:
+        async with self._write_lock:
+            return await super().returning(sql, *args)
+
+    def any_of(self, column: str, n: int) -> str:
+        return f"{column} IN (SELECT value FROM json_each(${n}))"
+
+    def listed(self, values: Sequence[str]) -> str:
+        return json.dumps(list(values))
+
+    def json(self, n: int) -> str:
+        return f"${n}"
+
+    def json_has(self, column: str, n: int) -> str:
+        return f"EXISTS (SELECT 1 FROM json_each({column}) WHERE value = ${n})"
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[Session]:
+        async with self._write_lock:
+            await self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield _Connection(self._db)
+                await self._db.execute("COMMIT")
+            except BaseException:
+                await self._db.execute("ROLLBACK")
+                raise
+
+    @asynccontextmanager
+    async def exclusive(self, *keys: str) -> AsyncIterator[Session]:
+        # Every writer of this process waits for the write lock, whatever its keys.
+        async with self._write_lock:
+            yield _Connection(self._db)
+
+    @asynccontextmanager
+    async def lock(self, key: str) -> AsyncIterator[None]:
+        async with self._locks.setdefault(key, asyncio.Lock()):
+            yield
+
+
+class SQLiteStore(StoreCore):
     def __init__(
         self, db: aiosqlite.Connection, ingest: aiosqlite.Connection | None = None
     ) -> None:
@@ -172,9 +193,8 @@ class SQLiteStore(DeliveryLifecycle):
         # whatever the other needed. Taking turns here instead keeps ingest commits from
         # sleeping behind the worker's updates, and the worker's behind ingest.
         self._write_lock = asyncio.Lock()
-        self._pr_locks: dict[tuple[str, int], asyncio.Lock] = {}
-        self._tracking_locks: dict[str, asyncio.Lock] = {}
         self._group_commit = GroupCommit(self._insert_deliveries, MAX_INGEST_BATCH)
+        self._sql = SQLiteDialect(db, self._write_lock)
 
     @classmethod
     async def open(cls, database_url: str) -> SQLiteStore:
@@ -189,16 +209,9 @@ class SQLiteStore(DeliveryLifecycle):
         except BaseException:
             await db.close()
             raise
-        store = cls(db, ingest)
-        try:
-            await store.migrate()
-        except BaseException:
-            await store.close()
-            raise
-        return store
+        return await cls(db, ingest)._migrated()
 
     async def migrate(self) -> list[str]:
-        """Apply the migrations not applied yet; returns their names."""
         await self._db.execute(
             "CREATE TABLE IF NOT EXISTS schema_migrations "
             "(version INTEGER PRIMARY KEY, name TEXT NOT NULL)"
@@ -224,22 +237,11 @@ class SQLiteStore(DeliveryLifecycle):
                 raise
         return applied
 
-    async def _write(self, sql: str, params: Sequence[Any] = ()) -> aiosqlite.Cursor:
-        async with self._write_lock:
-            return await self._db.execute(sql, params)
-
     async def close(self) -> None:
         await self._group_commit.close()
         if self._ingest is not self._db:
             await self._ingest.close()
         await self._db.close()
-
-    async def _first(self, sql: str, params: Sequence[Any]) -> Any | None:
-        """The first row a query gives, or None (one trip to the connection's thread)."""
-        return next(iter(await self._db.execute_fetchall(sql, params)), None)
-
-    async def ping(self) -> None:
-        await self._db.execute_fetchall("SELECT 1")
 
     # --- inbox ---------------------------------------------------------------------------
     async def _insert_deliveries(self, batch: Sequence[NewDelivery]) -> set[str]:
@@ -285,573 +287,19 @@ class SQLiteStore(DeliveryLifecycle):
             )
         return {str(row[0]) for row in rows}
 
-    async def claim(self, now: float, lease_seconds: float, limit: int) -> list[Delivery]:
-        token = secrets.token_hex(8)
-        async with self._write_lock:
-            rows = await self._db.execute_fetchall(
-                f"UPDATE deliveries SET state = 'claimed', claim_token = ?, lease_until = ?, "
-                f"attempts = attempts + 1 WHERE id IN ("
-                f"  SELECT id FROM deliveries WHERE"
-                f"  (state = 'pending' AND next_attempt_at <= ?) OR"
-                f"  (state = 'claimed' AND lease_until <= ?)"
-                f"  ORDER BY next_attempt_at LIMIT ?"
-                f") RETURNING {_DELIVERY_COLUMNS}",
-                (token, now + lease_seconds, now, now, limit),
-            )
-        return sorted((_delivery(r) for r in rows), key=lambda d: d.next_attempt_at)
-
-    async def _finish(
-        self, delivery_id: str, claim_token: str, state: DeliveryState, **values: Any
-    ) -> None:
-        sets = ", ".join(f"{column} = ?" for column in values)
-        await self._write(
-            f"UPDATE deliveries SET state = ?, claim_token = NULL, lease_until = NULL, {sets} "
-            f"WHERE id = ? AND claim_token = ?",
-            (state, *values.values(), delivery_id, claim_token),
-        )
-
-    async def extend_lease(self, delivery_id: str, claim_token: str, lease_until: float) -> bool:
-        cursor = await self._write(
-            "UPDATE deliveries SET lease_until = ? WHERE id = ? AND claim_token = ? "
-            "AND state = 'claimed'",
-            (lease_until, delivery_id, claim_token),
-        )
-        return cursor.rowcount == 1
-
     async def complete_many(self, claims: Sequence[tuple[str, str]], now: float) -> None:
         for start in range(0, len(claims), MAX_COMPLETE_BATCH):
             chunk = claims[start : start + MAX_COMPLETE_BATCH]
             pairs = ", ".join("(?, ?)" for _ in chunk)
-            await self._write(
-                "UPDATE deliveries SET state = 'done', claim_token = NULL, lease_until = NULL, "
-                f"finished_at = ?, last_error = NULL FROM (VALUES {pairs}) AS c "
-                # A join rather than `(id, claim_token) IN (...)`, which scans the table.
-                "WHERE deliveries.id = c.column1 AND deliveries.claim_token = c.column2",
-                [now, *(value for claim in chunk for value in claim)],
-            )
-
-    async def list_deliveries(
-        self, limit: int, states: Sequence[DeliveryState] | None = None
-    ) -> list[Delivery]:
-        where, params = "", []
-        if states:
-            where = f"WHERE state IN ({', '.join('?' for _ in states)})"
-            params = [str(s) for s in states]
-        rows = await self._db.execute_fetchall(
-            f"SELECT {_DELIVERY_COLUMNS} FROM deliveries {where} "
-            f"ORDER BY received_at DESC, id LIMIT ?",
-            (*params, limit),
-        )
-        return [_delivery(r) for r in rows]
-
-    async def replay(self, delivery_id: str, now: float) -> bool:
-        cursor = await self._write(
-            "UPDATE deliveries SET state = 'pending', attempts = 0, next_attempt_at = ?, "
-            "claim_token = NULL, lease_until = NULL, finished_at = NULL WHERE id = ?",
-            (now, delivery_id),
-        )
-        return cursor.rowcount == 1
-
-    async def schedule(
-        self, delivery_id: str, event: str, payload: bytes, now: float, due: float
-    ) -> bool:
-        cursor = await self._write(
-            "INSERT INTO deliveries (id, event, action, payload, state, attempts, received_at, "
-            "next_attempt_at) VALUES (?, ?, NULL, ?, 'pending', 0, ?, ?) "
-            "ON CONFLICT (id) DO NOTHING",
-            (delivery_id, event, payload, now, due),
-        )
-        return cursor.rowcount == 1
-
-    async def inbox_depth(self) -> tuple[int, float | None]:
-        rows = list(
-            await self._db.execute_fetchall(
-                "SELECT count(*), min(received_at) FROM deliveries "
-                "WHERE state IN ('pending', 'claimed')"
-            )
-        )
-        return int(rows[0][0]), rows[0][1]
-
-    async def prune_deliveries(self, older_than: float) -> int:
-        cursor = await self._write(
-            "DELETE FROM deliveries WHERE state IN ('done', 'dead') AND finished_at < ?",
-            (older_than,),
-        )
-        return cursor.rowcount
-
-    # --- triage record ---------------------------------------------------------------------
-    async def record_check_attempt(self, attempt: CheckAttempt) -> None:
-        decisions = json.dumps([d.model_dump(mode="json") for d in attempt.decisions])
-        await self._write(
-            "INSERT INTO check_attempts (repo, check_run_id, pr_number, head_sha, check_name, "
-            "html_url, attempt, conclusion, decisions, rerun_note, recorded_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (repo, check_run_id) DO UPDATE "
-            "SET attempt = excluded.attempt, conclusion = excluded.conclusion, "
-            "decisions = excluded.decisions, rerun_note = excluded.rerun_note, "
-            "recorded_at = excluded.recorded_at",
-            (
-                attempt.repo,
-                attempt.check_run_id,
-                attempt.pr_number,
-                attempt.head_sha,
-                attempt.check_name,
-                attempt.html_url,
-                attempt.attempt,
-                attempt.conclusion,
-                decisions,
-                attempt.rerun_note,
-                attempt.recorded_at,
-            ),
-        )
-
-    _ATTEMPT_COLUMNS = (
-        "repo, check_run_id, pr_number, head_sha, check_name, html_url, attempt, conclusion, "
-        "decisions, rerun_note, recorded_at"
-    )
-
-    async def check_attempts_for_pr(self, repo: str, pr_number: int) -> list[CheckAttempt]:
-        rows = await self._db.execute_fetchall(
-            f"SELECT {self._ATTEMPT_COLUMNS} FROM check_attempts WHERE repo = ? AND "
-            f"pr_number = ? ORDER BY recorded_at, check_run_id",
-            (repo, pr_number),
-        )
-        return [_attempt(r) for r in rows]
-
-    async def check_attempts_for(
-        self, repo: str, head_sha: str, check_name: str
-    ) -> list[CheckAttempt]:
-        rows = await self._db.execute_fetchall(
-            f"SELECT {self._ATTEMPT_COLUMNS} FROM check_attempts WHERE repo = ? AND "
-            f"head_sha = ? AND check_name = ? ORDER BY attempt, check_run_id",
-            (repo, head_sha, check_name),
-        )
-        return [_attempt(r) for r in rows]
-
-    async def reserve_rerun(
-        self,
-        repo: str,
-        pr_number: int,
-        head_sha: str,
-        check_name: str,
-        job_id: int,
-        *,
-        per_check: int,
-        per_pr_day: int,
-        now: float,
-    ) -> RerunGrant:
-        # One statement, so concurrent tasks and processes cannot both take the last rerun.
-        inserted = await self._write(
-            "INSERT INTO reruns (repo, pr_number, head_sha, check_name, job_id, status, "
-            "requested_at) SELECT ?, ?, ?, ?, ?, 0, ? WHERE (SELECT count(*) FROM reruns "
-            "WHERE repo = ? AND head_sha = ? AND check_name = ?) < ? AND (SELECT count(*) "
-            "FROM reruns WHERE repo = ? AND pr_number = ? AND requested_at > ?) < ? "
-            "ON CONFLICT (repo, job_id) DO NOTHING",
-            (
-                *(repo, pr_number, head_sha, check_name, job_id, now),
-                *(repo, head_sha, check_name, per_check),
-                *(repo, pr_number, now - DAY_SECONDS, per_pr_day),
-            ),
-        )
-        rows = list(
-            await self._db.execute_fetchall(
-                "SELECT status FROM reruns WHERE repo = ? AND job_id = ?", (repo, job_id)
-            )
-        )
-        if rows:
-            status = int(rows[0][0])
-            resumed = status == 0 and inserted.rowcount == 0
-            return RerunGrant(granted=status == 0, status=status, resumed=resumed)
-        spent = list(
-            await self._db.execute_fetchall(
-                "SELECT count(*) FROM reruns WHERE repo = ? AND head_sha = ? AND check_name = ?",
-                (repo, head_sha, check_name),
-            )
-        )
-        per_check_spent = int(spent[0][0]) >= per_check
-        return RerunGrant(
-            granted=False,
-            limit=RerunLimit.PER_CHECK if per_check_spent else RerunLimit.PER_PR_DAY,
-        )
-
-    async def finish_rerun(self, repo: str, job_id: int, status: int) -> None:
-        await self._write(
-            "UPDATE reruns SET status = ? WHERE repo = ? AND job_id = ?", (status, repo, job_id)
-        )
-
-    async def reruns_for(self, repo: str, head_sha: str, check_name: str) -> list[int]:
-        rows = await self._db.execute_fetchall(
-            "SELECT status FROM reruns WHERE repo = ? AND head_sha = ? AND check_name = ? "
-            "ORDER BY requested_at, rowid",
-            (repo, head_sha, check_name),
-        )
-        return [int(r[0]) for r in rows]
-
-    # --- sticky comment ------------------------------------------------------------------
-    @asynccontextmanager
-    async def pr_lock(self, repo: str, pr_number: int) -> AsyncIterator[None]:
-        lock = self._pr_locks.setdefault((repo, pr_number), asyncio.Lock())
-        async with lock:
-            yield
-
-    async def get_sticky_comment(self, repo: str, pr_number: int) -> StickyComment | None:
-        rows = list(
-            await self._db.execute_fetchall(
-                "SELECT comment_id, body_sha FROM sticky_comments WHERE repo = ? AND pr_number = ?",
-                (repo, pr_number),
-            )
-        )
-        if not rows:
-            return None
-        return StickyComment(
-            repo=repo, pr_number=pr_number, comment_id=rows[0][0], body_sha=rows[0][1]
-        )
-
-    async def save_sticky_comment(self, comment: StickyComment) -> None:
-        await self._write(
-            "INSERT INTO sticky_comments (repo, pr_number, comment_id, body_sha) "
-            "VALUES (?, ?, ?, ?) ON CONFLICT (repo, pr_number) DO UPDATE "
-            "SET comment_id = excluded.comment_id, body_sha = excluded.body_sha",
-            (comment.repo, comment.pr_number, comment.comment_id, comment.body_sha),
-        )
-
-    # --- installations -------------------------------------------------------------------
-    async def set_installation(
-        self, installation_id: int, account: str, active: bool, now: float
-    ) -> None:
-        await self._write(
-            "INSERT INTO installations (id, account, active, updated_at) VALUES (?, ?, ?, ?) "
-            "ON CONFLICT (id) DO UPDATE SET account = excluded.account, "
-            "active = excluded.active, updated_at = excluded.updated_at",
-            (installation_id, account, int(active), now),
-        )
-
-    async def installations(self) -> list[tuple[int, str, bool]]:
-        rows = await self._db.execute_fetchall(
-            "SELECT id, account, active FROM installations ORDER BY id"
-        )
-        return [(int(r[0]), str(r[1]), bool(r[2])) for r in rows]
-
-    # --- history ---------------------------------------------------------------------------
-    async def record_run(self, run: RunRecord, occurrences: Sequence[Occurrence]) -> None:
-        async with self._write_lock:
-            # One transaction: a run is never kept without its failed tests, so a retried
-            # delivery that finds the run recorded has nothing left to add.
-            await self._db.execute("BEGIN IMMEDIATE")
-            try:
-                inserted = await self._db.execute_fetchall(
-                    f"INSERT INTO runs ({RUN_COLUMNS}) VALUES ({_marks(RUN_FIELDS)}) "
-                    "ON CONFLICT (repo, check_run_id) DO NOTHING RETURNING check_run_id",
-                    run_values(run),
-                )
-                if list(inserted) and occurrences:
-                    await self._db.executemany(
-                        f"INSERT INTO occurrences ({OCCURRENCE_COLUMNS}) "
-                        f"VALUES ({_marks(OCCURRENCE_FIELDS)}) "
-                        "ON CONFLICT (repo, check_run_id, test_key) DO NOTHING",
-                        [occurrence_values(o) for o in occurrences],
-                    )
-                await self._db.execute("COMMIT")
-            except BaseException:
-                await self._db.execute("ROLLBACK")
-                raise
-
-    async def occurrences(
-        self, repo: str, test_keys: Sequence[str], since: float
-    ) -> list[Occurrence]:
-        if not test_keys:
-            return []
-        keys = list(dict.fromkeys(test_keys))
-        rows = await self._db.execute_fetchall(
-            f"SELECT {OCCURRENCE_COLUMNS} FROM occurrences WHERE repo = ? AND at >= ? "
-            f"AND test_key IN (SELECT value FROM json_each(?)) "
-            "ORDER BY at DESC, check_run_id DESC, test_key",
-            (repo, since, json.dumps(keys)),
-        )
-        return [occurrence_from_row(r) for r in rows]
-
-    async def runs(self, repo: str, check_name: str, since: float) -> list[RunRecord]:
-        rows = await self._db.execute_fetchall(
-            f"SELECT {RUN_COLUMNS} FROM runs WHERE repo = ? AND check_name = ? "
-            "AND completed_at >= ? ORDER BY completed_at DESC, check_run_id DESC",
-            (repo, check_name, since),
-        )
-        return [run_from_row(r) for r in rows]
-
-    async def runs_at(self, repo: str, head_sha: str) -> list[RunRecord]:
-        rows = await self._db.execute_fetchall(
-            f"SELECT {RUN_COLUMNS} FROM runs WHERE repo = ? AND head_sha = ? "
-            "ORDER BY completed_at DESC, check_run_id DESC",
-            (repo, head_sha),
-        )
-        return [run_from_row(r) for r in rows]
-
-    async def latest_branch_run(self, repo: str, check_name: str, branch: str) -> RunRecord | None:
-        row = await self._first(
-            f"SELECT {RUN_COLUMNS} FROM runs WHERE repo = ? AND check_name = ? "
-            "AND branch = ? AND pr_number IS NULL "
-            "ORDER BY completed_at DESC, check_run_id DESC LIMIT 1",
-            (repo, check_name, branch),
-        )
-        return None if row is None else run_from_row(row)
-
-    # --- tracking issues -----------------------------------------------------------------
-    @asynccontextmanager
-    async def tracking_lock(self, repo: str) -> AsyncIterator[None]:
-        lock = self._tracking_locks.setdefault(repo, asyncio.Lock())
-        async with lock:
-            yield
-
-    async def tracking_issue(self, repo: str, key: str) -> TrackingIssue | None:
-        row = await self._first(
-            f"SELECT {TRACKING_COLUMNS} FROM tracking_issues WHERE repo = ? AND key = ?",
-            (repo, key),
-        )
-        return None if row is None else tracking_from_row(row)
-
-    async def tracking_issue_numbered(self, repo: str, issue_number: int) -> TrackingIssue | None:
-        row = await self._first(
-            f"SELECT {TRACKING_COLUMNS} FROM tracking_issues WHERE repo = ? "
-            "AND issue_number = ? ORDER BY created_at DESC LIMIT 1",
-            (repo, issue_number),
-        )
-        return None if row is None else tracking_from_row(row)
-
-    async def save_tracking_issue(self, issue: TrackingIssue) -> None:
-        async with self._write_lock:
-            await self._db.execute("BEGIN IMMEDIATE")
-            try:
+            # Not through the dialect: one statement per chunk size would fill its cache.
+            async with self._write_lock:
                 await self._db.execute(
-                    f"INSERT INTO tracking_issues ({TRACKING_COLUMNS}) "
-                    f"VALUES ({_marks(TRACKING_FIELDS)}) ON CONFLICT (repo, key) DO UPDATE SET "
-                    + ", ".join(f"{f} = excluded.{f}" for f in TRACKING_FIELDS[2:]),
-                    tracking_values(issue),
+                    "UPDATE deliveries SET state = 'done', claim_token = NULL, lease_until = NULL, "
+                    f"finished_at = ?, last_error = NULL FROM (VALUES {pairs}) AS c "
+                    # A join rather than `(id, claim_token) IN (...)`, which scans the table.
+                    "WHERE deliveries.id = c.column1 AND deliveries.claim_token = c.column2",
+                    [now, *(value for claim in chunk for value in claim)],
                 )
-                await self._db.execute(
-                    "DELETE FROM tracking_members WHERE repo = ? AND key = ?",
-                    (issue.repo, issue.key),
-                )
-                await self._db.executemany(
-                    "INSERT INTO tracking_members (repo, test_key, key) VALUES (?, ?, ?) "
-                    "ON CONFLICT (repo, test_key) DO UPDATE SET key = excluded.key",
-                    [(issue.repo, test_key, issue.key) for test_key in member_keys(issue)],
-                )
-                await self._db.execute("COMMIT")
-            except BaseException:
-                await self._db.execute("ROLLBACK")
-                raise
-
-    async def tracking_numbers(self, repo: str, test_keys: Sequence[str]) -> dict[str, int]:
-        if not test_keys:
-            return {}
-        rows = await self._db.execute_fetchall(
-            "SELECT m.test_key, t.issue_number FROM tracking_members m JOIN tracking_issues t "
-            "ON t.repo = m.repo AND t.key = m.key WHERE m.repo = ? "
-            "AND m.test_key IN (SELECT value FROM json_each(?))",
-            (repo, json.dumps(list(dict.fromkeys(test_keys)))),
-        )
-        return {str(r[0]): int(r[1]) for r in rows}
-
-    async def tracking_created_since(self, repo: str, since: float) -> int:
-        rows = list(
-            await self._db.execute_fetchall(
-                "SELECT count(*) FROM tracking_issues WHERE repo = ? AND created_at >= ?",
-                (repo, since),
-            )
-        )
-        return int(rows[0][0])
-
-    # --- `/flaky` commands -----------------------------------------------------------------
-    async def claim_command(
-        self,
-        repo: str,
-        pr_number: int,
-        comment_id: int,
-        delivery_id: str,
-        login: str,
-        *,
-        per_hour: int,
-        now: float,
-    ) -> CommandClaim:
-        # One statement: the count and the insert cannot interleave with another claim's.
-        await self._write(
-            "INSERT INTO command_comments (repo, comment_id, pr_number, login, delivery_id, "
-            "limited, received_at) SELECT ?, ?, ?, ?, ?, (SELECT count(*) FROM "
-            "command_comments WHERE repo = ? AND pr_number = ? AND login = ? AND limited = 0 "
-            "AND received_at > ?) >= ?, ? ON CONFLICT (repo, comment_id) DO NOTHING",
-            (
-                *(repo, comment_id, pr_number, login, delivery_id),
-                *(repo, pr_number, login, now - HOUR_SECONDS, per_hour),
-                now,
-            ),
-        )
-        rows = list(
-            await self._db.execute_fetchall(
-                "SELECT limited, finished, delivery_id FROM command_comments "
-                "WHERE repo = ? AND comment_id = ?",
-                (repo, comment_id),
-            )
-        )
-        limited, finished, taken_by = bool(rows[0][0]), bool(rows[0][1]), str(rows[0][2])
-        if finished or taken_by != delivery_id:
-            return CommandClaim.HANDLED
-        return CommandClaim.LIMITED if limited else CommandClaim.ACT
-
-    async def finish_command(self, repo: str, comment_id: int) -> None:
-        await self._write(
-            "UPDATE command_comments SET finished = 1 WHERE repo = ? AND comment_id = ?",
-            (repo, comment_id),
-        )
-
-    async def refuse_command(
-        self, repo: str, pr_number: int, comment_id: int, login: str, *, now: float
-    ) -> Refusals:
-        # One statement: the counts and the mark cannot interleave with another refusal's.
-        await self._write(
-            "UPDATE command_comments SET refused_at = ?, refused_before_by_login = (SELECT "
-            "count(*) FROM command_comments WHERE repo = ? AND pr_number = ? AND login = ? "
-            "AND refused_at > ?), refused_before_on_pr = (SELECT count(*) FROM "
-            "command_comments WHERE repo = ? AND pr_number = ? AND refused_at > ?) "
-            "WHERE repo = ? AND comment_id = ? AND refused_at IS NULL",
-            (
-                now,
-                *(repo, pr_number, login, now - HOUR_SECONDS),
-                *(repo, pr_number, now - HOUR_SECONDS),
-                *(repo, comment_id),
-            ),
-        )
-        row = await self._first(
-            "SELECT refused_before_by_login, refused_before_on_pr FROM command_comments "
-            "WHERE repo = ? AND comment_id = ?",
-            (repo, comment_id),
-        )
-        assert row is not None  # claimed before it is refused
-        return Refusals(by_login=int(row[0]), on_pr=int(row[1]))
-
-    async def add_feedback(
-        self, repo: str, pr_number: int, test_key: str, login: str, now: float
-    ) -> bool:
-        cursor = await self._write(
-            "INSERT INTO feedback (repo, pr_number, test_key, login, given_at) "
-            "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-            (repo, pr_number, test_key, login, now),
-        )
-        return cursor.rowcount == 1
-
-    async def feedback_for_pr(self, repo: str, pr_number: int) -> dict[str, list[str]]:
-        rows = await self._db.execute_fetchall(
-            "SELECT test_key, login FROM feedback WHERE repo = ? AND pr_number = ? "
-            "ORDER BY test_key, login",
-            (repo, pr_number),
-        )
-        found: dict[str, list[str]] = {}
-        for test_key, login in rows:
-            found.setdefault(str(test_key), []).append(str(login))
-        return found
-
-    # --- dashboard -------------------------------------------------------------------------
-    async def set_repository(self, repo: str, private: bool, now: float) -> None:
-        await self._write(
-            "INSERT INTO repositories (repo, private, updated_at) VALUES (?, ?, ?) "
-            "ON CONFLICT (repo) DO UPDATE SET private = excluded.private, "
-            "updated_at = excluded.updated_at WHERE excluded.updated_at >= repositories.updated_at",
-            (repo, int(private), now),
-        )
-
-    async def repositories(self) -> list[tuple[str, bool]]:
-        rows = await self._db.execute_fetchall(
-            "SELECT repo, private FROM repositories ORDER BY repo"
-        )
-        return [(str(row[0]), bool(row[1])) for row in rows]
-
-    async def repo_history(
-        self, repo: str, since: float
-    ) -> tuple[list[RunRecord], list[Occurrence]]:
-        runs = await self._db.execute_fetchall(
-            f"SELECT {RUN_COLUMNS} FROM runs WHERE repo = ? AND completed_at >= ? "
-            "ORDER BY completed_at DESC, check_run_id DESC",
-            (repo, since),
-        )
-        found = await self._db.execute_fetchall(
-            f"SELECT {OCCURRENCE_COLUMNS} FROM occurrences WHERE repo = ? AND at >= ? "
-            "ORDER BY at DESC, check_run_id DESC, test_key",
-            (repo, since),
-        )
-        return [run_from_row(r) for r in runs], [occurrence_from_row(r) for r in found]
-
-    # --- automatic closing of tracking issues ----------------------------------------------
-    async def open_tracking_issues(self, repo: str, check_name: str) -> list[TrackingIssue]:
-        rows = await self._db.execute_fetchall(
-            f"SELECT {TRACKING_COLUMNS} FROM tracking_issues WHERE repo = ? "
-            "AND closed_at IS NULL "
-            "AND EXISTS (SELECT 1 FROM json_each(checks) WHERE value = ?) "
-            "ORDER BY issue_number",
-            (repo, check_name),
-        )
-        return [tracking_from_row(r) for r in rows]
-
-    # --- what the store knows of GitHub's tracking issues ------------------------------------
-    async def tracking_synced(self, repo: str, label: str) -> bool:
-        rows = list(
-            await self._db.execute_fetchall(
-                "SELECT 1 FROM tracking_synced WHERE repo = ? AND label = ?", (repo, label)
-            )
-        )
-        return bool(rows)
-
-    async def mark_tracking_synced(self, repo: str, label: str, now: float) -> None:
-        await self._write(
-            "INSERT INTO tracking_synced (repo, label, synced_at) VALUES (?, ?, ?) "
-            "ON CONFLICT (repo, label) DO NOTHING",
-            (repo, label, now),
-        )
-
-    async def opening_tracking_issue(self, repo: str, key: str, now: float) -> None:
-        await self._write(
-            "INSERT INTO tracking_opening (repo, key, since) VALUES (?, ?, ?) "
-            "ON CONFLICT (repo, key) DO NOTHING",
-            (repo, key, now),
-        )
-
-    async def opened_tracking_issue(self, repo: str, key: str) -> None:
-        await self._write("DELETE FROM tracking_opening WHERE repo = ? AND key = ?", (repo, key))
-
-    async def tracking_issue_opening(self, repo: str, key: str) -> bool:
-        rows = list(
-            await self._db.execute_fetchall(
-                "SELECT 1 FROM tracking_opening WHERE repo = ? AND key = ?", (repo, key)
-            )
-        )
-        return bool(rows)
-
-    # --- pull requests as last seen --------------------------------------------------------
-    async def save_pull(self, repo: str, pull: PullRequest, *, read: bool) -> None:
-        await self._write(
-            "INSERT INTO pulls (repo, pr_number, state, author, head_sha, base_sha, base_ref, "
-            "changed_files, updated_at, trusted) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1) "
-            f"ON CONFLICT (repo, pr_number) DO UPDATE SET {PULL_UPDATES}, trusted = CASE "
-            "WHEN ? OR excluded.updated_at > pulls.updated_at THEN 1 "
-            "WHEN excluded.head_sha = pulls.head_sha AND excluded.state = pulls.state "
-            "THEN pulls.trusted ELSE 0 END "
-            "WHERE excluded.updated_at >= pulls.updated_at",
-            (repo, *pull_values(pull), int(read)),
-        )
-
-    async def pull(self, repo: str, pr_number: int) -> PullRequest | None:
-        row = await self._first(
-            f"SELECT {PULL_COLUMNS} FROM pulls WHERE repo = ? AND pr_number = ? AND trusted = 1",
-            (repo, pr_number),
-        )
-        return None if row is None else pull_from_row(row)
-
-    async def waiting(self, event: str) -> bool:
-        rows = list(
-            await self._db.execute_fetchall(
-                "SELECT EXISTS (SELECT 1 FROM deliveries WHERE event = ? "
-                "AND state IN ('pending', 'claimed'))",
-                (event,),
-            )
-        )
-        return bool(rows[0][0])
 
     # --- write pacing ------------------------------------------------------------------------
     def write_schedule(self) -> None:

@@ -14,18 +14,18 @@ TRACKING_FIELDS = (
     "created_at", "body_sha", "closed_at",
 )  # fmt: skip
 TRACKING_COLUMNS = ", ".join(TRACKING_FIELDS)
-_JSON_FIELDS = frozenset({"tests", "checks", "hint"})
+TRACKING_JSON_FIELDS = frozenset({"tests", "checks", "hint"})
 
 
 def tracking_values(issue: TrackingIssue) -> list[Any]:
     """Column values in TRACKING_FIELDS order; lists and the hint as JSON text."""
     data = issue.model_dump(mode="json")
-    return [json.dumps(data[f]) if f in _JSON_FIELDS else data[f] for f in TRACKING_FIELDS]
+    return [json.dumps(data[f]) if f in TRACKING_JSON_FIELDS else data[f] for f in TRACKING_FIELDS]
 
 
 def tracking_from_row(row: Sequence[Any]) -> TrackingIssue:
     values = dict(zip(TRACKING_FIELDS, row, strict=True))
-    for name in _JSON_FIELDS:
+    for name in TRACKING_JSON_FIELDS:
         if isinstance(values[name], str):
             values[name] = json.loads(values[name])
     return TrackingIssue.model_validate(values)
