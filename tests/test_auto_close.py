@@ -4,8 +4,8 @@ closing comment says."""
 from __future__ import annotations
 
 from bot.report.auto_close import close_comment
-from bot.store.models import Occurrence, RunRecord
 from bot.triage.auto_close import DAY, Quiet, lookback, quiet_enough
+from bot.triage.models import Occurrence, RunRecord
 
 NOW = 1_800_000_000.0
 SINCE = NOW - 30 * DAY

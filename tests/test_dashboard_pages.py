@@ -7,7 +7,7 @@ from defusedxml import ElementTree
 from bot.report.dashboard import chart_days, render_index, render_repo, render_test
 from bot.report.flaky_tests import daily_counts, summarise_repos, summarise_tests
 from bot.report.svg import sparkline
-from bot.store.models import Occurrence, RunRecord
+from bot.triage.models import Occurrence, RunRecord
 
 DAY = 86_400.0
 NOW = 1_796_000_000.0  # 2026-11-30

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from bot.store.models import Occurrence, RunRecord
 from bot.triage.failures import match_key
 from bot.triage.history import ThisRun, contexts_for
-from bot.triage.models import Failure
+from bot.triage.models import Failure, Occurrence, RunRecord
 
 T0 = 1_700_000_000.0
 TEST_ID = "tests/bus/test_core.py::test_publish"

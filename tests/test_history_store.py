@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from bot.store import Store
-from bot.store.models import Occurrence, RunRecord
+from bot.triage.models import Occurrence, RunRecord
 
 T0 = 1_700_000_000.0
 REPO = "acme/bus"

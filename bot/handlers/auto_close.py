@@ -19,9 +19,10 @@ from bot.github.client import GitHubClient
 from bot.handlers.context import BotContext
 from bot.handlers.offloop import read_repo_config
 from bot.report.auto_close import close_comment
-from bot.store.models import RunRecord, TrackingIssue
+from bot.store.models import TrackingIssue
 from bot.store.tracking_rows import member_keys
 from bot.triage import auto_close
+from bot.triage.models import RunRecord
 
 log = logging.getLogger(__name__)
 

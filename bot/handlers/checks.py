@@ -30,9 +30,8 @@ from bot.handlers.sticky import config_problems, note_passing_head, update_stick
 from bot.handlers.tracking import track_failures
 from bot.logs import bind
 from bot.store import CheckAttempt, Store
-from bot.store.models import RunRecord
 from bot.triage.attempts import FAILED_CONCLUSIONS, EarlierAttempt, rerun_evidence
-from bot.triage.models import Decision, Extraction
+from bot.triage.models import Decision, Extraction, RunRecord
 from bot.triage.verdict import Rules, decide_extraction
 
 log = logging.getLogger(__name__)

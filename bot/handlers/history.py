@@ -11,11 +11,18 @@ from bot.config import RepoConfig
 from bot.events import CheckRun
 from bot.github import api
 from bot.store import Store
-from bot.store.models import Occurrence, RunRecord
 from bot.triage.attempts import FAILED_CONCLUSIONS
 from bot.triage.failures import match_key
 from bot.triage.history import ThisRun, contexts_for
-from bot.triage.models import Decision, Extraction, Failure, TestContext, Verdict
+from bot.triage.models import (
+    Decision,
+    Extraction,
+    Failure,
+    Occurrence,
+    RunRecord,
+    TestContext,
+    Verdict,
+)
 from bot.triage.signature import is_generic
 
 log = logging.getLogger(__name__)

@@ -15,7 +15,8 @@ from urllib.parse import quote
 from bot.report.flaky_tests import RepoSummary, TestSummary, day_label
 from bot.report.svg import outcome_chart, sparkline
 from bot.report.text import reveal
-from bot.store.models import Delivery, Occurrence, RunRecord
+from bot.store.models import Delivery
+from bot.triage.models import Occurrence, RunRecord
 from bot.triage.stats import describe_rate
 
 _STYLE = """

@@ -11,8 +11,7 @@ from datetime import UTC, datetime
 
 from pydantic import BaseModel, Field
 
-from bot.store.models import Occurrence, RunRecord
-from bot.triage.models import RunRate
+from bot.triage.models import Occurrence, RunRate, RunRecord
 from bot.triage.stats import Outcome, outcomes_of, run_rate
 
 DAY = 86_400.0

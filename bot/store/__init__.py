@@ -7,8 +7,6 @@ from bot.store.models import (
     CheckAttempt,
     Delivery,
     DeliveryState,
-    Occurrence,
-    RunRecord,
     StickyComment,
 )
 
@@ -33,8 +31,6 @@ __all__ = [
     "CheckAttempt",
     "Delivery",
     "DeliveryState",
-    "Occurrence",
-    "RunRecord",
     "StickyComment",
     "Store",
     "open_store",

@@ -11,12 +11,11 @@ from bot.store.models import (
     CheckAttempt,
     Delivery,
     DeliveryState,
-    Occurrence,
     PullRequest,
-    RunRecord,
     StickyComment,
     TrackingIssue,
 )
+from bot.triage.models import Occurrence, RunRecord
 
 
 class Store(Protocol):

@@ -17,8 +17,8 @@ from bot.store.history_rows import (
     run_from_row,
     run_values,
 )
-from bot.store.models import CheckAttempt, Occurrence, RunRecord
-from bot.triage.models import Decision
+from bot.store.models import CheckAttempt
+from bot.triage.models import Decision, Occurrence, RunRecord
 
 _ATTEMPT_COLUMNS = (
     "repo, check_run_id, pr_number, head_sha, check_name, html_url, attempt, conclusion, "

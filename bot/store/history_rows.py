@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from bot.store.models import Occurrence, RunRecord
+from bot.triage.models import Occurrence, RunRecord
 
 RUN_FIELDS = (
     "repo", "check_run_id", "check_name", "head_sha", "branch", "pr_number", "author",

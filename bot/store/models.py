@@ -68,44 +68,6 @@ class StickyComment(BaseModel):
     body_sha: str  # hash of the last body we wrote, to skip identical edits
 
 
-class RunRecord(BaseModel):
-    """One completed check run, whatever its conclusion: the denominator of failure rates."""
-
-    repo: str
-    check_run_id: int
-    check_name: str
-    head_sha: str
-    branch: str | None = None  # the head branch (the default branch for runs on it)
-    pr_number: int | None = None  # None: not on a pull request (e.g. a push to main)
-    author: str | None = None  # the PR's author
-    attempt: int = 1
-    conclusion: str
-    completed_at: float
-    html_url: str = ""
-
-
-class Occurrence(BaseModel):
-    """One failed test in one completed run."""
-
-    repo: str
-    check_run_id: int
-    check_name: str
-    test_key: str  # bot.triage.failures.match_key(test_id)
-    test_id: str
-    signature: str
-    generic: bool  # a signature too generic to match failures on by itself
-    location: str | None = None
-    message: str = ""
-    head_sha: str
-    branch: str | None = None
-    pr_number: int | None = None
-    author: str | None = None
-    attempt: int = 1
-    at: float
-    verdict: str  # the Verdict given at the time
-    html_url: str = ""
-
-
 class TrackingIssue(BaseModel):
     """The GitHub issue that tracks one flaky test, or one failure shared by many tests."""
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bot.store.models import Occurrence, RunRecord
+from bot.triage.models import Occurrence, RunRecord
 
 DAY = 86_400.0
 

@@ -22,13 +22,14 @@ from functools import partial
 
 from pydantic import BaseModel
 
-from bot.store.models import Occurrence, RunRecord
 from bot.triage.failures import match_key
 from bot.triage.models import (
     BaseResult,
     Failure,
+    Occurrence,
     PastOccurrence,
     RunRate,
+    RunRecord,
     TestContext,
     Verdict,
 )

@@ -1,4 +1,5 @@
-"""Plain data that flows through triage: failures, footprints, verdicts."""
+"""Plain data that flows through triage: failures, footprints, verdicts, and the recorded runs
+and failed tests they are judged against."""
 
 from __future__ import annotations
 
@@ -152,3 +153,41 @@ class Decision(BaseModel):
     rate: RunRate | None = None
     history: list[PastOccurrence] = Field(default_factory=list)  # shown as "seen on other PRs"
     tracking_issue: int | None = None  # filled in by the tracking-issue step
+
+
+class RunRecord(BaseModel):
+    """One completed check run, whatever its conclusion: the denominator of failure rates."""
+
+    repo: str
+    check_run_id: int
+    check_name: str
+    head_sha: str
+    branch: str | None = None  # the head branch (the default branch for runs on it)
+    pr_number: int | None = None  # None: not on a pull request (e.g. a push to main)
+    author: str | None = None  # the PR's author
+    attempt: int = 1
+    conclusion: str
+    completed_at: float
+    html_url: str = ""
+
+
+class Occurrence(BaseModel):
+    """One failed test in one completed run."""
+
+    repo: str
+    check_run_id: int
+    check_name: str
+    test_key: str  # bot.triage.failures.match_key(test_id)
+    test_id: str
+    signature: str
+    generic: bool  # a signature too generic to match failures on by itself
+    location: str | None = None
+    message: str = ""
+    head_sha: str
+    branch: str | None = None
+    pr_number: int | None = None
+    author: str | None = None
+    attempt: int = 1
+    at: float
+    verdict: str  # the Verdict given at the time
+    html_url: str = ""

@@ -12,8 +12,7 @@ import math
 from collections.abc import Container, Iterable
 from typing import NamedTuple
 
-from bot.store.models import RunRecord
-from bot.triage.models import RunRate
+from bot.triage.models import RunRate, RunRecord
 
 Z_95 = 1.959963984540054  # the standard normal quantile for a two-sided 95 % interval
 MIN_RUNS_FOR_RATE = 5
