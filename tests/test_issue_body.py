@@ -21,13 +21,14 @@ from bot.report.issue import (
     title,
     tracking_key,
 )
-from bot.report.models import CheckRate, IssueInput, IssueOccurrence, RunHint
+from bot.report.models import CheckRate, IssueInput, IssueOccurrence
 from bot.triage.models import (
     Decision,
     Evidence,
     EvidenceKind,
     Failure,
     PastOccurrence,
+    RunHint,
     RunRate,
     Verdict,
 )

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import asyncio
 
-from bot.report.models import RunHint
 from bot.store import Store
 from bot.store.models import TrackingIssue
+from bot.triage.models import RunHint
 
 T0 = 1_700_000_000.0
 REPO = "acme/bus"

@@ -32,11 +32,11 @@ from bot.handlers.offloop import read_repo_config
 from bot.inbox import INTERNAL_EVENT_PREFIX
 from bot.report import issue as render
 from bot.report.markdown import code_span, escape_inline, shorten
-from bot.report.models import CheckRate, IssueInput, IssueOccurrence, RunHint
+from bot.report.models import CheckRate, IssueInput, IssueOccurrence
 from bot.store.models import TrackingIssue
 from bot.triage import tracking
 from bot.triage.failures import match_key
-from bot.triage.models import Decision, Failure, Occurrence, RunRate, RunRecord
+from bot.triage.models import Decision, Failure, Occurrence, RunHint, RunRate, RunRecord
 from bot.triage.stats import outcomes_of, run_rate
 
 log = logging.getLogger(__name__)

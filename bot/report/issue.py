@@ -22,7 +22,8 @@ from bot.report.markdown import (
     one_line,
     shorten,
 )
-from bot.report.models import IssueInput, IssueOccurrence, RunHint
+from bot.report.models import IssueInput, IssueOccurrence
+from bot.triage.models import RunHint
 from bot.triage.stats import describe_rate
 
 MAX_LENGTH = 65_536  # GitHub refuses longer issue bodies

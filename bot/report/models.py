@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from bot.triage.models import Decision, RunRate
+from bot.triage.models import Decision, RunHint, RunRate
 
 
 class CheckReport(BaseModel):
@@ -28,15 +28,6 @@ class CommentInput(BaseModel):
     passing_checks: int = 0  # checks that passed on the head (`comment: always` shows them)
     # Unknown keys and invalid values in the repository's flaky.yml, named in the footer.
     config_problems: list[str] = Field(default_factory=list)
-
-
-class RunHint(BaseModel):
-    """What a tracking issue needs to say how to run its test alone."""
-
-    framework: str
-    file: str | None = None
-    name: str
-    test_id: str
 
 
 class IssueOccurrence(BaseModel):

@@ -6,8 +6,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, Field
 
-from bot.report.models import RunHint
-from bot.triage.models import Decision
+from bot.triage.models import Decision, RunHint
 from bot.triage.tracking import CLUSTER_PREFIX
 
 

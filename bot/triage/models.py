@@ -191,3 +191,12 @@ class Occurrence(BaseModel):
     at: float
     verdict: str  # the Verdict given at the time
     html_url: str = ""
+
+
+class RunHint(BaseModel):
+    """What a tracking issue needs to say how to run its test alone."""
+
+    framework: str
+    file: str | None = None
+    name: str
+    test_id: str
