@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from bot.shared import PullRequest
 from bot.store import Store
-from bot.store.models import PullRequest
 
 REPO = "acme/bus"
 T0 = 1_700_000_000.0

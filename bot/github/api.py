@@ -13,8 +13,8 @@ from gidgethub.abc import GitHubAPI
 from pydantic import BaseModel
 
 from bot.github.client import GitHubClient
-from bot.store.models import PullRequest as PullRequest
-from bot.triage.verdict import GITHUB_FILES_LIMIT
+from bot.shared import GITHUB_FILES_LIMIT
+from bot.shared import PullRequest as PullRequest
 
 
 class ChangedFiles(BaseModel):

@@ -22,7 +22,7 @@ from gidgethub.apps import get_installation_access_token
 
 from bot.github.errors import RateLimited, rate_limited
 from bot.metrics import Metrics, endpoint_group
-from bot.store.base import WriteSchedule
+from bot.shared import WriteSchedule
 
 log = logging.getLogger(__name__)
 

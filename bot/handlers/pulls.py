@@ -17,7 +17,7 @@ from bot.events import PullRequestEvent
 from bot.github import api
 from bot.github.client import GitHubClient
 from bot.handlers.context import BotContext
-from bot.store.models import PullRequest
+from bot.shared import PullRequest
 
 router = routing.Router()
 

@@ -6,12 +6,12 @@ from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Protocol
 
+from bot.shared import PullRequest, WriteSchedule
 from bot.store.command_models import CommandClaim, Refusals, RerunGrant
 from bot.store.models import (
     CheckAttempt,
     Delivery,
     DeliveryState,
-    PullRequest,
     StickyComment,
     TrackingIssue,
 )
@@ -256,21 +256,3 @@ class Store(Protocol):
     def write_schedule(self) -> WriteSchedule | None:
         """The pace of GitHub writes shared by every replica of this store; None when the
         store serves one process, which paces its own."""
-
-
-class WriteSchedule(Protocol):
-    """When each installation's next content-creating GitHub request may start, kept where
-    every replica sees it, by one clock (the database's)."""
-
-    async def reserve_write(
-        self, installation_id: int, interval: float, not_before: float, max_wait: float
-    ) -> float:
-        """Take the installation's next write slot: at least `not_before` seconds from now
-        and `interval` after the slot taken before it. Returns the seconds to wait for it.
-
-        A slot more than `max_wait` seconds away (writes held back by a rate limit) is not
-        taken, so no one waits behind a slot no one will use: the seconds until it are
-        returned, more than `max_wait`."""
-
-    async def defer_writes(self, installation_id: int, seconds: float) -> None:
-        """Start no write of the installation sooner than `seconds` from now."""

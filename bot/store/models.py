@@ -47,19 +47,6 @@ class CheckAttempt(BaseModel):
     recorded_at: float
 
 
-class PullRequest(BaseModel):
-    """A pull request as triage reads it: from GitHub's REST answer or a pull_request event."""
-
-    number: int
-    state: str
-    author: str
-    head_sha: str
-    base_sha: str
-    base_ref: str
-    changed_files: int
-    updated_at: float = 0.0  # GitHub's, in epoch seconds: orders what the store keeps
-
-
 class StickyComment(BaseModel):
     repo: str
     pr_number: int

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from bot.store.models import PullRequest
+from bot.shared import PullRequest
 
 _FIELDS = (
     "number",

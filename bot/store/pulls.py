@@ -7,8 +7,9 @@ import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+from bot.shared import PullRequest
 from bot.store.dialect import Dialect
-from bot.store.models import PullRequest, StickyComment
+from bot.store.models import StickyComment
 from bot.store.pull_rows import PULL_COLUMNS, PULL_UPDATES, pull_from_row, pull_values
 
 

@@ -29,6 +29,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from pydantic import BaseModel, Field
 
+from bot.shared import GITHUB_FILES_LIMIT
 from bot.triage.failures import match_key
 from bot.triage.footprint import (
     REASON_CONFIG,
@@ -58,7 +59,6 @@ from bot.triage.risky import risky_changes
 from bot.triage.stats import describe_flips, describe_rate
 
 NO_TEST_IDENTIFIED = "no failed test could be identified in the log"
-GITHUB_FILES_LIMIT = 3000  # GET /pulls/{n}/files lists at most this many
 _LISTED = 3  # paths named in one line of evidence before "and N more"
 # Known flaky on one earlier occurrence is a small sample: not HIGH confidence on its own.
 HISTORY_FOR_HIGH = 2

@@ -1,0 +1,43 @@
+"""Values shared by parts of bot/ that must not import each other (tests/test_layering.py
+holds the rule): a pull request as github/ reads it and the store keeps it, the pace of writes
+the store keeps for github/'s client, and a limit of GitHub's that github/ and the verdict both
+speak of."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from pydantic import BaseModel
+
+GITHUB_FILES_LIMIT = 3000  # GET /pulls/{n}/files lists at most this many
+
+
+class PullRequest(BaseModel):
+    """A pull request as triage reads it: from GitHub's REST answer or a pull_request event."""
+
+    number: int
+    state: str
+    author: str
+    head_sha: str
+    base_sha: str
+    base_ref: str
+    changed_files: int
+    updated_at: float = 0.0  # GitHub's, in epoch seconds: orders what the store keeps
+
+
+class WriteSchedule(Protocol):
+    """When each installation's next content-creating GitHub request may start, kept where
+    every replica sees it, by one clock (the database's)."""
+
+    async def reserve_write(
+        self, installation_id: int, interval: float, not_before: float, max_wait: float
+    ) -> float:
+        """Take the installation's next write slot: at least `not_before` seconds from now
+        and `interval` after the slot taken before it. Returns the seconds to wait for it.
+
+        A slot more than `max_wait` seconds away (writes held back by a rate limit) is not
+        taken, so no one waits behind a slot no one will use: the seconds until it are
+        returned, more than `max_wait`."""
+
+    async def defer_writes(self, installation_id: int, seconds: float) -> None:
+        """Start no write of the installation sooner than `seconds` from now."""
