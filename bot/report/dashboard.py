@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from html import escape
+from typing import Protocol
 from urllib.parse import quote
 
 from bot.report.flaky_tests import RepoSummary, TestSummary, day_label
 from bot.report.svg import outcome_chart, sparkline
 from bot.report.text import reveal
-from bot.store.models import Delivery
 from bot.triage.models import Occurrence, RunRecord
 from bot.triage.stats import describe_rate
 
@@ -28,6 +28,25 @@ code{font-size:90%;background:#f6f8fa;padding:.1rem .3rem;border-radius:4px;word
 .muted{color:#59636e}nav{margin-bottom:1rem}
 """
 _OCCURRENCES_SHOWN = 50
+
+
+class DeadLetter(Protocol):
+    """What the dead-letter page shows of a delivery given up on (the store's `Delivery`)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def event(self) -> str: ...
+    @property
+    def action(self) -> str | None: ...
+    @property
+    def attempts(self) -> int: ...
+    @property
+    def received_at(self) -> float: ...
+    @property
+    def finished_at(self) -> float | None: ...
+    @property
+    def last_error(self) -> str | None: ...
 
 
 def _text(value: str) -> str:
@@ -204,7 +223,7 @@ def _occurrence_row(repo: str, o: Occurrence) -> str:
 
 
 def render_dead_letters(
-    dead: Sequence[tuple[Delivery, str | None]], *, hidden: int, limit: int
+    dead: Sequence[tuple[DeadLetter, str | None]], *, hidden: int, limit: int
 ) -> str:
     """Deliveries given up on, newest first, each with its repository (None: unknown), the
     error that stopped it and how to replay it. `hidden`: left out (private, or no
@@ -240,7 +259,7 @@ def render_dead_letters(
     )
 
 
-def _dead_row(delivery: Delivery, repo: str | None) -> str:
+def _dead_row(delivery: DeadLetter, repo: str | None) -> str:
     event = f"{delivery.event}.{delivery.action}" if delivery.action else delivery.event
     at = delivery.finished_at if delivery.finished_at is not None else delivery.received_at
     when = datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%d %H:%M UTC")
