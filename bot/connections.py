@@ -41,6 +41,10 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 IDLE_SECONDS = 75.0
+# After answering a request whose body was not all read (a 408, a 413, a 401 before the
+# body), aiohttp reads on and discards for this long so the client sees the answer rather
+# than a reset. Its default, 10 s, let a silent sender hold the connection that long again.
+LINGER_SECONDS = 1.0
 # One log line per reason this often at most; the metric counts every one.
 LOG_EVERY_SECONDS = 10.0
 _BUSY = (

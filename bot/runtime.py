@@ -11,7 +11,7 @@ from aiohttp import web
 
 from bot import dashboard
 from bot.config import ConfigError, Settings
-from bot.connections import GUARD_KEY, IDLE_SECONDS, Limits, server_log
+from bot.connections import GUARD_KEY, IDLE_SECONDS, LINGER_SECONDS, Limits, server_log
 from bot.github.client import GitHubApp
 from bot.handlers import dispatch, wants
 from bot.handlers.context import BotContext
@@ -103,7 +103,11 @@ class Bot:
     async def start(self, host: str | None = None, port: int | None = None) -> str:
         """Serve HTTP and start the worker; returns the base URL."""
         self._runner = web.AppRunner(
-            self.app, access_log=None, keepalive_timeout=IDLE_SECONDS, logger=server_log
+            self.app,
+            access_log=None,
+            keepalive_timeout=IDLE_SECONDS,
+            lingering_time=LINGER_SECONDS,
+            logger=server_log,
         )
         await self._runner.setup()
         assert self._runner.server is not None
