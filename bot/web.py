@@ -222,7 +222,7 @@ async def receive_webhook(request: web.Request) -> web.Response:
             if _is_plain_json(request):
                 data = _json_object(body)
             else:
-                data = _decode_other(request, event_name, delivery_id, signature, body)
+                data = _decode_other(request, event_name, delivery_id, body)
                 # Stored as JSON: a form-encoded delivery decodes to the same payload.
                 if request.content_type != "application/json":
                     payload = json.dumps(data).encode()
@@ -255,9 +255,7 @@ async def receive_webhook(request: web.Request) -> web.Response:
     return _answer({"queued": stored, "delivery": delivery_id}, 202)
 
 
-def _decode_other(
-    request: web.Request, event_name: str, delivery_id: str, signature: str, body: bytes
-) -> Any:
+def _decode_other(request: web.Request, event_name: str, delivery_id: str, body: bytes) -> Any:
     """Form-encoded bodies and other charsets, through gidgethub (signature already checked)."""
     headers = {
         "content-type": request.headers.get("Content-Type", ""),
