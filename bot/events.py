@@ -8,8 +8,6 @@ in places (a check run's `details_url` and app `slug` are absent in real payload
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -232,25 +230,3 @@ class PingEvent(_Model):
     repository: Repository | None = None
     installation: InstallationRef | None = None
     sender: User | None = None
-
-
-EVENT_MODELS: dict[str, type[BaseModel]] = {
-    "check_run": CheckRunEvent,
-    "issue_comment": IssueCommentEvent,
-    "pull_request": PullRequestEvent,
-    "issues": IssuesEvent,
-    "installation": InstallationEvent,
-    "installation_repositories": InstallationRepositoriesEvent,
-    "ping": PingEvent,
-}
-
-
-def parse_event(event: str, payload: Mapping[str, Any]) -> BaseModel | None:
-    """The typed payload of `event`, or None for events the bot does not consume.
-
-    Raises pydantic.ValidationError when the payload does not have the expected shape.
-    """
-    model = EVENT_MODELS.get(event)
-    if model is None:
-        return None
-    return model.model_validate(payload)
