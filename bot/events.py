@@ -204,29 +204,8 @@ class PullRequestEvent(_RepoEvent):
     pull_request: PullRequest
 
 
-class IssuesEvent(_RepoEvent):
-    issue: Issue
-
-
 class InstallationEvent(_Model):
     action: str
     installation: Installation
     sender: User
     repositories: list[RepositoryRef] | None = None
-
-
-class InstallationRepositoriesEvent(_Model):
-    action: str
-    installation: Installation
-    sender: User
-    repository_selection: str | None = None
-    repositories_added: list[RepositoryRef] = Field(default_factory=list)
-    repositories_removed: list[RepositoryRef] = Field(default_factory=list)
-
-
-class PingEvent(_Model):
-    zen: str | None = None
-    hook_id: int | None = None
-    repository: Repository | None = None
-    installation: InstallationRef | None = None
-    sender: User | None = None
