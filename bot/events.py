@@ -188,7 +188,9 @@ class PullRequestHead(_Model):
     repo: RepositoryRef | None = None  # null when the fork was deleted
 
 
-class PullRequest(_Model):
+class WebhookPullRequest(_Model):
+    """The `pull_request` object of a pull_request webhook (what triage keeps is PullSummary)."""
+
     number: int
     state: str
     title: str
@@ -201,7 +203,7 @@ class PullRequest(_Model):
 
 class PullRequestEvent(_RepoEvent):
     number: int
-    pull_request: PullRequest
+    pull_request: WebhookPullRequest
 
 
 class InstallationEvent(_Model):

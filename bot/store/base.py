@@ -12,7 +12,7 @@ from bot.store.models import (
     Delivery,
     DeliveryState,
     Occurrence,
-    PullRequest,
+    PullSummary,
     RunRecord,
     StickyComment,
     TrackingIssue,
@@ -239,7 +239,7 @@ class Store(Protocol):
         """Whether a note of opening `key`'s issue was left: it may exist unrecorded."""
 
     # --- pull requests as last seen --------------------------------------------------------
-    async def save_pull(self, repo: str, pull: PullRequest, *, read: bool) -> None:
+    async def save_pull(self, repo: str, pull: PullSummary, *, read: bool) -> None:
         """Keep what a pull showed, unless a newer state (GitHub's `updated_at`) is kept.
 
         `read`: it came from reading the pull, so it is the truth at that time. A webhook's
@@ -247,7 +247,7 @@ class Store(Protocol):
         which of the two came last is unknown.
         """
 
-    async def pull(self, repo: str, pr_number: int) -> PullRequest | None:
+    async def pull(self, repo: str, pr_number: int) -> PullSummary | None:
         """The pull as last seen; None when unknown or distrusted."""
 
     async def waiting(self, event: str) -> bool:

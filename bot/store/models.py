@@ -48,7 +48,7 @@ class CheckAttempt(BaseModel):
     recorded_at: float
 
 
-class PullRequest(BaseModel):
+class PullSummary(BaseModel):
     """A pull request as triage reads it: from GitHub's REST answer or a pull_request event."""
 
     number: int
