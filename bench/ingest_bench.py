@@ -58,7 +58,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bot.sim.fleet import free_port, wait_listening
+from tests.fleet import free_port, wait_listening
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"

@@ -29,10 +29,10 @@ from typing import Any
 import aiohttp
 import asyncpg
 
-from bot.sim.fleet import check_name, free_port, many_prs, serve_env, start_serve, wait_listening
 from bot.sim.server import Simulator
 from bot.sim.webhooks import delivery_headers
 from bot.store import DeliveryState, open_store
+from tests.fleet import check_name, free_port, many_prs, serve_env, start_serve, wait_listening
 
 ROOT = Path(__file__).resolve().parents[1]
 SECRET = "replica-bench-secret"

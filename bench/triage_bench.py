@@ -38,9 +38,9 @@ from typing import Any
 from bot.demo import running
 from bot.handlers.tracking import REFRESH_EVENT
 from bot.runtime import Bot
-from bot.sim.fleet import check_name, flaky_prs
 from bot.sim.server import Simulator
 from bot.store import Delivery, DeliveryState
+from tests.fleet import check_name, flaky_prs
 
 REFRESH_WINDOW = 3600.0
 

@@ -24,67 +24,9 @@ log = logging.getLogger("flakybot")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="flakybot", description="Triage failed CI checks on pull requests."
-    )
-    commands = parser.add_subparsers(dest="command", required=True)
-
-    commands.add_parser("serve", help="run the GitHub App (webhook server and worker)")
-
-    demo = commands.add_parser(
-        "demo", help="run the real bot against the built-in GitHub simulator, end to end"
-    )
-    demo.add_argument("--scenario", type=Path, help="a scenario file (default: the built-in one)")
-    demo.add_argument("--json", action="store_true", help="print a machine-readable record")
-    demo.add_argument(
-        "--serve", action="store_true", help="keep serving the dashboard until interrupted"
-    )
-    demo.add_argument("--port", type=int, default=0, help="the bot's port (default: any free one)")
-
-    triage = commands.add_parser(
-        "triage",
-        help="triage a pull request's failed checks with a personal token, read-only: "
-        "prints the comment the bot would post",
-    )
-    triage.add_argument("target", metavar="OWNER/REPO#N", help="or the pull request's URL")
-    triage.add_argument(
-        "--token", help="a personal access token (default: $GITHUB_TOKEN, which keeps it out of ps)"
-    )
-    triage.add_argument(
-        "--api-url", help="the REST API root (default: $GITHUB_API_URL, else api.github.com)"
-    )
-    triage.add_argument("--json", action="store_true", help="print a machine-readable record")
-
-    deliveries = commands.add_parser("deliveries", help="list webhook deliveries and their state")
-    deliveries.add_argument("--failed", action="store_true", help="only dead-lettered deliveries")
-    deliveries.add_argument("--replay", metavar="ID", help="queue one delivery again")
-    deliveries.add_argument("--limit", type=int, default=50)
-
-    commands.add_parser("migrate", help="apply database migrations and exit")
-
-    parse = commands.add_parser(
-        "parse", help="print the failed tests a job log or test report names, offline"
-    )
-    parse.add_argument("files", nargs="+", type=Path, metavar="FILE")
-    parse.add_argument("--format", choices=PARSE_FORMATS, default="auto")
-    parse.add_argument("--json", action="store_true", help="print a JSON list, one per FILE")
-
-    args = parser.parse_args(argv)
-    if args.command == "parse":
-        return parse_files(args.files, args.format, as_json=args.json)
-    if args.command == "triage":
-        from bot.tryout import command
-
-        return command(args.target, token=args.token, api_url=args.api_url, as_json=args.json)
-    if args.command == "demo":
-        from bot.demo import run_demo
-
-        try:
-            return asyncio.run(
-                run_demo(args.scenario, as_json=args.json, serve=args.serve, port=args.port)
-            )
-        except KeyboardInterrupt:  # how `demo --serve` is meant to end
-            return 0
+    args = _parser().parse_args(argv)
+    if args.command in ("parse", "triage", "demo"):
+        return _run_without_settings(args)
     try:
         settings = Settings()
     except ValidationError as exc:
@@ -97,6 +39,90 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings.log_level,
         settings.secret_values(),
     )
+    return _run_with_settings(args, settings)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="flakybot", description="Triage failed CI checks on pull requests."
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("serve", help="run the GitHub App (webhook server and worker)")
+    _demo_arguments(
+        commands.add_parser(
+            "demo", help="run the real bot against the built-in GitHub simulator, end to end"
+        )
+    )
+    _triage_arguments(
+        commands.add_parser(
+            "triage",
+            help="triage a pull request's failed checks with a personal token, read-only: "
+            "prints the comment the bot would post",
+        )
+    )
+    _deliveries_arguments(
+        commands.add_parser("deliveries", help="list webhook deliveries and their state")
+    )
+    commands.add_parser("migrate", help="apply database migrations and exit")
+    _parse_arguments(
+        commands.add_parser(
+            "parse", help="print the failed tests a job log or test report names, offline"
+        )
+    )
+    return parser
+
+
+def _demo_arguments(demo: argparse.ArgumentParser) -> None:
+    demo.add_argument("--scenario", type=Path, help="a scenario file (default: the built-in one)")
+    demo.add_argument("--json", action="store_true", help="print a machine-readable record")
+    demo.add_argument(
+        "--serve", action="store_true", help="keep serving the dashboard until interrupted"
+    )
+    demo.add_argument("--port", type=int, default=0, help="the bot's port (default: any free one)")
+
+
+def _triage_arguments(triage: argparse.ArgumentParser) -> None:
+    triage.add_argument("target", metavar="OWNER/REPO#N", help="or the pull request's URL")
+    triage.add_argument(
+        "--token", help="a personal access token (default: $GITHUB_TOKEN, which keeps it out of ps)"
+    )
+    triage.add_argument(
+        "--api-url", help="the REST API root (default: $GITHUB_API_URL, else api.github.com)"
+    )
+    triage.add_argument("--json", action="store_true", help="print a machine-readable record")
+
+
+def _deliveries_arguments(deliveries: argparse.ArgumentParser) -> None:
+    deliveries.add_argument("--failed", action="store_true", help="only dead-lettered deliveries")
+    deliveries.add_argument("--replay", metavar="ID", help="queue one delivery again")
+    deliveries.add_argument("--limit", type=int, default=50)
+
+
+def _parse_arguments(parse: argparse.ArgumentParser) -> None:
+    parse.add_argument("files", nargs="+", type=Path, metavar="FILE")
+    parse.add_argument("--format", choices=PARSE_FORMATS, default="auto")
+    parse.add_argument("--json", action="store_true", help="print a JSON list, one per FILE")
+
+
+def _run_without_settings(args: argparse.Namespace) -> int:
+    """`parse`, `triage` and `demo`: they need no App settings, so none are read."""
+    if args.command == "parse":
+        return parse_files(args.files, args.format, as_json=args.json)
+    if args.command == "triage":
+        from bot.tryout import command
+
+        return command(args.target, token=args.token, api_url=args.api_url, as_json=args.json)
+    from bot.demo import run_demo
+
+    try:
+        return asyncio.run(
+            run_demo(args.scenario, as_json=args.json, serve=args.serve, port=args.port)
+        )
+    except KeyboardInterrupt:  # how `demo --serve` is meant to end
+        return 0
+
+
+def _run_with_settings(args: argparse.Namespace, settings: Settings) -> int:
     if args.command == "serve":
         with asyncio.Runner(loop_factory=_fast_loop_factory()) as runner:
             return runner.run(serve(settings))

@@ -8,8 +8,6 @@ in places (a check run's `details_url` and app `slug` are absent in real payload
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -190,7 +188,9 @@ class PullRequestHead(_Model):
     repo: RepositoryRef | None = None  # null when the fork was deleted
 
 
-class PullRequest(_Model):
+class WebhookPullRequest(_Model):
+    """The `pull_request` object of a pull_request webhook (what triage keeps is PullSummary)."""
+
     number: int
     state: str
     title: str
@@ -203,11 +203,7 @@ class PullRequest(_Model):
 
 class PullRequestEvent(_RepoEvent):
     number: int
-    pull_request: PullRequest
-
-
-class IssuesEvent(_RepoEvent):
-    issue: Issue
+    pull_request: WebhookPullRequest
 
 
 class InstallationEvent(_Model):
@@ -215,42 +211,3 @@ class InstallationEvent(_Model):
     installation: Installation
     sender: User
     repositories: list[RepositoryRef] | None = None
-
-
-class InstallationRepositoriesEvent(_Model):
-    action: str
-    installation: Installation
-    sender: User
-    repository_selection: str | None = None
-    repositories_added: list[RepositoryRef] = Field(default_factory=list)
-    repositories_removed: list[RepositoryRef] = Field(default_factory=list)
-
-
-class PingEvent(_Model):
-    zen: str | None = None
-    hook_id: int | None = None
-    repository: Repository | None = None
-    installation: InstallationRef | None = None
-    sender: User | None = None
-
-
-EVENT_MODELS: dict[str, type[BaseModel]] = {
-    "check_run": CheckRunEvent,
-    "issue_comment": IssueCommentEvent,
-    "pull_request": PullRequestEvent,
-    "issues": IssuesEvent,
-    "installation": InstallationEvent,
-    "installation_repositories": InstallationRepositoriesEvent,
-    "ping": PingEvent,
-}
-
-
-def parse_event(event: str, payload: Mapping[str, Any]) -> BaseModel | None:
-    """The typed payload of `event`, or None for events the bot does not consume.
-
-    Raises pydantic.ValidationError when the payload does not have the expected shape.
-    """
-    model = EVENT_MODELS.get(event)
-    if model is None:
-        return None
-    return model.model_validate(payload)

@@ -12,7 +12,7 @@ from pydantic import BaseModel
 GITHUB_FILES_LIMIT = 3000  # GET /pulls/{n}/files lists at most this many
 
 
-class PullRequest(BaseModel):
+class PullSummary(BaseModel):
     """A pull request as triage reads it: from GitHub's REST answer or a pull_request event."""
 
     number: int

@@ -103,7 +103,7 @@ class TriedCheck:
 @dataclass(frozen=True)
 class Tryout:
     target: Target
-    pull: api.PullRequest
+    pull: api.PullSummary
     checks_total: int
     checks_running: int
     tried: list[TriedCheck]
@@ -176,7 +176,7 @@ async def _decide(
     run: CheckRun,
     config: LoadedRepoConfig,
     extraction: Extraction,
-    pull: api.PullRequest,
+    pull: api.PullSummary,
     changed: api.ChangedFiles,
 ) -> TriedCheck:
     record = run_record(repo, run, [])

@@ -9,6 +9,7 @@ import json
 import logging
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -187,8 +188,42 @@ def _head(body: bytes) -> _Head | None:
         return None
 
 
+@dataclass(frozen=True, slots=True)
+class _Headers:
+    event: str  # X-GitHub-Event
+    delivery_id: str  # X-GitHub-Delivery
+    signature: str  # X-Hub-Signature-256
+
+
+@dataclass(frozen=True, slots=True)
+class _Payload:
+    action: str | None
+    body: bytes  # what the inbox keeps: the body as it came, or its JSON if form-encoded
+
+
 async def receive_webhook(request: web.Request) -> web.Response:
     """Verify, store, answer. Nothing slow happens here: GitHub gives up after 10 s."""
+    headers = _headers(request)
+    if isinstance(headers, web.Response):
+        return headers
+    bind(delivery=headers.delivery_id, event=headers.event)
+    try:
+        body = await read_body(request, request.read)
+    except web.HTTPRequestEntityTooLarge:
+        return _refuse(413, f"body larger than {MAX_BODY_BYTES} bytes")
+    # The signature first: nothing of an unsigned body is parsed.
+    if not _signed(request.app[SECRET_KEY], body, headers.signature):
+        log.warning("delivery %s refused: bad signature", headers.delivery_id)
+        return _refuse(401, "signature does not match")
+    payload = _payload(request, headers, body)
+    if isinstance(payload, web.Response):
+        return payload
+    return await _queue(request, headers, payload)
+
+
+def _headers(request: web.Request) -> _Headers | web.Response:
+    """The delivery's headers, or the refusal of a request that cannot be one, before its
+    body is read."""
     if request.content_length is not None and request.content_length > MAX_BODY_BYTES:
         return _refuse(413, f"body larger than {MAX_BODY_BYTES} bytes")
     event_name = request.headers.get("X-GitHub-Event")
@@ -203,47 +238,51 @@ async def receive_webhook(request: web.Request) -> web.Response:
         return _refuse(400, "missing X-GitHub-Event or X-GitHub-Delivery header")
     if event_name.startswith(INTERNAL_EVENT_PREFIX):
         return _refuse(400, f"{INTERNAL_EVENT_PREFIX}* events are the bot's own, not GitHub's")
-    bind(delivery=delivery_id, event=event_name)
-    try:
-        body = await read_body(request, request.read)
-    except web.HTTPRequestEntityTooLarge:
-        return _refuse(413, f"body larger than {MAX_BODY_BYTES} bytes")
-    # The signature first: nothing of an unsigned body is parsed.
-    if not _signed(request.app[SECRET_KEY], body, signature):
-        log.warning("delivery %s refused: bad signature", delivery_id)
-        return _refuse(401, "signature does not match")
-    payload = body
-    counts = request.app[COUNTS_KEY]
-    head = _head(body) if event_name != "ping" and _is_plain_json(request) else None
+    return _Headers(event_name, delivery_id, signature)
+
+
+def _payload(request: web.Request, headers: _Headers, body: bytes) -> _Payload | web.Response:
+    """The action and the bytes to store of a signed body; or the answer already due: the
+    refusal of a body that is not a JSON object, or a ping's pong."""
+    head = _head(body) if headers.event != "ping" and _is_plain_json(request) else None
     if head is not None:
-        action = head.action
-    else:
-        try:
-            if _is_plain_json(request):
-                data = _json_object(body)
-            else:
-                data = _decode_other(request, event_name, delivery_id, signature, body)
-                # Stored as JSON: a form-encoded delivery decodes to the same payload.
-                if request.content_type != "application/json":
-                    payload = json.dumps(data).encode()
-        except (BadRequest, ValueError, LookupError):  # LookupError: an unknown charset
-            return _refuse(400, "body is not a JSON webhook payload")
-        except RecursionError:
-            # stdlib json parses nested arrays and objects recursively: `[[[[...` deep.
-            return _refuse(400, "body is nested too deeply to be a webhook payload")
-        if not isinstance(data, dict):
-            return _refuse(400, "payload must be a JSON object")
-        if event_name == "ping":
-            counts.inc("ping", "pong")
-            return _answer({"ok": True, "zen": data.get("zen")}, 200)
-        action = data.get("action")
-    action = action if isinstance(action, str) else None
+        return _Payload(_action(head.action), body)
+    kept = body
+    try:
+        if _is_plain_json(request):
+            data = _json_object(body)
+        else:
+            data = _decode_other(request, headers.event, headers.delivery_id, body)
+            # Stored as JSON: a form-encoded delivery decodes to the same payload.
+            if request.content_type != "application/json":
+                kept = json.dumps(data).encode()
+    except (BadRequest, ValueError, LookupError):  # LookupError: an unknown charset
+        return _refuse(400, "body is not a JSON webhook payload")
+    except RecursionError:
+        # stdlib json parses nested arrays and objects recursively: `[[[[...` deep.
+        return _refuse(400, "body is nested too deeply to be a webhook payload")
+    if not isinstance(data, dict):
+        return _refuse(400, "payload must be a JSON object")
+    if headers.event == "ping":
+        request.app[COUNTS_KEY].inc("ping", "pong")
+        return _answer({"ok": True, "zen": data.get("zen")}, 200)
+    return _Payload(_action(data.get("action")), kept)
+
+
+def _action(action: object) -> str | None:
+    return action if isinstance(action, str) else None
+
+
+async def _queue(request: web.Request, headers: _Headers, payload: _Payload) -> web.Response:
+    """Store the delivery and wake the worker if a handler wants it."""
+    event_name, delivery_id, action = headers.event, headers.delivery_id, payload.action
+    counts = request.app[COUNTS_KEY]
     worker = request.app[WORKER_KEY]
     # Stored either way (listed, replayable); one no handler wants is stored finished, so
     # the worker never spends a claim and a completion on it.
     wanted = worker.wants(event_name, action)
     stored = await request.app[STORE_KEY].put_delivery(
-        delivery_id, event_name, action, payload, time.time(), done=not wanted
+        delivery_id, event_name, action, payload.body, time.time(), done=not wanted
     )
     counts.inc(event_name, "received" if stored else "duplicate")
     if stored and wanted:
@@ -255,9 +294,7 @@ async def receive_webhook(request: web.Request) -> web.Response:
     return _answer({"queued": stored, "delivery": delivery_id}, 202)
 
 
-def _decode_other(
-    request: web.Request, event_name: str, delivery_id: str, signature: str, body: bytes
-) -> Any:
+def _decode_other(request: web.Request, event_name: str, delivery_id: str, body: bytes) -> Any:
     """Form-encoded bodies and other charsets, through gidgethub (signature already checked)."""
     headers = {
         "content-type": request.headers.get("Content-Type", ""),

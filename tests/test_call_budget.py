@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from bot.demo import running
-from bot.sim.fleet import check_name, failing_log, many_prs
 from bot.sim.scenario import Scenario
+from tests.fleet import check_name, failing_log, many_prs
 
 
 def two_prs_without_settings() -> Scenario:

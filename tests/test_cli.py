@@ -16,10 +16,10 @@ import pytest
 import yaml
 from cryptography.hazmat.primitives import serialization
 
-from bot.sim.fleet import APP_VARIABLES, free_port, serve_env, wait_listening
 from bot.sim.scenario import builtin_scenario
 from bot.sim.server import Simulator
 from bot.store import Delivery, DeliveryState, open_store
+from tests.fleet import APP_VARIABLES, free_port, serve_env, wait_listening
 
 SCENARIOS = Path(__file__).parent / "scenarios"
 

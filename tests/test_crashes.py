@@ -27,11 +27,11 @@ from aiohttp.test_utils import TestServer
 
 from bot.demo import running, settle
 from bot.handlers.tracking import REFRESH_EVENT
-from bot.sim.fleet import check_name, flaky_prs, free_port, serve_env, wait_listening
-from bot.sim.leaks import leaks, secrets_of, written_by_the_bot
 from bot.sim.scenario import builtin_scenario
 from bot.sim.server import Simulator
 from bot.store import DeliveryState, open_store
+from tests.fleet import check_name, flaky_prs, free_port, serve_env, wait_listening
+from tests.leaks import leaks, secrets_of, written_by_the_bot
 
 # 30 PRs x 5 checks: 150 failures, 150 passes on rerun, 300 check_run deliveries.
 PRS = int(os.environ.get("CRASH_PRS", "30"))

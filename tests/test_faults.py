@@ -28,11 +28,11 @@ import pytest
 
 from bot.demo import running
 from bot.runtime import Bot
-from bot.sim.fleet import check_name, flaky_prs
-from bot.sim.leaks import leaks, secrets_of, written_by_the_bot
 from bot.sim.server import Simulator
 from bot.sim.webhooks import delivery_headers
 from bot.store import DeliveryState
+from tests.fleet import check_name, flaky_prs
+from tests.leaks import leaks, secrets_of, written_by_the_bot
 
 PRS = int(os.environ.get("FAULT_PRS", "8"))
 LATENCY_MS = int(os.environ.get("FAULT_LATENCY_MS", "50"))

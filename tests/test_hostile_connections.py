@@ -20,9 +20,9 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from bot.demo import running
 from bot.runtime import Bot
-from bot.sim.fleet import free_port, serve_env, wait_listening
 from bot.sim.scenario import builtin_scenario
 from bot.sim.server import Simulator
+from tests.fleet import free_port, serve_env, wait_listening
 
 PATH = "/api/github/webhooks"
 # Generous bounds for what must happen at once: a slow machine is no failure, a hang is.

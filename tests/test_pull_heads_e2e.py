@@ -9,10 +9,10 @@ from pathlib import Path
 
 from bot.demo import running
 from bot.runtime import Bot
-from bot.sim.fleet import check_name, failing_log, many_prs
 from bot.sim.scenario import Scenario
 from bot.sim.server import Simulator
 from bot.store import CheckAttempt
+from tests.fleet import check_name, failing_log, many_prs
 
 PULL = "GET /repos/{owner}/{repo}/pulls/{pull_number}"
 NEW_HEAD = "5" * 40

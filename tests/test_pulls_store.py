@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from bot.shared import PullRequest
+from bot.shared import PullSummary
 from bot.store import Store
 
 REPO = "acme/bus"
 T0 = 1_700_000_000.0
 
 
-def pull(head: str, updated_at: float, state: str = "open", number: int = 7) -> PullRequest:
-    return PullRequest(
+def pull(head: str, updated_at: float, state: str = "open", number: int = 7) -> PullSummary:
+    return PullSummary(
         number=number,
         state=state,
         author="octo-dev",

@@ -19,10 +19,10 @@ import asyncpg
 import pytest
 
 from bot.handlers.tracking import REFRESH_EVENT
-from bot.sim.fleet import check_name, free_port, many_prs, serve_env, start_serve, wait_listening
 from bot.sim.server import Simulator
 from bot.sim.webhooks import delivery_headers
 from bot.store import DeliveryState, open_store
+from tests.fleet import check_name, free_port, many_prs, serve_env, start_serve, wait_listening
 
 Send = tuple[str, dict[str, Any]]  # a delivery id and its payload
 

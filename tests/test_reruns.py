@@ -7,7 +7,7 @@ import pytest
 
 from bot.config import RepoConfig
 from bot.events import App, CheckRun
-from bot.github.api import PullRequest
+from bot.github.api import PullSummary
 from bot.handlers.reruns import Refusal, answer_note, refusal
 from bot.triage.models import Decision, Evidence, EvidenceKind, Failure, Verdict
 
@@ -26,8 +26,8 @@ def run(*, actions: bool = True) -> CheckRun:
     )
 
 
-def pull(*, state: str = "open", head: str = HEAD) -> PullRequest:
-    return PullRequest(
+def pull(*, state: str = "open", head: str = HEAD) -> PullSummary:
+    return PullSummary(
         number=7,
         state=state,
         author="octo-dev",

@@ -10,10 +10,10 @@ from pathlib import Path
 from bot.demo import running
 from bot.handlers.tracking import REFRESH_EVENT
 from bot.runtime import Bot
-from bot.sim.fleet import check_name, failing_log, many_prs
 from bot.sim.scenario import Scenario
 from bot.sim.server import Simulator
 from bot.store import Delivery, DeliveryState
+from tests.fleet import check_name, failing_log, many_prs
 
 WINDOW = 3600.0
 ISSUE = "/repos/{owner}/{repo}/issues/{issue_number}"

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from bot.demo import another_bot, running, settle
 from bot.runtime import Bot
-from bot.sim.fleet import check_name, failing_log, many_prs
 from bot.sim.scenario import Scenario
 from bot.sim.server import Simulator
+from tests.fleet import check_name, failing_log, many_prs
 
 LISTING = "GET /repos/{owner}/{repo}/issues"
 

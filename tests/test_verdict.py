@@ -30,7 +30,6 @@ from bot.triage.verdict import (
     Rules,
     decide,
     decide_extraction,
-    job_verdict,
     summarise,
 )
 
@@ -452,22 +451,3 @@ def test_a_mass_failure_keeps_broken_base() -> None:
 
     assert [d.verdict for d in decisions] == [Verdict.BROKEN_BASE, Verdict.UNKNOWN, Verdict.UNKNOWN]
     assert EvidenceKind.MASS in kinds(decisions[1])
-
-
-@pytest.mark.parametrize(
-    ("verdicts", "worst"),
-    [
-        ([Verdict.FLAKY, Verdict.RELATED, Verdict.UNRELATED], Verdict.RELATED),
-        ([Verdict.FLAKY, Verdict.UNRELATED], Verdict.UNRELATED),
-        ([Verdict.FLAKY, Verdict.BROKEN_BASE, Verdict.UNKNOWN], Verdict.UNKNOWN),
-        ([Verdict.FLAKY, Verdict.INFRA], Verdict.INFRA),
-        ([Verdict.FLAKY], Verdict.FLAKY),
-        ([], None),
-    ],
-)
-def test_a_jobs_verdict_is_its_worst_failures(
-    verdicts: list[Verdict], worst: Verdict | None
-) -> None:
-    decisions = [Decision(failure=None, verdict=v, evidence="") for v in verdicts]
-
-    assert job_verdict(decisions) == worst

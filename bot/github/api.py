@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from bot.github.client import GitHubClient
 from bot.shared import GITHUB_FILES_LIMIT
-from bot.shared import PullRequest as PullRequest
+from bot.shared import PullSummary as PullSummary
 
 
 class ChangedFiles(BaseModel):
@@ -26,13 +26,13 @@ class ChangedFiles(BaseModel):
         return self.entries < GITHUB_FILES_LIMIT and self.entries >= changed_files
 
 
-async def get_pull(gh: GitHubAPI, repo: str, number: int) -> PullRequest:
+async def get_pull(gh: GitHubAPI, repo: str, number: int) -> PullSummary:
     return pull_from(await gh.getitem(f"/repos/{repo}/pulls/{number}"))
 
 
-def pull_from(data: Mapping[str, Any]) -> PullRequest:
+def pull_from(data: Mapping[str, Any]) -> PullSummary:
     """A pull as GitHub shows it, in the REST answer and in pull_request webhooks alike."""
-    return PullRequest(
+    return PullSummary(
         number=data["number"],
         state=data["state"],
         author=data["user"]["login"],

@@ -104,7 +104,7 @@ async def decide_and_act(
     earlier: list[CheckAttempt],
     config: LoadedRepoConfig,
     extraction: Extraction,
-    pull: api.PullRequest,
+    pull: api.PullSummary,
     changed: api.ChangedFiles,
     record: RunRecord,
 ) -> None:
@@ -158,7 +158,7 @@ class Decided:
 def check_attempt(
     repo: str,
     run: CheckRun,
-    pull: api.PullRequest,
+    pull: api.PullSummary,
     decided: Decided,
     rerun_note: str | None,
     recorded_at: float,
@@ -186,7 +186,7 @@ async def decide(
     earlier: list[CheckAttempt],
     config: LoadedRepoConfig,
     extraction: Extraction,
-    pull: api.PullRequest,
+    pull: api.PullSummary,
     changed: api.ChangedFiles,
     record: RunRecord,
 ) -> Decided | None:
@@ -262,8 +262,8 @@ async def pull_and_changes(
     gh: GitHubClient,
     repo: str,
     number: int,
-    pull: Coroutine[object, object, api.PullRequest] | None = None,
-) -> tuple[api.PullRequest, api.ChangedFiles]:
+    pull: Coroutine[object, object, api.PullSummary] | None = None,
+) -> tuple[api.PullSummary, api.ChangedFiles]:
     """The PR (read now unless `pull` gives it) and the paths it changes."""
     found, changed = await asyncio.gather(
         pull or api.get_pull(gh, repo, number), api.changed_files(gh, repo, number)

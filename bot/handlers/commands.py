@@ -158,7 +158,7 @@ async def _rerun(request: Request, command: Command) -> Outcome:
     return done, replies.rerun_results(pull.head_sha, results)
 
 
-async def _rerun_one(request: Request, pull: api.PullRequest, run: CheckRun) -> str:
+async def _rerun_one(request: Request, pull: api.PullSummary, run: CheckRun) -> str:
     ctx, repo = request.ctx, request.repo
     record = await _recorded(ctx, repo, run)
     if record is None:
@@ -239,14 +239,14 @@ COMMANDS: dict[Name, Callable[[Request, Command], Awaitable[Outcome]]] = {
 }
 
 
-async def _head_runs(request: Request, pull: api.PullRequest) -> list[CheckRun]:
+async def _head_runs(request: Request, pull: api.PullSummary) -> list[CheckRun]:
     """The latest completed attempt of every check on the PR's head."""
     found = await api.check_runs_of(request.gh, request.repo, pull.head_sha)
     runs = [CheckRun.model_validate(run) for run in found]
     return [run for run in runs if run.status == "completed"]
 
 
-async def _retriage(request: Request, pull: api.PullRequest) -> bool:
+async def _retriage(request: Request, pull: api.PullSummary) -> bool:
     """Triage every completed check of the head again and refresh the comment; False when
     nothing on the head has failed."""
     ctx, repo = request.ctx, request.repo

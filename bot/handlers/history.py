@@ -87,7 +87,7 @@ async def failure_contexts(
     store: Store,
     repo: str,
     record: RunRecord,
-    pull: api.PullRequest,
+    pull: api.PullSummary,
     failures: Sequence[Failure],
     config: RepoConfig,
 ) -> dict[str, TestContext]:

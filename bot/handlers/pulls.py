@@ -17,7 +17,7 @@ from bot.events import PullRequestEvent
 from bot.github import api
 from bot.github.client import GitHubClient
 from bot.handlers.context import BotContext
-from bot.shared import PullRequest
+from bot.shared import PullSummary
 
 router = routing.Router()
 
@@ -32,7 +32,7 @@ async def on_pull_request(event: sansio.Event, gh: GitHubClient | None, ctx: Bot
     )
 
 
-async def read_pull(ctx: BotContext, gh: GitHubClient, repo: str, number: int) -> PullRequest:
+async def read_pull(ctx: BotContext, gh: GitHubClient, repo: str, number: int) -> PullSummary:
     """The pull as GitHub shows it now; kept for the next triage."""
     pull = await api.get_pull(gh, repo, number)
     await ctx.store.save_pull(repo, pull, read=True)
@@ -41,7 +41,7 @@ async def read_pull(ctx: BotContext, gh: GitHubClient, repo: str, number: int) -
 
 async def pull_at_head(
     ctx: BotContext, gh: GitHubClient, repo: str, number: int, head_sha: str
-) -> PullRequest:
+) -> PullSummary:
     """The pull a run of `head_sha` is triaged against: the kept one when it still shows
     that commit as the open PR's head and no pull_request event waits, else read."""
     kept, waiting = await asyncio.gather(

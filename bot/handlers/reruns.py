@@ -45,7 +45,7 @@ class Refusal:
 
 def refusal(
     run: CheckRun,
-    pull: api.PullRequest,
+    pull: api.PullSummary,
     decisions: list[Decision],
     config: RepoConfig,
     *,
@@ -85,7 +85,7 @@ async def rerun_if_allowed(
     gh: GitHubClient,
     repo: str,
     run: CheckRun,
-    pull: api.PullRequest,
+    pull: api.PullSummary,
     decisions: list[Decision],
     config: RepoConfig,
     attempt: int,

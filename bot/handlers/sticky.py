@@ -69,7 +69,7 @@ async def update_sticky_comment(
     ctx: BotContext,
     gh: GitHubClient,
     repo: str,
-    pull: api.PullRequest,
+    pull: api.PullSummary,
     config: LoadedRepoConfig,
     *,
     passing_checks: int = 0,

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote
 
-from bot.sim.state import Artifact, CheckRun, Comment, Issue, Label, PullRequest, Reaction, World
+from bot.sim.state import Artifact, CheckRun, Comment, Issue, Label, Reaction, SimPullRequest, World
 
 Json = dict[str, Any]
 HTML = "https://github.com"
@@ -193,7 +193,7 @@ class Shapes:
             "events": ["check_run", "issue_comment", "pull_request"],
         }
 
-    def _branch(self, pr: PullRequest, *, head: bool) -> Json:
+    def _branch(self, pr: SimPullRequest, *, head: bool) -> Json:
         owner = pr.spec.author if head and pr.spec.fork else self.world.repo.owner
         ref = pr.spec.head_ref if head else pr.base_ref
         return {
@@ -204,7 +204,7 @@ class Shapes:
             "repo": self.repository(owner, fork=head and pr.spec.fork),
         }
 
-    def pull_request_simple(self, pr: PullRequest) -> Json:
+    def pull_request_simple(self, pr: SimPullRequest) -> Json:
         number = pr.spec.number
         url = f"{self.repo_api}/pulls/{number}"
         html = f"{self.repo_html}/pull/{number}"
@@ -258,7 +258,7 @@ class Shapes:
             "draft": False,
         }
 
-    def pull_request(self, pr: PullRequest) -> Json:
+    def pull_request(self, pr: SimPullRequest) -> Json:
         files = pr.spec.files
         return {
             **self.pull_request_simple(pr),
@@ -276,7 +276,7 @@ class Shapes:
             "changed_files": len(files),
         }
 
-    def diff_entry(self, pr: PullRequest, index: int) -> Json:
+    def diff_entry(self, pr: SimPullRequest, index: int) -> Json:
         changed = pr.spec.files[index]
         sha = pr.spec.head_sha
         blob_sha = git_sha(f"{sha}:{changed.filename}")

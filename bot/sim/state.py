@@ -20,7 +20,9 @@ def now() -> datetime:
 
 
 @dataclass
-class PullRequest:
+class SimPullRequest:
+    """A pull request of the simulated world: what GitHub's answers about it are made from."""
+
     spec: PullRequestSpec
     id: int
     base_ref: str
@@ -129,7 +131,7 @@ class RerunRequest:
 class World:
     scenario: Scenario
     epoch: datetime = field(default_factory=now)
-    pulls: dict[int, PullRequest] = field(default_factory=dict)
+    pulls: dict[int, SimPullRequest] = field(default_factory=dict)
     issues: dict[int, Issue] = field(default_factory=dict)
     comments: dict[int, Comment] = field(default_factory=dict)
     labels: dict[str, Label] = field(default_factory=dict)
@@ -147,7 +149,9 @@ class World:
     def __post_init__(self) -> None:
         default = self.repo.default_branch
         for spec in self.scenario.pull_requests:
-            pr = PullRequest(spec=spec, id=self.new_id("pull"), base_ref=spec.base_ref or default)
+            pr = SimPullRequest(
+                spec=spec, id=self.new_id("pull"), base_ref=spec.base_ref or default
+            )
             self.pulls[spec.number] = pr
             self.issues[spec.number] = Issue(
                 number=spec.number,

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Protocol
 
-from bot.shared import PullRequest, WriteSchedule
+from bot.shared import PullSummary, WriteSchedule
 from bot.store.command_models import CommandClaim, Refusals, RerunGrant
 from bot.store.models import (
     CheckAttempt,
@@ -238,7 +238,7 @@ class Store(Protocol):
         """Whether a note of opening `key`'s issue was left: it may exist unrecorded."""
 
     # --- pull requests as last seen --------------------------------------------------------
-    async def save_pull(self, repo: str, pull: PullRequest, *, read: bool) -> None:
+    async def save_pull(self, repo: str, pull: PullSummary, *, read: bool) -> None:
         """Keep what a pull showed, unless a newer state (GitHub's `updated_at`) is kept.
 
         `read`: it came from reading the pull, so it is the truth at that time. A webhook's
@@ -246,7 +246,7 @@ class Store(Protocol):
         which of the two came last is unknown.
         """
 
-    async def pull(self, repo: str, pr_number: int) -> PullRequest | None:
+    async def pull(self, repo: str, pr_number: int) -> PullSummary | None:
         """The pull as last seen; None when unknown or distrusted."""
 
     async def waiting(self, event: str) -> bool:

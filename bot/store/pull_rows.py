@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from bot.shared import PullRequest
+from bot.shared import PullSummary
 
 _FIELDS = (
     "number",
@@ -23,10 +23,10 @@ PULL_COLUMNS = ", ".join("pr_number" if f == "number" else f for f in _FIELDS)
 PULL_UPDATES = ", ".join(f"{f} = excluded.{f}" for f in _FIELDS if f != "number")
 
 
-def pull_values(pull: PullRequest) -> tuple[Any, ...]:
+def pull_values(pull: PullSummary) -> tuple[Any, ...]:
     """The pull's values in PULL_COLUMNS order."""
     return tuple(getattr(pull, f) for f in _FIELDS)
 
 
-def pull_from_row(row: Sequence[Any]) -> PullRequest:
-    return PullRequest.model_validate(dict(zip(_FIELDS, row, strict=True)))
+def pull_from_row(row: Sequence[Any]) -> PullSummary:
+    return PullSummary.model_validate(dict(zip(_FIELDS, row, strict=True)))

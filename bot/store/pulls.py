@@ -7,7 +7,7 @@ import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from bot.shared import PullRequest
+from bot.shared import PullSummary
 from bot.store.dialect import Dialect
 from bot.store.models import StickyComment
 from bot.store.pull_rows import PULL_COLUMNS, PULL_UPDATES, pull_from_row, pull_values
@@ -44,7 +44,7 @@ class Pulls:
         )
 
     # --- pull requests as last seen --------------------------------------------------------
-    async def save_pull(self, repo: str, pull: PullRequest, *, read: bool) -> None:
+    async def save_pull(self, repo: str, pull: PullSummary, *, read: bool) -> None:
         await self._sql.execute(
             "INSERT INTO pulls (repo, pr_number, state, author, head_sha, base_sha, base_ref, "
             "changed_files, updated_at, trusted) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, "
@@ -58,7 +58,7 @@ class Pulls:
             read,
         )
 
-    async def pull(self, repo: str, pr_number: int) -> PullRequest | None:
+    async def pull(self, repo: str, pr_number: int) -> PullSummary | None:
         row = await self._sql.fetchrow(
             f"SELECT {PULL_COLUMNS} FROM pulls WHERE repo = $1 AND pr_number = $2 AND trusted",
             repo,

@@ -64,15 +64,6 @@ _LISTED = 3  # paths named in one line of evidence before "and N more"
 HISTORY_FOR_HIGH = 2
 PROBLEMS_NAMED = 5  # unreadable reports or logs named per decision before "and N more"
 
-# Worst first: a job's verdict is that of its worst failure.
-JOB_ORDER: tuple[Verdict, ...] = (
-    Verdict.RELATED,
-    Verdict.UNKNOWN,
-    Verdict.BROKEN_BASE,
-    Verdict.UNRELATED,
-    Verdict.INFRA,
-    Verdict.FLAKY,
-)
 _CLEARED = frozenset({Verdict.FLAKY, Verdict.UNRELATED})
 _LOWER = {Confidence.HIGH: Confidence.MEDIUM, Confidence.MEDIUM: Confidence.LOW}
 
@@ -237,12 +228,6 @@ def _naming_problems(decisions: list[Decision], problems: Sequence[str]) -> list
         )
         for d in decisions
     ]
-
-
-def job_verdict(decisions: Iterable[Decision]) -> Verdict | None:
-    """The verdict of a whole job: its worst failure's (JOB_ORDER); None without decisions."""
-    verdicts = {decision.verdict for decision in decisions}
-    return next((verdict for verdict in JOB_ORDER if verdict in verdicts), None)
 
 
 def summarise(decisions: Iterable[Decision]) -> Counter[Verdict]:
