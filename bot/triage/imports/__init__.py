@@ -1,0 +1,23 @@
+"""A failing test's real dependencies, read from its source: pure functions, no I/O."""
+
+from bot.triage.imports.walk import (
+    ImportWalk,
+    Reached,
+    Source,
+    Tree,
+    TreeFile,
+    Unreadable,
+    WalkLimits,
+    walk,
+)
+
+__all__ = [
+    "ImportWalk",
+    "Reached",
+    "Source",
+    "Tree",
+    "TreeFile",
+    "Unreadable",
+    "WalkLimits",
+    "walk",
+]
