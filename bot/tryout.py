@@ -45,6 +45,7 @@ from bot.handlers.sticky import comment_input, config_problems
 from bot.logs import configure
 from bot.metrics import Metrics
 from bot.report.comment import render_comment
+from bot.report.footprint import footprint_record
 from bot.store import CheckAttempt, Store, open_store
 from bot.triage.attempts import FAILED_CONCLUSIONS
 from bot.triage.models import Extraction
@@ -287,6 +288,7 @@ def record(result: Tryout) -> dict[str, Any]:
                         "verdict": str(d.verdict),
                         "confidence": str(d.confidence),
                         "evidence": d.evidence,
+                        "footprint": footprint_record(d),
                     }
                     for d in t.attempt.decisions
                 ],

@@ -39,10 +39,11 @@ repo paths: they never enter a footprint and never match one.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from bot.triage.globs import glob_matches
 from bot.triage.imports import ImportWalk
+from bot.triage.imports.walk import CONFTEST
 from bot.triage.models import Failure, Footprint, FootprintEntry
 
 REASON_TEST_FILE = "test file"
@@ -242,17 +243,20 @@ def worth_walking(
     return test_file
 
 
-def describe_chain(entry: FootprintEntry) -> str:
+def describe_chain(entry: FootprintEntry, show: Callable[[str], str] = str) -> str:
     """The import chain that puts a file in the footprint: "tests/test_invoice.py imports
-    billing.tax (src/billing/tax.py)", each further hop ", which imports ..."."""
+    billing.tax (src/billing/tax.py)", each further hop ", which imports ...". `show`
+    formats each path and module (the comment makes them code spans)."""
     if not entry.chain:
-        return f"{entry.path} is a conftest.py that runs for the test"
+        return f"{show(entry.path)} is a conftest.py that runs for the test"
     first, *rest = entry.chain
-    importer = first.importer
-    if importer.rpartition("/")[2] == "conftest.py":
-        importer = f"{importer} (which runs for the test)"
-    text = f"{importer} imports {first.module} ({first.path})"
-    return text + "".join(f", which imports {step.module} ({step.path})" for step in rest)
+    runs = ""
+    if first.importer.rpartition("/")[2] == CONFTEST:
+        runs = " (a conftest.py that runs for the test)"
+    text = f"{show(first.importer)}{runs} imports {show(first.module)} ({show(first.path)})"
+    return text + "".join(
+        f", which imports {show(step.module)} ({show(step.path)})" for step in rest
+    )
 
 
 def entry_contains(entry_path: str, changed_path: str) -> bool:
