@@ -330,7 +330,9 @@ class Scenario(_Strict):
     pull_requests: list[PullRequestSpec] = Field(default_factory=list)
     checks: list[CheckSpec] = Field(default_factory=list)
     collaborators: dict[str, Permission] = Field(default_factory=dict)
-    files: dict[str, str] = Field(default_factory=dict)
+    # The repository's files on its default branch and every commit but PR heads (bytes:
+    # YAML's !!binary).
+    files: dict[str, str | bytes] = Field(default_factory=dict)
     # Entries a recursive tree lists before GitHub truncates it (100,000 on GitHub; a
     # scenario lowers it to show a truncated tree without 100,000 files).
     tree_limit: int = Field(default=100_000, ge=1, le=100_000)

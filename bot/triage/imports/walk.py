@@ -136,7 +136,7 @@ def walk(
     """What the test reaches so far, and what to read next (module doc)."""
     state = _Walker(test_file, tree, sources, limits or WalkLimits())
     if tree.truncated:
-        state.cut.append("GitHub truncated the commit's file list")
+        state.cut.append("GitHub truncated the file list")
     if test_file not in tree.files:
         state.cut.append(f"{test_file} is not in the commit's file list")
     configs = _configs(state)
