@@ -17,9 +17,9 @@ SRC = "src"
 
 def configured_roots(configs: Mapping[str, str]) -> list[str]:
     """The directories the repo's configuration puts on `sys.path`, in its order: pytest's
-    `pythonpath` (pyproject's `[tool.pytest.ini_options]`, `pytest.ini`'s `[pytest]`,
-    setup.cfg's `[tool:pytest]`), then the package directories of the packaging
-    (setuptools `package-dir`/`packages.find.where`, setup.cfg's `package_dir` and
+    `pythonpath` (pyproject's `[tool.pytest]` or `[tool.pytest.ini_options]`,
+    `pytest.ini`'s `[pytest]`, setup.cfg's `[tool:pytest]`), then the package directories
+    of the packaging (setuptools `package-dir`/`packages.find.where`, setup.cfg's `package_dir` and
     `[options.packages.find] where`, poetry's `packages.from`, hatch's wheel `packages`).
     `configs` maps the config file's name to its text; a file that does not parse adds
     nothing."""
@@ -40,7 +40,11 @@ def _pyproject(text: str) -> list[str]:
     except (tomllib.TOMLDecodeError, UnicodeError, RecursionError):
         return []
     tool = _table(data.get("tool"))
-    roots = _strings(_table(_table(tool.get("pytest")).get("ini_options")).get("pythonpath"))
+    pytest = _table(tool.get("pytest"))
+    # pytest 9 reads `[tool.pytest]` natively; earlier versions `[tool.pytest.ini_options]`.
+    roots = _strings(pytest.get("pythonpath")) + _strings(
+        _table(pytest.get("ini_options")).get("pythonpath")
+    )
     setuptools = _table(tool.get("setuptools"))
     roots += [
         str(where)
