@@ -198,16 +198,17 @@ def test_unreadable_files_are_named_and_never_raise() -> None:
 
 
 def test_the_file_and_byte_limits_cut_the_walk_and_say_so() -> None:
+    test = "import big\n" + "".join(f"import m{i}\n" for i in range(5))
     files: dict[str, Source] = {f"m{i}.py": "" for i in range(5)}
     files["big.py"] = "x = 1\n" * 100
-    files["test_a.py"] = "import big\n" + "".join(f"import m{i}\n" for i in range(5))
+    files["test_a.py"] = test
     by_files = walked("test_a.py", files, WalkLimits(files=3))
     assert len(by_files.read) == 3
     assert "the limit of 3 files read was reached" in by_files.cut
     too_big = walked("test_a.py", files, WalkLimits(file_bytes=100))
     assert "big.py not read (larger than 100 bytes)" in too_big.cut
     assert "big.py" in depths(too_big)  # still in the footprint: it runs, unread
-    by_bytes = walked("test_a.py", files, WalkLimits(bytes=len(files["test_a.py"]) + 10))
+    by_bytes = walked("test_a.py", files, WalkLimits(bytes=len(test) + 10))
     assert any(reason.startswith("the limit of") for reason in by_bytes.cut)
 
 
