@@ -68,6 +68,8 @@ async def import_walks(
             if (test_file := worth_walking(failure, changed_paths, changed_complete))
         }
     )
+    if cache.limits.depth == 0:
+        return {}
     done = {f: w for f in test_files if (w := cache.walks.get((repo, sha, f))) is not None}
     todo = [f for f in test_files if f not in done]
     if not todo:
