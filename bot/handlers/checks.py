@@ -241,11 +241,14 @@ async def decide(
         testless = [d for d in failed_before.decisions if d.failure is None]
     contexts = await failure_contexts(store, repo, record, pull, extraction.failures, config.config)
     changed_complete = changed.complete(pull.changed_files)
+    # A mass failure is never judged test by test: reading hundreds of tests' imports
+    # would cost much and change little.
+    walked = [] if testless or extraction.mass_failure else extraction.failures
     walks = await import_walks(
         sources.gh,
         repo,
         run.head_sha,
-        [] if testless else extraction.failures,
+        walked,
         changed.paths,
         changed_complete,
         sources.cache,
