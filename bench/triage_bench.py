@@ -18,7 +18,13 @@ Two phases, each with a fresh simulator and database:
   triage (mean, the refreshes included), and the time from a delivery's webhook to the first
   write of the PR's comment that names its check (p50, p99).
 
+With --python-changes every PR changes `src/app/core.py` in a src-layout repository whose
+tests import `app.io` (each shard's test file its own): the import walk runs on every triage
+and finds nothing, so the calls it costs are counted with the rest, and the files it read
+per triage are reported.
+
     python bench/triage_bench.py [--prs 100] [--checks 5] [--latency-ms 50] [--sample-prs 6]
+                                 [--python-changes]
 
 Prints JSON; never asserts a timing.
 """
@@ -29,26 +35,62 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import statistics
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from bot.demo import running
+from bot.demo import final_decisions, running
 from bot.handlers.tracking import REFRESH_EVENT
 from bot.runtime import Bot
+from bot.sim.scenario import ChangedFile
 from bot.sim.server import Simulator
 from bot.store import Delivery, DeliveryState
+from bot.triage.models import EvidenceKind
 from tests.fleet import check_name, flaky_prs
 
 REFRESH_WINDOW = 3600.0
+FILES_READ = re.compile(r"([\d,]+) files? read")
 
 
-def scenario(prs: int, checks: int, latency_ms: int) -> Any:
-    world = flaky_prs(prs, checks, faults={"latency_ms": latency_ms, "latency": "fixed"})
+def scenario(args: argparse.Namespace, prs: int) -> Any:
+    faults = {"latency_ms": args.latency_ms, "latency": "fixed"}
+    world = flaky_prs(prs, args.checks, faults=faults)
     world.files = {}  # the default settings: a repository without .github/flaky.yml
+    if args.python_changes:
+        world.files = python_repository(args.checks)
+        for pr in world.pull_requests:
+            pr.files = [ChangedFile(filename="src/app/core.py")]
     return world
+
+
+def python_repository(checks: int) -> dict[str, str | bytes]:
+    files: dict[str, str | bytes] = {
+        "pyproject.toml": '[tool.setuptools.packages.find]\nwhere = ["src"]\n',
+        "src/app/__init__.py": "",
+        "src/app/io.py": "def read():\n    return b''\n",
+        "src/app/core.py": "",
+        "tests/conftest.py": "import pytest\n",
+    }
+    for shard in range(checks):
+        files[f"tests/shard{shard}/test_io.py"] = (
+            f"from app.io import read\n\n\ndef test_reads_back():  # shard {shard}\n"
+            "    assert read() == b'x'\n"
+        )
+    return files
+
+
+async def files_read(bot: Bot, repo: str, prs: int) -> list[int]:
+    """Files each triaged test's import walk read, from the decisions on record."""
+    decisions = await final_decisions(bot.store, repo, list(range(1, prs + 1)))
+    return [
+        int(found.group(1).replace(",", ""))
+        for decision in decisions.values()
+        for item in decision.items
+        if item.kind is EvidenceKind.IMPORTS and (found := FILES_READ.search(item.text))
+    ]
 
 
 async def idle(bot: Bot) -> None:
@@ -58,7 +100,7 @@ async def idle(bot: Bot) -> None:
 async def calls_phase(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
     first: list[int] = []
     further: list[int] = []
-    world = scenario(args.sample_prs, args.checks, args.latency_ms)
+    world = scenario(args, args.sample_prs)
     # Tallies wait for the window's end, as in production; an hour keeps every refresh out of
     # the per-triage counts, and the bench then brings them forward and counts them apart.
     async with running(
@@ -82,6 +124,7 @@ async def calls_phase(args: argparse.Namespace, workdir: Path) -> dict[str, Any]
             await bot.worker.process(job)
         refresh_calls = sim.rate_limited_calls - before
         by_route = dict(sorted(sim.calls.items(), key=lambda item: -item[1]))
+        read = await files_read(bot, world.repo.full_name, args.sample_prs)
         latencies = sorted(commented_after(sim, sent))
     failures = len(first) + len(further)
     return {
@@ -99,6 +142,7 @@ async def calls_phase(args: argparse.Namespace, workdir: Path) -> dict[str, Any]
         "delivery_to_comment_p50_s": round(percentile(latencies, 0.50), 3),
         "delivery_to_comment_p99_s": round(percentile(latencies, 0.99), 3),
         "calls_by_route": by_route,
+        "import_walk_files_read_per_test": summary(read) if read else None,
     }
 
 
@@ -124,7 +168,7 @@ def summary(values: list[int]) -> dict[str, Any]:
 
 async def throughput_phase(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
     total = args.prs * args.checks
-    world = scenario(args.prs, args.checks, args.latency_ms)
+    world = scenario(args, args.prs)
     # The production window for tallies (a minute): refreshes run during the burst.
     async with running(
         world,
@@ -205,6 +249,11 @@ async def main() -> int:
     parser.add_argument("--latency-ms", type=int, default=50)
     parser.add_argument("--sample-prs", type=int, default=6, help="PRs in the calls phase")
     parser.add_argument("--concurrency", type=int, default=4, help="WORKER_CONCURRENCY")
+    parser.add_argument(
+        "--python-changes",
+        action="store_true",
+        help="PRs change Python code: the import walk runs on every triage",
+    )
     args = parser.parse_args()
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="triage-bench-") as tmp:
@@ -217,6 +266,7 @@ async def main() -> int:
             {
                 "latency_ms_per_github_call": args.latency_ms,
                 "worker_concurrency": args.concurrency,
+                "python_changes": args.python_changes,
                 "cpus": os.cpu_count(),
                 "loadavg_before": [round(x, 2) for x in load_before],
                 "loadavg_after": [round(x, 2) for x in os.getloadavg()],

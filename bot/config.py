@@ -75,6 +75,13 @@ class Settings(BaseSettings):
     max_attempts: int = Field(default=6, ge=1, le=50)
     claim_lease_seconds: float = Field(default=300.0, gt=0)
     log_cap_bytes: int = Field(default=64 * 1024 * 1024, gt=0)
+    # How far a failed Python test's imports are followed (bot/triage/imports): hops from
+    # the test file (each costs one GitHub call on a head's first failure; 0 turns the walk
+    # off), and files and bytes read per test, and the largest file read.
+    import_depth: int = Field(default=2, ge=0, le=6)
+    import_files: int = Field(default=100, ge=1, le=1000)
+    import_bytes: int = Field(default=1_000_000, ge=1, le=50_000_000)
+    import_file_bytes: int = Field(default=256_000, ge=1, le=10_000_000)
     # Finished (done or dead) deliveries are deleted this long after they finished.
     delivery_retention_days: float = Field(default=DEFAULT_DELIVERY_RETENTION_DAYS, gt=0)
     # Seconds between content-creating requests (comments, issues) of one installation, as

@@ -15,23 +15,40 @@ from typing import Any
 
 from bot.config import Settings
 from bot.logs import configure
+from bot.report.footprint import footprint_record
 from bot.runtime import Bot
 from bot.sim.expect import check_expectations
 from bot.sim.scenario import Scenario, ScenarioError, builtin_scenario, load_scenario
 from bot.sim.server import Simulator
 from bot.store import Store
+from bot.triage.models import Decision
 
 
 class DemoResult:
-    def __init__(self, sim: Simulator, verdicts: dict[str, str], problems: list[str]) -> None:
+    def __init__(
+        self,
+        sim: Simulator,
+        decisions: dict[str, Decision],
+        problems: list[str],
+    ) -> None:
         self.sim = sim
-        self.verdicts = verdicts
+        self.decisions = decisions
+        self.verdicts = verdicts_of(decisions)
         self.problems = problems
 
 
 async def final_verdicts(store: Store, repo: str, pr_numbers: list[int]) -> dict[str, str]:
     """The verdict of each failed test in the latest attempt of each check."""
-    verdicts: dict[str, str] = {}
+    return verdicts_of(await final_decisions(store, repo, pr_numbers))
+
+
+def verdicts_of(decisions: dict[str, Decision]) -> dict[str, str]:
+    return {key: str(decision.verdict) for key, decision in decisions.items()}
+
+
+async def final_decisions(store: Store, repo: str, pr_numbers: list[int]) -> dict[str, Decision]:
+    """The decision on each failed test in the latest attempt of each check."""
+    verdicts: dict[str, Decision] = {}
     for number in pr_numbers:
         latest: dict[tuple[str, str], Any] = {}
         attempts = await store.check_attempts_for_pr(repo, number)
@@ -41,7 +58,7 @@ async def final_verdicts(store: Store, repo: str, pr_numbers: list[int]) -> dict
         for attempt in latest.values():
             for decision in attempt.decisions:
                 key = decision.failure.test_id if decision.failure else attempt.check_name
-                verdicts[key] = str(decision.verdict)
+                verdicts[key] = decision
     return verdicts
 
 
@@ -107,15 +124,21 @@ async def run_scenario(scenario: Scenario, workdir: Path) -> DemoResult:
 async def _play(scenario: Scenario, sim: Simulator, bot: Bot) -> DemoResult:
     await sim.play(after_each=lambda: settle(sim, bot))
     await settle(sim, bot)
-    verdicts = await final_verdicts(
+    decisions = await final_decisions(
         bot.store, scenario.repo.full_name, [pr.number for pr in scenario.pull_requests]
     )
-    return DemoResult(sim, verdicts, check_expectations(scenario, sim, verdicts))
+    problems = check_expectations(scenario, sim, verdicts_of(decisions))
+    return DemoResult(sim, decisions, problems)
 
 
 def _record(result: DemoResult) -> dict[str, Any]:
     return {
         "verdicts": result.verdicts,
+        "footprints": {
+            key: footprint_record(decision)
+            for key, decision in result.decisions.items()
+            if decision.failure is not None
+        },
         "writes": [
             {"method": w.method, "path": w.path, "body": w.body, "status": w.status}
             for w in result.sim.writes

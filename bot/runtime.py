@@ -15,9 +15,11 @@ from bot.connections import GUARD_KEY, IDLE_SECONDS, LINGER_SECONDS, Limits, ser
 from bot.github.client import GitHubApp
 from bot.handlers import dispatch, wants
 from bot.handlers.context import BotContext
+from bot.handlers.sources import SourceCache
 from bot.inbox import Worker
 from bot.metrics import Metrics
 from bot.store import Delivery, Store, open_store
+from bot.triage.imports import WalkLimits
 from bot.web import create_app
 
 
@@ -63,6 +65,14 @@ class Bot:
             metrics=metrics,
             log_cap_bytes=settings.log_cap_bytes,
             tracking_refresh_seconds=settings.tracking_refresh_seconds,
+            sources=SourceCache(
+                WalkLimits(
+                    depth=settings.import_depth,
+                    files=settings.import_files,
+                    bytes=settings.import_bytes,
+                    file_bytes=settings.import_file_bytes,
+                )
+            ),
         )
 
         async def run(delivery: Delivery) -> None:

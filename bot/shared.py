@@ -1,10 +1,12 @@
 """Values shared by parts of bot/ that must not import each other (tests/test_layering.py
 holds the rule): a pull request as github/ reads it and the store keeps it, the pace of writes
-the store keeps for github/'s client, and a limit of GitHub's that github/ and the verdict both
-speak of."""
+the store keeps for github/'s client, a limit of GitHub's that github/ and the verdict both
+speak of, and a commit's files and sources as github/ reads them and the import walk follows."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from pydantic import BaseModel
@@ -41,3 +43,34 @@ class WriteSchedule(Protocol):
 
     async def defer_writes(self, installation_id: int, seconds: float) -> None:
         """Start no write of the installation sooner than `seconds` from now."""
+
+
+@dataclass(frozen=True)
+class TreeFile:
+    sha: str  # the blob's SHA: its contents never change
+    size: int
+
+
+@dataclass(frozen=True)
+class Tree:
+    """A commit's files as `GET /git/trees/{sha}?recursive=1` lists them."""
+
+    files: Mapping[str, TreeFile]
+    truncated: bool = False
+    directories: frozenset[str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        folders = {
+            path.rsplit("/", i)[0] for path in self.files for i in range(1, path.count("/") + 1)
+        }
+        object.__setattr__(self, "directories", frozenset(folders))
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """A file that was not read, and why: "binary", "not UTF-8", "cut by GitHub"."""
+
+    reason: str
+
+
+Source = str | Unreadable

@@ -31,6 +31,7 @@ from bot.github import api
 from bot.github.client import GitHubClient
 from bot.github.errors import RateLimited, classify
 from bot.handlers.checks import (
+    Sources,
     check_attempt,
     decide,
     pull_and_changes,
@@ -39,10 +40,12 @@ from bot.handlers.checks import (
 from bot.handlers.history import run_record
 from bot.handlers.job_evidence import read_job
 from bot.handlers.reruns import refusal
+from bot.handlers.sources import SourceCache
 from bot.handlers.sticky import comment_input, config_problems
 from bot.logs import configure
 from bot.metrics import Metrics
 from bot.report.comment import render_comment
+from bot.report.footprint import footprint_record
 from bot.store import CheckAttempt, Store, open_store
 from bot.triage.attempts import FAILED_CONCLUSIONS
 from bot.triage.models import Extraction
@@ -77,6 +80,16 @@ def parse_target(text: str) -> Target:
     return Target(f"{match['owner']}/{match['name']}", int(match["number"]))
 
 
+def _is_query(url: str, body: bytes) -> bool:
+    if not url.endswith("/graphql"):
+        return False
+    try:
+        query = json.loads(body).get("query", "")
+    except (ValueError, AttributeError):
+        return False
+    return isinstance(query, str) and query.lstrip().startswith("query")
+
+
 class ReadOnlyClient(GitHubClient):
     """The App's client, for GETs only: a try-out must not change anything on GitHub."""
 
@@ -85,7 +98,8 @@ class ReadOnlyClient(GitHubClient):
     async def _request(
         self, method: str, url: str, headers: Mapping[str, str], body: bytes = b""
     ) -> tuple[int, Mapping[str, str], bytes]:
-        if method != "GET":
+        # A GraphQL query reads (the bot sends no mutation); any other POST would write.
+        if method != "GET" and not (method == "POST" and _is_query(url, body)):
             raise RuntimeError(f"a try-out makes no {method} request")
         return await super()._request(method, url, headers, body)
 
@@ -147,9 +161,12 @@ async def triage_pull_request(
         # Empty: the installed bot's history is what a try-out does not have.
         store = await open_store(f"sqlite:///{Path(tmp) / 'tryout.sqlite3'}")
         try:
+            sources = Sources(gh, SourceCache())
             for run, job in zip(failed, jobs, strict=True):
                 tried.append(
-                    await _decide(store, target.repo, run, config, job.result(), pull, changed)
+                    await _decide(
+                        store, target.repo, run, config, job.result(), pull, changed, sources
+                    )
                 )
         finally:
             await store.close()
@@ -178,9 +195,12 @@ async def _decide(
     extraction: Extraction,
     pull: api.PullSummary,
     changed: api.ChangedFiles,
+    sources: Sources,
 ) -> TriedCheck:
     record = run_record(repo, run, [])
-    decided = await decide(store, repo, run, [], config, extraction, pull, changed, record)
+    decided = await decide(
+        store, repo, run, [], config, extraction, pull, changed, record, sources=sources
+    )
     assert decided is not None  # a failed run always has something to say
     refused = refusal(run, pull, decided.decisions, config.config, requested=False)
     note = _WOULD_RERUN if refused is None else refused.note
@@ -268,6 +288,7 @@ def record(result: Tryout) -> dict[str, Any]:
                         "verdict": str(d.verdict),
                         "confidence": str(d.confidence),
                         "evidence": d.evidence,
+                        "footprint": footprint_record(d),
                     }
                     for d in t.attempt.decisions
                 ],

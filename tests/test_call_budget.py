@@ -3,6 +3,7 @@ counter: 304 answers, the installation token and the log's blob host are free)."
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 from bot.demo import running
@@ -45,3 +46,60 @@ async def test_a_new_pr_costs_six_calls_and_each_further_failure_of_its_head_thr
     assert spent[(1, 1)] == spent[(2, 1)] == 3
     assert sim.calls["GET /repos/{owner}/{repo}/pulls/{pull_number}"] == 2
     assert len(sim.bot_comments(1)) == len(sim.bot_comments(2)) == 1
+
+
+def python_repo_pr(changed: str) -> Scenario:
+    """One PR changing `changed`, in a src-layout Python repository whose tests import
+    `app.io`; three failing jobs: shards 0 and 1 fail the same test (a matrix), shard 2
+    another, and no `.github/flaky.yml`."""
+    world = two_prs_without_settings().model_dump()
+    world["pull_requests"] = world["pull_requests"][:1]
+    world["pull_requests"][0]["files"] = [{"filename": changed}]
+    test = "from app.io import read\n\n\ndef test_reads_back():\n    assert read() == b'x'\n"
+    world["files"] = {
+        "pyproject.toml": '[tool.setuptools.packages.find]\nwhere = ["src"]\n',
+        "src/app/__init__.py": "",
+        "src/app/io.py": "def read():\n    return b''\n",
+        "src/app/core.py": "",
+        "tests/conftest.py": "import pytest\n",
+        "tests/shard0/test_io.py": test,
+        "tests/shard2/test_io.py": test.replace("read()", "read(2)"),
+    }
+    world["checks"] = [
+        {"name": check_name(1, shard), "pr": 1, "attempts": [{"conclusion": "failure", "log": log}]}
+        for shard, log in enumerate([failing_log(0), failing_log(0), failing_log(2)])
+    ]
+    return Scenario.model_validate(world)
+
+
+async def spend(world: Scenario, workdir: Path) -> tuple[list[int], Counter[str]]:
+    """The calls each of the world's check failures costs, delivered one at a time."""
+    spent = []
+    async with running(world, workdir) as (sim, bot):
+        sim.rerun_delay_s = 1e9
+        for check in world.checks:
+            before = sim.rate_limited_calls
+            await sim.send_webhook("check_run", sim.next_completion(check.name))
+            await bot.wait_idle(settle_seconds=0.05)
+            spent.append(sim.rate_limited_calls - before)
+    return spent, sim.calls
+
+
+async def test_following_imports_costs_at_most_three_calls_on_a_head_and_none_again(
+    tmp_path: Path,
+) -> None:
+    # The same world, but a PR that changes only documentation: no walk (it cannot change
+    # the verdict), today's cost.
+    today, _ = await spend(python_repo_pr("docs/io.md"), tmp_path / "docs")
+    walked, calls = await spend(python_repo_pr("src/app/core.py"), tmp_path / "code")
+
+    # The head's first failure: the tree, then the test file with its conftest.py and
+    # pyproject.toml in one GraphQL query, then what they import in a second.
+    assert walked[0] - today[0] == 3
+    assert calls["GET /repos/{owner}/{repo}/git/trees/{tree_sha}"] == 1
+    # The same test failing in another job of the head: the walk is kept, no call.
+    assert walked[1] == today[1]
+    # Another test on the head: its file is read (one query); what it imports is cached
+    # by blob SHA.
+    assert walked[2] - today[2] == 1
+    assert calls["POST /graphql"] == 3

@@ -65,10 +65,21 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
             "bot.inbox",
             "bot.metrics",
             "bot.store",
+            "bot.triage",
             "bot.web",
         }
     ),
-    "bot.demo": frozenset({"bot.config", "bot.logs", "bot.runtime", "bot.sim", "bot.store"}),
+    "bot.demo": frozenset(
+        {
+            "bot.config",
+            "bot.logs",
+            "bot.report",
+            "bot.runtime",
+            "bot.sim",
+            "bot.store",
+            "bot.triage",
+        }
+    ),
     "bot.tryout": frozenset(
         {
             "bot.config",

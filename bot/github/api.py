@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import base64
-from collections.abc import AsyncIterator, Mapping
+import re
+from collections.abc import AsyncIterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 from urllib.parse import quote
 
-from gidgethub import BadRequest
+from gidgethub import BadRequest, GitHubException
 from gidgethub.abc import GitHubAPI
 from pydantic import BaseModel
 
 from bot.github.client import GitHubClient
-from bot.shared import GITHUB_FILES_LIMIT
+from bot.shared import GITHUB_FILES_LIMIT, Source, Tree, TreeFile, Unreadable
 from bot.shared import PullSummary as PullSummary
 
 
@@ -256,3 +257,71 @@ async def check_runs_of(gh: GitHubAPI, repo: str, sha: str) -> list[dict[str, An
             iterable_key="check_runs",
         )
     ]
+
+
+async def commit_tree(gh: GitHubAPI, repo: str, sha: str) -> Tree | None:
+    """Every file of a commit, with its blob SHA and size, in one call; `truncated` when
+    GitHub cut the list (over 100,000 entries or 7 MB). None when GitHub has no such tree."""
+    try:
+        data = await gh.getitem(f"/repos/{repo}/git/trees/{sha}?recursive=1")
+    except BadRequest as exc:
+        if exc.status_code in (404, 409, 422):  # unknown commit, empty repository
+            return None
+        raise
+    files = {
+        entry["path"]: TreeFile(sha=entry["sha"], size=int(entry.get("size") or 0))
+        for entry in data.get("tree", [])
+        if entry.get("type") == "blob"
+    }
+    return Tree(files=files, truncated=bool(data.get("truncated")))
+
+
+def graphql_url(api_url: str) -> str:
+    """GitHub's GraphQL endpoint beside a REST API URL: api.github.com/graphql, or
+    /api/graphql on GitHub Enterprise Server (whose REST API is /api/v3)."""
+    base = api_url.rstrip("/")
+    if base.endswith("/api/v3"):
+        return base.removesuffix("/v3") + "/graphql"
+    return base + "/graphql"
+
+
+_OID = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
+_BLOB_FIELDS = "... on Blob { text isBinary isTruncated byteSize }"
+
+
+async def read_blobs(gh: GitHubAPI, repo: str, shas: Sequence[str]) -> dict[str, Source] | None:
+    """The text of many blobs in one GraphQL query (one alias per blob), by SHA.
+
+    One query instead of one REST call per file: the calls a triage spends grow with the
+    depth of the walk, not with the number of files. A blob GitHub answers without text
+    (binary, or cut at its size limit), or that it cannot find, comes back Unreadable;
+    None when the query fails as a whole (refused, broken: nothing learnt about the blobs)."""
+    wanted = [sha for sha in dict.fromkeys(shas) if _OID.match(sha)]
+    if not wanted:
+        return {}
+    owner, _, name = repo.partition("/")
+    aliases = "\n".join(
+        f'b{index}: object(oid: "{sha}") {{ {_BLOB_FIELDS} }}' for index, sha in enumerate(wanted)
+    )
+    query = (
+        "query($owner: String!, $name: String!) {\n"
+        f"  repository(owner: $owner, name: $name) {{\n{aliases}\n  }}\n}}"
+    )
+    endpoint = graphql_url(gh.base_url)
+    try:
+        data = await gh.graphql(query, endpoint=endpoint, owner=owner, name=name)
+    except GitHubException:
+        return None
+    found = (data or {}).get("repository") or {}
+    return {sha: _blob_source(found.get(f"b{index}")) for index, sha in enumerate(wanted)}
+
+
+def _blob_source(blob: object) -> Source:
+    if not isinstance(blob, dict):
+        return Unreadable("not found")
+    if blob.get("isBinary"):
+        return Unreadable("binary")
+    if blob.get("isTruncated"):
+        return Unreadable(f"cut by GitHub at {blob.get('byteSize', 0):,} bytes")
+    text = blob.get("text")
+    return text if isinstance(text, str) else Unreadable("not text")

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import cachetools
 from gidgethub import routing, sansio
+from gidgethub.abc import GitHubAPI
 
 from bot.config import (
     REPO_CONFIG_PATH,
@@ -26,6 +27,7 @@ from bot.handlers.job_evidence import read_job
 from bot.handlers.offloop import read_repo_config
 from bot.handlers.pulls import pull_at_head
 from bot.handlers.reruns import rerun_if_allowed
+from bot.handlers.sources import SourceCache, import_walks
 from bot.handlers.sticky import config_problems, note_passing_head, update_sticky_comment
 from bot.handlers.tracking import track_failures
 from bot.logs import bind
@@ -109,7 +111,18 @@ async def decide_and_act(
     record: RunRecord,
 ) -> None:
     bind(pr=pull.number)
-    decided = await decide(ctx.store, repo, run, earlier, config, extraction, pull, changed, record)
+    decided = await decide(
+        ctx.store,
+        repo,
+        run,
+        earlier,
+        config,
+        extraction,
+        pull,
+        changed,
+        record,
+        sources=Sources(gh, ctx.sources),
+    )
     if decided is None:
         return
     for decision in decided.decisions:
@@ -179,6 +192,14 @@ def check_attempt(
     )
 
 
+@dataclass(frozen=True)
+class Sources:
+    """Where a decision reads the failed tests' source files from."""
+
+    gh: GitHubAPI
+    cache: SourceCache
+
+
 async def decide(
     store: Store,
     repo: str,
@@ -189,9 +210,12 @@ async def decide(
     pull: api.PullSummary,
     changed: api.ChangedFiles,
     record: RunRecord,
+    *,
+    sources: Sources,
 ) -> Decided | None:
-    """The verdicts, read against the earlier attempts and the store's history (reads only);
-    None when there is nothing to say (a pass with no failure before it)."""
+    """The verdicts, read against the earlier attempts, the store's history and the failed
+    tests' imports (reads only); None when there is nothing to say (a pass with no failure
+    before it)."""
     previous = [
         EarlierAttempt(attempt=a.attempt, conclusion=a.conclusion, decisions=a.decisions)
         for a in earlier
@@ -215,10 +239,23 @@ async def decide(
         failed_before = next(a for a in previous if a.attempt == evidence.failed_attempt)
         testless = [d for d in failed_before.decisions if d.failure is None]
     contexts = await failure_contexts(store, repo, record, pull, extraction.failures, config.config)
+    changed_complete = changed.complete(pull.changed_files)
+    # A mass failure is never judged test by test: reading hundreds of tests' imports
+    # would cost much and change little.
+    walked = [] if testless or extraction.mass_failure else extraction.failures
+    walks = await import_walks(
+        sources.gh,
+        repo,
+        run.head_sha,
+        walked,
+        changed.paths,
+        changed_complete,
+        sources.cache,
+    )
     decisions = testless or decide_extraction(
         extraction,
         changed.paths,
-        changed_complete=changed.complete(pull.changed_files),
+        changed_complete=changed_complete,
         passed_on_rerun=evidence.passed_on_rerun,
         reproduced_on_rerun=evidence.reproduced_on_rerun,
         contexts=contexts,
@@ -227,6 +264,7 @@ async def decide(
             risky_paths=config.config.risky_paths,
             history_days=config.config.history_days,
         ),
+        imports=walks,
     )
     return Decided(attempt, extraction, decisions, rerun_note)
 

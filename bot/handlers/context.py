@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from bot.github.client import GitHubApp
+from bot.handlers.sources import SourceCache
 from bot.metrics import Metrics
 from bot.store import Store
 
@@ -16,3 +17,4 @@ class BotContext:
     metrics: Metrics
     log_cap_bytes: int = 64 * 1024 * 1024
     tracking_refresh_seconds: float = 60.0
+    sources: SourceCache = field(default_factory=SourceCache)

@@ -24,7 +24,12 @@ from bot.report.markdown import (
     shorten,
 )
 from bot.report.models import CheckReport, CommentInput
-from bot.triage.footprint import entry_contains
+from bot.triage.footprint import (
+    REASON_CONFTEST,
+    REASON_IMPORTED,
+    describe_chain,
+    entry_contains,
+)
 from bot.triage.models import Decision, FootprintEntry, PastOccurrence, Verdict
 from bot.triage.stats import describe_flips, describe_rate
 from bot.triage.verdict import NO_TEST_IDENTIFIED, summarise
@@ -55,6 +60,8 @@ _EVIDENCE_LIMIT = 400
 _MESSAGE_CHARS = 3000
 _MESSAGE_LINES = 30
 _FOOTPRINT_LISTED = 12
+_CHAINS_LISTED = 3  # import chains shown per failure
+IMPORT_REASONS = frozenset({REASON_IMPORTED, REASON_CONFTEST})
 _NOTE_RESERVE = 400  # room kept for the "left out" note while fitting the cap
 _ITEMS_LISTED = 8
 _PROBLEMS_LISTED = 5
@@ -262,6 +269,7 @@ def _details(item: _Item) -> str:
         lines.append(f"- **Seen before:** {_history(decision.history)}")
     if decision.tracking_issue is not None:
         lines.append(f"- **Tracking issue:** #{decision.tracking_issue}")
+    lines += _import_chains(decision)
     lines += [
         f"- **Changed paths in its footprint:** {_changed_paths(decision)}",
         f"- **Footprint:** {_footprint(decision.footprint)}",
@@ -330,6 +338,18 @@ def _changed_paths(decision: Decision) -> str:
         for path in decision.matched_paths[:_FOOTPRINT_LISTED]
     ]
     return _joined(named, len(decision.matched_paths))
+
+
+def _import_chains(decision: Decision) -> list[str]:
+    """How the test reaches each changed file it imports: "`tests/test_invoice.py` imports
+    `billing.tax` (`src/billing/tax.py`), which this PR changes"."""
+    entries = {entry.path: entry for entry in decision.footprint if entry.reason in IMPORT_REASONS}
+    chains = [
+        describe_chain(entries[path], code_span)
+        for path in decision.matched_paths[:_CHAINS_LISTED]
+        if path in entries
+    ]
+    return [f"- **Imports:** {chain}, which this PR changes" for chain in chains]
 
 
 def _reasons_by_path(decision: Decision) -> dict[str, str]:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 from multidict import MultiDict
 
-from bot.sim import blobs
+from bot.sim import blobs, git
 from bot.sim.shapes import Shapes, iso
 from bot.sim.state import RERUNNABLE, CheckRun, Issue, Reaction, RerunRequest, World, now
 from bot.sim.webhooks import issue_comment_created
@@ -165,6 +165,8 @@ class Routes:
             ("POST", repo + "/labels", self.create_label),
             ("GET", repo + "/collaborators/{username}/permission", self.get_permission),
             ("GET", repo + "/contents/{path:.+}", self.get_content),
+            ("GET", repo + "/git/trees/{tree_sha}", self.get_tree),
+            ("POST", "/graphql", self.post_graphql),
             ("GET", "/_blobs/{key}", self.get_blob),
         ]
         for method, path, handler in table:
@@ -230,10 +232,33 @@ class Routes:
         ref = request.query.get("ref", self.world.repo.default_branch)
         if ref not in self.world.known_refs():
             return error(404, f"No commit found for the ref {ref}")
-        text = self.world.scenario.files.get(path)
-        if text is None:
+        data = self.world.files_at(ref).get(path)
+        if data is None:
             return not_found()
-        return web.json_response(self.shapes.content_file(path, text, ref))
+        return web.json_response(self.shapes.content_file(path, data, ref))
+
+    async def get_tree(self, request: web.Request) -> web.Response:
+        # A commit SHA or a ref names its commit's root tree, as on GitHub.
+        sha = request.match_info["tree_sha"]
+        if sha not in self.world.known_refs():
+            return not_found()
+        # GitHub reads any value of `recursive` as yes; leaving it out means the top level.
+        recursive = "recursive" in request.query
+        files = self.world.files_at(sha)
+        limit = self.world.scenario.tree_limit
+        return web.json_response(
+            git.tree(files, sha, self.shapes.repo_api, recursive=recursive, limit=limit)
+        )
+
+    async def post_graphql(self, request: web.Request) -> web.Response:
+        # Every ref's blobs: a blob is found by its id wherever it lives.
+        blobs_by_oid: dict[str, bytes] = {}
+        for ref in self.world.known_refs():
+            for data in self.world.files_at(ref).values():
+                raw = git.as_bytes(data)
+                blobs_by_oid[git.blob_sha(raw)] = raw
+        repo = self.world.repo
+        return git.graphql(await request.read(), blobs_by_oid, repo.owner, repo.name)
 
     async def get_permission(self, request: web.Request) -> web.Response:
         return web.json_response(self.shapes.permission(request.match_info["username"]))

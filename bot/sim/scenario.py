@@ -67,6 +67,9 @@ class PullRequestSpec(_Strict):
     files: list[ChangedFile] = Field(default_factory=list)
     # That many more modified files, `generated/NNNNN.txt`: PRs past GitHub's listing limit.
     generated_files: int = Field(default=0, ge=0, le=100_000)
+    # The repository's contents at the PR's head: the scenario's `files` with these
+    # replaced or added (bytes: YAML's !!binary), or removed (null).
+    head_files: dict[str, str | bytes | None] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _generate_files(self) -> PullRequestSpec:
@@ -327,7 +330,12 @@ class Scenario(_Strict):
     pull_requests: list[PullRequestSpec] = Field(default_factory=list)
     checks: list[CheckSpec] = Field(default_factory=list)
     collaborators: dict[str, Permission] = Field(default_factory=dict)
-    files: dict[str, str] = Field(default_factory=dict)
+    # The repository's files on its default branch and every commit but PR heads (bytes:
+    # YAML's !!binary).
+    files: dict[str, str | bytes] = Field(default_factory=dict)
+    # Entries a recursive tree lists before GitHub truncates it (100,000 on GitHub; a
+    # scenario lowers it to show a truncated tree without 100,000 files).
+    tree_limit: int = Field(default=100_000, ge=1, le=100_000)
     issues: list[IssueSpec] = Field(default_factory=list)
     comments: list[CommentSpec] = Field(default_factory=list)
     events: list[Event] | None = None

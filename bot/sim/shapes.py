@@ -554,18 +554,19 @@ class Shapes:
             return run.check.branch or self.world.repo.default_branch
         return self.world.pulls[run.check.pr].spec.head_ref
 
-    def content_file(self, path: str, text: str, ref: str) -> Json:
-        sha = git_sha(f"blob {len(text.encode())}\0{text}")
+    def content_file(self, path: str, data: str | bytes, ref: str) -> Json:
+        raw = data if isinstance(data, bytes) else data.encode()
+        sha = hashlib.sha1(b"blob %d\0" % len(raw) + raw, usedforsecurity=False).hexdigest()
         url = f"{self.repo_api}/contents/{path}?ref={ref}"
         html = f"{self.repo_html}/blob/{ref}/{path}"
         git = f"{self.repo_api}/git/blobs/{sha}"
         return {
             "type": "file",
             "encoding": "base64",
-            "size": len(text.encode()),
+            "size": len(raw),
             "name": path.rsplit("/", 1)[-1],
             "path": path,
-            "content": base64.encodebytes(text.encode()).decode(),
+            "content": base64.encodebytes(raw).decode(),
             "sha": sha,
             "url": url,
             "git_url": git,

@@ -265,6 +265,20 @@ class World:
                 refs |= {check.head_sha, check.branch}
         return refs
 
+    def files_at(self, ref: str) -> dict[str, str | bytes]:
+        """The repository's files at a ref: a PR's head has its `head_files` over the
+        scenario's `files`; every other ref has the scenario's `files`."""
+        files: dict[str, str | bytes] = dict(self.scenario.files)
+        for pr in self.pulls.values():
+            if ref in (pr.spec.head_sha, pr.spec.head_ref):
+                for path, data in pr.spec.head_files.items():
+                    if data is None:
+                        files.pop(path, None)
+                    else:
+                        files[path] = data
+                break
+        return files
+
     def check_head_sha(self, check: CheckSpec) -> str:
         """The commit a check runs on: its PR's head, or its own head_sha outside a PR."""
         if check.pr is not None:

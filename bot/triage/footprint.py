@@ -27,6 +27,11 @@ entry); and the repo's own mappings from ``.github/flaky.yml`` (``footprints``:
 a glob on the test file -> globs of what such tests depend on, gitignore-style,
 ``**`` being everything), kept as glob entries.
 
+Read from the code (``bot/triage/imports``), when the handler could walk the test's
+imports: every repository file the test imports, at any depth reached, and every
+``conftest.py`` that runs for it, each file entry carrying its import chain. These are
+strong evidence, like the test file and its traceback; the rules above are guesses.
+
 Paths that are absolute or climb out of the repo (a ``..`` segment) are not
 repo paths: they never enter a footprint and never match one.
 """
@@ -34,9 +39,11 @@ repo paths: they never enter a footprint and never match one.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from bot.triage.globs import glob_matches
+from bot.triage.imports import ImportWalk
+from bot.triage.imports.walk import CONFTEST
 from bot.triage.models import Failure, Footprint, FootprintEntry
 
 REASON_TEST_FILE = "test file"
@@ -47,6 +54,10 @@ REASON_TESTDATA = "test data folder"
 REASON_TESTS_FOLDER = "folder tested by its __tests__"
 REASON_GO_PACKAGE = "Go package"
 REASON_CONFIG = "mapped in .github/flaky.yml"
+REASON_IMPORTED = "imported by the test"
+REASON_CONFTEST = "conftest.py that runs for the test"
+# What the test's run reads for certain, not a guess from names and folders.
+STRONG_REASONS = frozenset({REASON_TEST_FILE, REASON_TRACEBACK, REASON_IMPORTED, REASON_CONFTEST})
 
 PATTERN_PREFIX = "**/"
 
@@ -114,11 +125,16 @@ def pair_pattern(test_file: str) -> str | None:
     return PATTERN_PREFIX + "/".join([*tail, paired])
 
 
-def footprint(failure: Failure, mappings: Mapping[str, Sequence[str]] | None = None) -> Footprint:
+def footprint(
+    failure: Failure,
+    mappings: Mapping[str, Sequence[str]] | None = None,
+    imports: ImportWalk | None = None,
+) -> Footprint:
     """Every path the failed test depends on, strongest evidence first.
 
-    `mappings` is the repo's `footprints` setting. A path reached by two routes keeps its
-    first (strongest) reason.
+    `mappings` is the repo's `footprints` setting; `imports` the walk of the test file's
+    imports, when there was one. A path reached by two routes keeps its first (strongest)
+    reason.
     """
     candidates: list[FootprintEntry] = []
     test_file = locate_test_file(failure)
@@ -128,6 +144,15 @@ def footprint(failure: Failure, mappings: Mapping[str, Sequence[str]] | None = N
         path = normalise_path(raw)
         if path is not None:
             candidates.append(FootprintEntry(path=path, reason=REASON_TRACEBACK))
+    if imports is not None and imports.test_file == test_file:
+        candidates.extend(
+            FootprintEntry(
+                path=reached.path,
+                reason=REASON_IMPORTED if reached.chain else REASON_CONFTEST,
+                chain=list(reached.chain),
+            )
+            for reached in imports.reached
+        )
     if test_file is not None:
         candidates.extend(_conventional(test_file))
     if failure.framework == _GO_FRAMEWORK:
@@ -194,6 +219,44 @@ def _mapped(test_file: str, mappings: Mapping[str, Sequence[str]]) -> list[Footp
         if glob_matches(source, test_file)
         for target in targets
     ]
+
+
+# What a Python test can import: a changed path without these suffixes is never in a walk.
+PYTHON_SOURCES = (".py", ".pyi")
+
+
+def worth_walking(
+    failure: Failure, changed_paths: Sequence[str], changed_complete: bool = True
+) -> str | None:
+    """The failure's test file when following its imports could change the verdict, else
+    None: the test file is Python; the PR changes a Python file (`.py`, `.pyi`), or lists
+    only part of its changes; and neither the test file nor its traceback already meets
+    the change (the verdict is RELATED with high confidence without the walk)."""
+    test_file = locate_test_file(failure)
+    if test_file is None or not test_file.endswith(".py"):
+        return None
+    if changed_complete and not any(p.endswith(PYTHON_SOURCES) for p in changed_paths):
+        return None
+    found = matches(footprint(failure), changed_paths)
+    if any(entry.reason in (REASON_TEST_FILE, REASON_TRACEBACK) for _, entry in found):
+        return None
+    return test_file
+
+
+def describe_chain(entry: FootprintEntry, show: Callable[[str], str] = str) -> str:
+    """The import chain that puts a file in the footprint: "tests/test_invoice.py imports
+    billing.tax (src/billing/tax.py)", each further hop ", which imports ...". `show`
+    formats each path and module (the comment makes them code spans)."""
+    if not entry.chain:
+        return f"{show(entry.path)} is a conftest.py that runs for the test"
+    first, *rest = entry.chain
+    runs = ""
+    if first.importer.rpartition("/")[2] == CONFTEST:
+        runs = " (a conftest.py that runs for the test)"
+    text = f"{show(first.importer)}{runs} imports {show(first.module)} ({show(first.path)})"
+    return text + "".join(
+        f", which imports {show(step.module)} ({show(step.path)})" for step in rest
+    )
 
 
 def entry_contains(entry_path: str, changed_path: str) -> bool:

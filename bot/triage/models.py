@@ -53,6 +53,14 @@ class Extraction(BaseModel):
     problems: list[str] = Field(default_factory=list)  # e.g. "report.xml: not well-formed"
 
 
+class ImportStep(BaseModel):
+    """One hop of an import chain: `importer` imports `module`, which is the file `path`."""
+
+    importer: str
+    module: str
+    path: str
+
+
 class FootprintEntry(BaseModel):
     """A path a test depends on, and why: a file, a directory ending in "/", or a
     `**/tail` pattern matching that tail anywhere in the tree."""
@@ -60,6 +68,9 @@ class FootprintEntry(BaseModel):
     path: str
     reason: str
     glob: bool = False  # `path` is a gitignore-style glob (a `footprints` mapping in flaky.yml)
+    # For a file the test reaches by its imports: the hops from the test file (or from the
+    # conftest.py that imports it) to this file; its length is the file's depth.
+    chain: list[ImportStep] = Field(default_factory=list)
 
 
 class Footprint(BaseModel):
@@ -87,6 +98,7 @@ class EvidenceKind(StrEnum):
     INFRA = "infra"
     MASS = "mass"
     UNREAD = "unread"  # a report or log the bot refused or could not read (Extraction.problems)
+    IMPORTS = "imports"  # how far the test's imports were followed, and whether that was cut
 
 
 class Evidence(BaseModel):

@@ -33,16 +33,22 @@ from bot.shared import GITHUB_FILES_LIMIT
 from bot.triage.failures import match_key
 from bot.triage.footprint import (
     REASON_CONFIG,
+    REASON_CONFTEST,
     REASON_DIRECTORY,
     REASON_GO_PACKAGE,
+    REASON_IMPORTED,
     REASON_PAIR,
     REASON_TEST_FILE,
     REASON_TESTDATA,
     REASON_TESTS_FOLDER,
     REASON_TRACEBACK,
+    STRONG_REASONS,
+    describe_chain,
     footprint,
+    locate_test_file,
     matches,
 )
+from bot.triage.imports import ImportWalk
 from bot.triage.models import (
     Confidence,
     Decision,
@@ -85,13 +91,15 @@ def decide(
     reproduced_on_rerun: bool = False,
     contexts: Mapping[str, TestContext] | None = None,
     rules: Rules | None = None,
+    imports: Mapping[str, ImportWalk] | None = None,
 ) -> list[Decision]:
     """One Decision per failure, or a single UNKNOWN one when there is no failure.
 
     ``changed_complete`` is False when the PR has more files than GitHub lists;
     ``passed_on_rerun`` / ``reproduced_on_rerun`` describe a rerun of the same commit (at
     most one of them can be true); ``contexts`` holds what the store knows about each test,
-    keyed by ``match_key(test_id)``.
+    keyed by ``match_key(test_id)``; ``imports`` the walks of test files' imports, keyed
+    by test file.
     """
     if passed_on_rerun and reproduced_on_rerun:
         raise ValueError("a rerun cannot both pass and reproduce the failure")
@@ -118,6 +126,7 @@ def decide(
                 context=(contexts or {}).get(match_key(failure.test_id), TestContext()),
                 rules=rules,
                 risky=risky,
+                imports=(imports or {}).get(locate_test_file(failure) or ""),
             )
         )
         for failure in failures
@@ -133,6 +142,7 @@ def decide_extraction(
     reproduced_on_rerun: bool = False,
     contexts: Mapping[str, TestContext] | None = None,
     rules: Rules | None = None,
+    imports: Mapping[str, ImportWalk] | None = None,
 ) -> list[Decision]:
     """`decide` on what one job's extraction found, knowing why a job can fail without a test.
 
@@ -150,6 +160,7 @@ def decide_extraction(
             reproduced_on_rerun=reproduced_on_rerun,
             contexts=contexts,
             rules=rules,
+            imports=imports,
         ),
         extraction.problems,
     )
@@ -164,6 +175,7 @@ def _decide_extraction(
     reproduced_on_rerun: bool,
     contexts: Mapping[str, TestContext] | None,
     rules: Rules | None,
+    imports: Mapping[str, ImportWalk] | None,
 ) -> list[Decision]:
     if not extraction.failures and extraction.infra is not None:
         cause = extraction.infra
@@ -184,6 +196,7 @@ def _decide_extraction(
         reproduced_on_rerun=reproduced_on_rerun,
         contexts=contexts,
         rules=rules,
+        imports=imports,
     )
     if not extraction.mass_failure:
         return decisions
@@ -244,11 +257,12 @@ class _Facts(BaseModel):
     context: TestContext
     rules: Rules
     risky: list[tuple[str, str]]
+    imports: ImportWalk | None = None
 
 
 def _decide_one(facts: _Facts) -> Decision:
     failure, context = facts.failure, facts.context
-    test_footprint = footprint(failure, facts.rules.footprints)
+    test_footprint = footprint(failure, facts.rules.footprints, facts.imports)
     entries = test_footprint.entries
     found = matches(test_footprint, facts.changed_paths)
     matched = {path for path, _ in found}
@@ -271,6 +285,8 @@ def _decide_one(facts: _Facts) -> Decision:
         f"this PR changes more files than GitHub lists ({GITHUB_FILES_LIMIT:,}), so a change "
         f"to {_the_paths(entries)} it depends on cannot be ruled out"
     )
+    if facts.imports is not None:
+        add(EvidenceKind.IMPORTS, facts.imports.describe())
     if not entries:
         add(EvidenceKind.INCOMPLETE, no_footprint)
     elif not facts.changed_complete and not found:
@@ -324,7 +340,7 @@ def _decide_one(facts: _Facts) -> Decision:
         evidence = _touched(found)
         if facts.passed_on_rerun:
             evidence = f"passed on rerun, but touches code this PR changed; {evidence}"
-        strong = any(e.reason in (REASON_TEST_FILE, REASON_TRACEBACK) for _, e in found)
+        strong = any(e.reason in STRONG_REASONS for _, e in found)
         certain = strong and not facts.passed_on_rerun and not broken_base
         verdict = Verdict.RELATED
         confidence = Confidence.HIGH if certain else Confidence.MEDIUM
@@ -412,6 +428,8 @@ def _history_text(same: Sequence[PastOccurrence], days: int) -> str | None:
 def _touched(found: list[tuple[str, FootprintEntry]]) -> str:
     if len(found) == 1:
         path, entry = found[0]
+        if entry.reason in (REASON_IMPORTED, REASON_CONFTEST):
+            return f"{describe_chain(entry)}, which this PR changes"
         return f"this PR changes {path}, {_why(entry)}"
     named = [f"{path} ({entry.reason})" for path, entry in found[:_LISTED]]
     more = len(found) - _LISTED
@@ -424,6 +442,10 @@ def _why(entry: FootprintEntry) -> str:
         return "which is the test file itself"
     if entry.reason == REASON_TRACEBACK:
         return "which is in its traceback"
+    if entry.reason == REASON_IMPORTED:
+        return f"which the test imports at depth {len(entry.chain)}"
+    if entry.reason == REASON_CONFTEST:
+        return "which is a conftest.py that runs for the test"
     if entry.reason == REASON_PAIR:
         return f"which is the test file's conventional pair ({entry.path})"
     if entry.reason == REASON_DIRECTORY:

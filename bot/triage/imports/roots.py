@@ -1,0 +1,123 @@
+"""Where a Python test's imports are looked up: the roots pytest and the packaging put on
+`sys.path`, read from the repository's own configuration (parsed, never run)."""
+
+from __future__ import annotations
+
+import configparser
+import tomllib
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+PYPROJECT = "pyproject.toml"
+SETUP_CFG = "setup.cfg"
+PYTEST_INI = "pytest.ini"
+CONFIG_FILES = (PYPROJECT, SETUP_CFG, PYTEST_INI)
+SRC = "src"
+
+
+def configured_roots(configs: Mapping[str, str]) -> list[str]:
+    """The directories the repo's configuration puts on `sys.path`, in its order: pytest's
+    `pythonpath` (pyproject's `[tool.pytest]` or `[tool.pytest.ini_options]`,
+    `pytest.ini`'s `[pytest]`, setup.cfg's `[tool:pytest]`), then the package directories
+    of the packaging (setuptools `package-dir`/`packages.find.where`, setup.cfg's `package_dir` and
+    `[options.packages.find] where`, poetry's `packages.from`, hatch's wheel `packages`).
+    `configs` maps the config file's name to its text; a file that does not parse adds
+    nothing."""
+    roots: list[str] = []
+    if PYPROJECT in configs:
+        roots += _pyproject(configs[PYPROJECT])
+    for name, section in ((PYTEST_INI, "pytest"), (SETUP_CFG, "tool:pytest")):
+        if name in configs:
+            roots += _ini_pythonpath(configs[name], section)
+    if SETUP_CFG in configs:
+        roots += _setup_cfg_packages(configs[SETUP_CFG])
+    return _unique(_clean(root) for root in roots if not root.startswith(("/", "\\")))
+
+
+def _pyproject(text: str) -> list[str]:
+    try:
+        data = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, UnicodeError, RecursionError):
+        return []
+    tool = _table(data.get("tool"))
+    pytest = _table(tool.get("pytest"))
+    # pytest 9 reads `[tool.pytest]` natively; earlier versions `[tool.pytest.ini_options]`.
+    roots = _strings(pytest.get("pythonpath")) + _strings(
+        _table(pytest.get("ini_options")).get("pythonpath")
+    )
+    setuptools = _table(tool.get("setuptools"))
+    roots += [
+        str(where)
+        for key, where in _table(setuptools.get("package-dir")).items()
+        if key == "" and isinstance(where, str)
+    ]
+    roots += _strings(_table(_table(setuptools.get("packages")).get("find")).get("where"))
+    for package in _list(_table(tool.get("poetry")).get("packages")):
+        origin = _table(package).get("from")
+        if isinstance(origin, str):
+            roots.append(origin)
+    wheel = _table(
+        _table(_table(_table(tool.get("hatch")).get("build")).get("targets")).get("wheel")
+    )
+    roots += [path.rpartition("/")[0] for path in _strings(wheel.get("packages")) if "/" in path]
+    return roots
+
+
+def _ini_pythonpath(text: str, section: str) -> list[str]:
+    parser = _ini(text)
+    if parser is None or not parser.has_option(section, "pythonpath"):
+        return []
+    return parser.get(section, "pythonpath").split()
+
+
+def _setup_cfg_packages(text: str) -> list[str]:
+    parser = _ini(text)
+    if parser is None:
+        return []
+    roots: list[str] = []
+    if parser.has_option("options", "package_dir"):
+        for line in parser.get("options", "package_dir").splitlines():
+            key, separator, where = line.partition("=")
+            if separator and not key.strip():
+                roots.append(where.strip())
+    if parser.has_option("options.packages.find", "where"):
+        roots += parser.get("options.packages.find", "where").split()
+    return roots
+
+
+def _ini(text: str) -> configparser.ConfigParser | None:
+    parser = configparser.ConfigParser(interpolation=None, strict=False)
+    try:
+        parser.read_string(text)
+    except (configparser.Error, UnicodeError):
+        return None
+    return parser
+
+
+def _table(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: object) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    return [item for item in _list(value) if isinstance(item, str)]
+
+
+def _clean(root: str) -> str:
+    """A root as a repo path: "." and "" are the repo itself; "./src/" is "src"."""
+    parts = [part for part in root.replace("\\", "/").split("/") if part not in ("", ".")]
+    return "/".join(parts)
+
+
+def _unique(roots: Iterable[str]) -> list[str]:
+    # A root that climbs out of the repo (`..`) names nothing we can read.
+    seen: list[str] = []
+    for root in roots:
+        if ".." not in root.split("/") and root not in seen:
+            seen.append(root)
+    return seen
