@@ -13,8 +13,10 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pydantic import BaseModel, Field
+
 from bot.triage.failures import match_key
-from bot.triage.models import Decision, EvidenceKind, Failure, Verdict
+from bot.triage.models import Decision, EvidenceKind, Failure, RunHint, Verdict
 from bot.triage.signature import is_generic
 
 # A test the PR touches, an infrastructure failure or an unidentified one says nothing
@@ -93,3 +95,24 @@ def threshold_reason(unit: Unit, *, passed_on_rerun: bool, author: str | None) -
             where = f"on {branches[0]}" if branches and branches[0] else "on the base branch"
             return f"it failed the same way {where}, outside any pull request"
     return None
+
+
+class TrackingIssue(BaseModel):
+    """The GitHub issue that tracks one flaky test, or one failure shared by many tests, as
+    the store keeps it."""
+
+    repo: str
+    key: str  # the test's match key, or "cluster:<hash of the signature>"
+    issue_number: int
+    title: str  # the title the bot last gave it
+    tests: list[str]  # test ids: one for a test, the members of a cluster
+    signature: str = ""  # a cluster's shared signature
+    checks: list[str] = Field(default_factory=list)  # checks it failed in
+    hint: RunHint | None = None
+    created_at: float  # when the issue was opened: the hourly cap counts the recent ones
+    body_sha: str = ""  # hash of the bot's section last written, to skip identical edits
+    closed_at: float | None = None  # when the bot last saw the issue closed; None: open
+
+    @property
+    def is_cluster(self) -> bool:
+        return self.key.startswith(CLUSTER_PREFIX)
