@@ -75,21 +75,17 @@ async def _close_if_quiet(
     found = await api.get_issue(gh, repo, issue.issue_number)
     if found is None:
         return  # deleted or transferred: the next failure starts a new issue
-    if found.get("state") == "closed":
+    if found.state == "closed":
         # Closed by people: remember it, so later passes skip it.
         await ctx.store.save_tracking_issue(issue.model_copy(update={"closed_at": now}))
         return
-    labels = {
-        str(label.get("name")) if isinstance(label, dict) else str(label)
-        for label in found.get("labels") or []
-    }
-    if found.get("locked") or config.quiet_label in labels:
+    if found.locked or config.quiet_label in found.labels:
         log.info(
             "%s: not closing #%d (%s): it is %s",
             repo,
             issue.issue_number,
             issue.key,
-            "locked" if found.get("locked") else f"labelled {config.quiet_label}",
+            "locked" if found.locked else f"labelled {config.quiet_label}",
         )
         return
     # The comment goes first: if closing then fails, a retry explains itself again rather

@@ -15,7 +15,7 @@ import hashlib
 import logging
 import math
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from enum import StrEnum
 from typing import Any, NamedTuple
 
@@ -33,6 +33,7 @@ from bot.inbox import INTERNAL_EVENT_PREFIX
 from bot.report import issue as render
 from bot.report.markdown import code_span, escape_inline, shorten
 from bot.report.models import CheckRate, IssueInput, IssueOccurrence
+from bot.shared import GitHubIssue
 from bot.store.models import TrackingIssue
 from bot.triage import tracking
 from bot.triage.failures import match_key
@@ -94,7 +95,7 @@ class NotAdopted(StrEnum):
 
 
 def adoption_refusal(
-    issue: Mapping[str, Any] | None,
+    issue: GitHubIssue | None,
     key: str,
     *,
     may_write: bool,
@@ -115,19 +116,18 @@ def adoption_refusal(
         return NotAdopted.NOT_A_WRITER
     if issue is None:
         return NotAdopted.MISSING
-    if "pull_request" in issue:
+    if issue.is_pull_request:
         return NotAdopted.PULL_REQUEST
-    if issue.get("locked"):
+    if issue.locked:
         return NotAdopted.LOCKED
-    if issue.get("state") != "open":
+    if issue.state != "open":
         return NotAdopted.CLOSED
-    if tracked_in is not None and tracked_in != issue.get("number"):
+    if tracked_in is not None and tracked_in != issue.number:
         return NotAdopted.TEST_TRACKED_ELSEWHERE
-    body = _str(issue.get("body"))
-    tracks = stored_key or render.tracking_key(body)
+    tracks = stored_key or render.tracking_key(issue.body)
     if tracks is not None and tracks != key:
         return NotAdopted.TRACKS_ANOTHER_TEST
-    if len(render.human_text(body)) > ADOPTABLE_TEXT:
+    if len(render.human_text(issue.body)) > ADOPTABLE_TEXT:
         return NotAdopted.TEXT_TOO_LONG
     return None
 
@@ -181,12 +181,12 @@ async def adopt_issue(
             title=render.title([test_id]),
             tests=[test_id],
             hint=hint,
-            created_at=api.epoch(found.get("created_at")),
+            created_at=found.created_at,
         )
         inp = await _issue_input(ctx, repo, record, config, time.time())
         record.checks = sorted({o.check_name for o in inp.occurrences})
         section = render.render_section(inp)
-        body = render.render_body(inp, _str(found.get("body")))
+        body = render.render_body(inp, found.body)
         if body is None:  # a section bigger than its room: the text is still not cut
             return Adoption(
                 False, _not_adopted(NotAdopted.TEXT_TOO_LONG, issue_number, test, tracked_in)
@@ -203,7 +203,7 @@ async def adopt_issue(
                 f"Not tracked: GitHub did not let the bot edit #{issue_number} "
                 f"({int(exc.status_code)}: {why}).",
             )
-        if config.issue_label not in _labels(found):
+        if config.issue_label not in found.labels:
             await api.add_labels(gh, repo, issue_number, [config.issue_label])
         record.body_sha = _sha(section)
         await ctx.store.save_tracking_issue(record)
@@ -230,11 +230,9 @@ def _not_adopted(reason: NotAdopted, number: int, test: str, tracked_in: int | N
     return f"Not tracked: {why}."
 
 
-def _what_changed(
-    issue: Mapping[str, Any], title: str, label: str, body: str, failures: int
-) -> str:
+def _what_changed(issue: GitHubIssue, title: str, label: str, body: str, failures: int) -> str:
     """What adopting did to the issue GitHub showed before, in words."""
-    old_title, old_body = str(issue.get("title") or ""), _str(issue.get("body"))
+    old_title, old_body = issue.title, issue.body
     recorded = f"{failures:,} recorded {'failure' if failures == 1 else 'failures'}"
     section = ""
     if body != old_body:
@@ -245,7 +243,7 @@ def _what_changed(
         )
     changes = [
         f"retitled from “{escape_inline(shorten(old_title, 120))}”" if old_title != title else "",
-        f"labelled {code_span(label)}" if label not in _labels(issue) else "",
+        f"labelled {code_span(label)}" if label not in issue.labels else "",
         section,
     ]
     return "; ".join(change for change in changes if change) or "nothing needed changing"
@@ -261,7 +259,7 @@ async def _track(
     now: float,
 ) -> None:
     known = await ctx.store.tracking_issue(repo, unit.key)
-    found: dict[str, Any] | None = None
+    found: GitHubIssue | None = None
     if known is None and reason is None:
         return  # below the threshold, and no issue the store knows of
     label = config.issue_label
@@ -277,11 +275,11 @@ async def _track(
             known = TrackingIssue(
                 repo=repo,
                 key=unit.key,
-                issue_number=int(found["number"]),
-                title=str(found.get("title") or ""),
+                issue_number=found.number,
+                title=found.title,
                 tests=unit.tests,
                 signature=unit.signature,
-                created_at=api.epoch(found.get("created_at")),
+                created_at=found.created_at,
             )
     if known is None:
         if reason is not None:
@@ -324,7 +322,7 @@ async def _bring_up_to_date(
     known: TrackingIssue,
     record: TrackingIssue,
     new_tests: Sequence[str],
-    found: dict[str, Any] | None,
+    found: GitHubIssue | None,
     config: RepoConfig,
     now: float,
     renew: Renew | None,
@@ -355,11 +353,11 @@ async def _bring_up_to_date(
             await ctx.store.save_tracking_issue(known.model_copy(update={"closed_at": now}))
         return
     newest = max((o.at for o in inp.occurrences), default=0.0)
-    closed_at = api.epoch(issue.get("closed_at")) if issue.get("state") == "closed" else None
+    closed_at = issue.closed_at
     # A failure after the issue was closed is a recurrence; one from before it (a re-triage
     # of an old run) is not. Closed as "not planned", people chose to live with it.
-    if closed_at is not None and newest > closed_at and issue.get("state_reason") != "not_planned":
-        if issue.get("locked") or now - closed_at > config.reopen_days * DAY:
+    if closed_at is not None and newest > closed_at and issue.state_reason != "not_planned":
+        if issue.locked or now - closed_at > config.reopen_days * DAY:
             # Locked, or closed too long ago: a new issue that links the old one.
             if renew is not None:
                 await renew(known.issue_number)
@@ -373,7 +371,7 @@ async def _bring_up_to_date(
         ctx.metrics.tracking_issues.labels("reopened").inc()
     else:
         fields: dict[str, Any] = {}
-        body = render.render_body(inp, _str(issue.get("body")))
+        body = render.render_body(inp, issue.body)
         if body is None:
             log.warning(
                 "%s: tracking issue #%d: the text people wrote leaves no room for the bot's "
@@ -381,9 +379,9 @@ async def _bring_up_to_date(
                 repo,
                 known.issue_number,
             )
-        elif body != issue.get("body"):
+        elif body != issue.body:
             fields["body"] = body
-        if retitle and issue.get("title") != new_title:
+        if retitle and issue.title != new_title:
             fields["title"] = new_title
         if fields:
             await api.update_issue(gh, repo, known.issue_number, **fields)
@@ -475,7 +473,7 @@ async def _create(
     body = render.render_body(inp)
     assert body is not None  # no text of people's beside the section
     opened = await api.create_issue(gh, repo, record.title, body, [config.issue_label])
-    record.issue_number = int(opened["number"])
+    record.issue_number = opened.number
     ctx.metrics.tracking_issues.labels("created").inc()
     record.body_sha = _sha(section)
     await ctx.store.save_tracking_issue(record)
@@ -488,21 +486,21 @@ async def _create(
 async def _reopen(
     gh: GitHubClient,
     repo: str,
-    issue: dict[str, Any],
+    issue: GitHubIssue,
     inp: IssueInput,
     config: RepoConfig,
     closed_at: float,
     new_title: str | None,
 ) -> None:
-    number = int(issue["number"])
+    number = issue.number
     fields: dict[str, Any] = {"state": "open", "state_reason": "reopened"}
-    body = render.render_body(inp, _str(issue.get("body")))
+    body = render.render_body(inp, issue.body)
     if body is not None:  # else the text people wrote leaves no room: never cut it
         fields["body"] = body
     if new_title is not None:
         fields["title"] = new_title
     await api.update_issue(gh, repo, number, **fields)
-    if config.quiet_label in _labels(issue):
+    if config.quiet_label in issue.labels:
         return
     latest = max(inp.occurrences, key=lambda o: o.at)
     where = f"#{latest.pr_number}" if latest.pr_number is not None else "a branch run"
@@ -597,32 +595,29 @@ async def _sync_from_github(
     again (grey) for the next issue that names it."""
     await api.ensure_label(gh, repo, label, LABEL_COLOR, LABEL_DESCRIPTION)
     async for issue in api.labelled_issues(gh, repo, label):
-        data = render.hidden_data(_str(issue.get("body")))
+        data = render.hidden_data(issue.body)
         key = data.get("key") if data is not None else None
         if not isinstance(key, str) or await ctx.store.tracking_issue(repo, key) is not None:
             continue
         assert data is not None
         tests = data.get("tests")
-        closed = issue.get("state") == "closed"
         await ctx.store.save_tracking_issue(
             TrackingIssue(
                 repo=repo,
                 key=key,
-                issue_number=int(issue["number"]),
-                title=str(issue.get("title") or ""),
+                issue_number=issue.number,
+                title=issue.title,
                 tests=[t for t in tests if isinstance(t, str)] if isinstance(tests, list) else [],
-                created_at=api.epoch(issue.get("created_at")),
-                closed_at=api.epoch(issue.get("closed_at")) if closed else None,
+                created_at=issue.created_at,
+                closed_at=issue.closed_at,
             )
         )
     await ctx.store.mark_tracking_synced(repo, label, now)
 
 
-async def _find_on_github(
-    gh: GitHubClient, repo: str, label: str, key: str
-) -> dict[str, Any] | None:
+async def _find_on_github(gh: GitHubClient, repo: str, label: str, key: str) -> GitHubIssue | None:
     async for issue in api.labelled_issues(gh, repo, label):
-        if render.tracking_key(_str(issue.get("body"))) == key:
+        if render.tracking_key(issue.body) == key:
             return issue
     return None
 
@@ -639,17 +634,6 @@ def _hint(failure: Failure) -> RunHint:
     return RunHint(
         framework=failure.framework, file=failure.file, name=failure.name, test_id=failure.test_id
     )
-
-
-def _labels(issue: Mapping[str, Any]) -> set[str]:
-    labels = issue.get("labels")
-    if not isinstance(labels, list):
-        return set()
-    return {str(label.get("name")) if isinstance(label, dict) else str(label) for label in labels}
-
-
-def _str(value: object) -> str | None:
-    return value if isinstance(value, str) else None
 
 
 def _sha(text: str) -> str:
