@@ -1,6 +1,6 @@
-"""What a tracking issue needs when its section has something new to say: the rule, case by
-case. End to end it is exercised in tests/test_tracking_e2e.py and
-test_tracking_refresh_e2e.py."""
+"""What a tracking issue needs when its section has something new to say, and when a quiet one
+is kept open: the rules, case by case. End to end they are exercised in
+tests/test_tracking_e2e.py, test_tracking_refresh_e2e.py and test_auto_close_e2e.py."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import pytest
 
 from bot.github.api import issue_from
 from bot.shared import GitHubIssue
+from bot.triage.auto_close import Kept, kept_open
 from bot.triage.tracking import (
     DAY,
     RECURRED,
@@ -95,6 +96,26 @@ def test_what_a_tracking_issue_needs_next(
     )
 
     assert step == expected
+
+
+QUIET = "flaky:quiet"
+KEPT: list[tuple[str, GitHubIssue | None, Kept | None]] = [
+    ("open", issue(), None),
+    ("open, other labels", issue(labels=frozenset({"flaky-test", "bug"})), None),
+    ("gone", None, Kept.GONE),
+    ("closed by people", closed(), Kept.CLOSED),
+    ("closed and locked", closed(locked=True), Kept.CLOSED),
+    ("locked", issue(locked=True), Kept.LOCKED),
+    ("locked and quieted", issue(locked=True, labels=frozenset({QUIET})), Kept.LOCKED),
+    ("quieted", issue(labels=frozenset({"flaky-test", QUIET})), Kept.QUIETED),
+]
+
+
+@pytest.mark.parametrize(
+    ("found", "expected"), [case[1:] for case in KEPT], ids=[case[0] for case in KEPT]
+)
+def test_which_quiet_issues_stay_open(found: GitHubIssue | None, expected: Kept | None) -> None:
+    assert kept_open(found, QUIET) is expected
 
 
 def test_an_issue_as_github_shows_it() -> None:
