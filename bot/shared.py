@@ -1,7 +1,8 @@
 """Values shared by parts of bot/ that must not import each other (tests/test_layering.py
-holds the rule): a pull request as github/ reads it and the store keeps it, the pace of writes
-the store keeps for github/'s client, a limit of GitHub's that github/ and the verdict both
-speak of, and a commit's files and sources as github/ reads them and the import walk follows."""
+holds the rule): a pull request as github/ reads it and the store keeps it, an issue as github/
+reads it and the tracking decision weighs it, the pace of writes the store keeps for github/'s
+client, a limit of GitHub's that github/ and the verdict both speak of, and a commit's files and
+sources as github/ reads them and the import walk follows."""
 
 from __future__ import annotations
 
@@ -25,6 +26,22 @@ class PullSummary(BaseModel):
     base_ref: str
     changed_files: int
     updated_at: float = 0.0  # GitHub's, in epoch seconds: orders what the store keeps
+
+
+class GitHubIssue(BaseModel):
+    """An issue as GitHub's REST API shows it (`GET /repos/{owner}/{repo}/issues/{number}`),
+    in the fields the bot reads."""
+
+    number: int
+    title: str = ""
+    body: str | None = None
+    state: str = "open"  # "open" or "closed"
+    state_reason: str | None = None  # "completed", "not_planned", "reopened"
+    locked: bool = False
+    labels: frozenset[str] = frozenset()  # their names
+    created_at: float = 0.0  # epoch seconds; 0 when GitHub gave none
+    closed_at: float | None = None  # epoch seconds while it is closed; None while open
+    is_pull_request: bool = False  # the issues API answers for pull requests too
 
 
 class WriteSchedule(Protocol):

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from bot.github.api import issue_from
 from bot.handlers.tracking import ADOPTABLE_TEXT, NotAdopted, adoption_refusal
 from bot.report.issue import START
 
@@ -59,4 +60,6 @@ def test_who_may_adopt_which_issue(
 ) -> None:
     given: dict[str, Any] = {"may_write": True, "tracked_in": None, "stored_key": None, **facts}
 
-    assert adoption_refusal(found, KEY, **given) is expected
+    issue = issue_from(found) if found is not None else None
+
+    assert adoption_refusal(issue, KEY, **given) is expected

@@ -14,7 +14,7 @@ from gidgethub.abc import GitHubAPI
 from pydantic import BaseModel
 
 from bot.github.client import GitHubClient
-from bot.shared import GITHUB_FILES_LIMIT, Source, Tree, TreeFile, Unreadable
+from bot.shared import GITHUB_FILES_LIMIT, GitHubIssue, Source, Tree, TreeFile, Unreadable
 from bot.shared import PullSummary as PullSummary
 
 
@@ -168,7 +168,32 @@ async def run_artifacts(gh: GitHubAPI, repo: str, run_id: int) -> list[Artifact]
     return sorted(found, key=lambda a: a.id, reverse=True)
 
 
-async def get_issue(gh: GitHubAPI, repo: str, number: int) -> dict[str, Any] | None:
+def issue_from(data: Mapping[str, Any]) -> GitHubIssue:
+    """An issue as GitHub shows it, in the REST answers that get, list and create issues."""
+    state = str(data.get("state") or "open")
+    body, reason = data.get("body"), data.get("state_reason")
+    return GitHubIssue(
+        number=int(data["number"]),
+        title=str(data.get("title") or ""),
+        body=body if isinstance(body, str) else None,
+        state=state,
+        state_reason=reason if isinstance(reason, str) else None,
+        locked=bool(data.get("locked")),
+        labels=frozenset(_label_names(data.get("labels"))),
+        created_at=epoch(data.get("created_at")),
+        closed_at=epoch(data.get("closed_at")) if state == "closed" else None,
+        is_pull_request="pull_request" in data,
+    )
+
+
+def _label_names(labels: object) -> list[str]:
+    """Names of an issue's labels: objects in REST answers, plain names in some payloads."""
+    if not isinstance(labels, list):
+        return []
+    return [str(label.get("name")) if isinstance(label, dict) else str(label) for label in labels]
+
+
+async def get_issue(gh: GitHubAPI, repo: str, number: int) -> GitHubIssue | None:
     """An issue (or PR) as GitHub shows it; None when it is gone (deleted, transferred)."""
     try:
         data = await gh.getitem(f"/repos/{repo}/issues/{number}")
@@ -176,25 +201,25 @@ async def get_issue(gh: GitHubAPI, repo: str, number: int) -> dict[str, Any] | N
         if exc.status_code in (404, 410):
             return None
         raise
-    return dict(data)
+    return issue_from(data)
 
 
-async def labelled_issues(gh: GitHubAPI, repo: str, label: str) -> AsyncIterator[dict[str, Any]]:
+async def labelled_issues(gh: GitHubAPI, repo: str, label: str) -> AsyncIterator[GitHubIssue]:
     """Every issue with the label, open or closed, newest first (pull requests left out)."""
     async for issue in gh.getiter(
         f"/repos/{repo}/issues?labels={quote(label, safe='')}&state=all&per_page=100"
     ):
         if "pull_request" not in issue:
-            yield dict(issue)
+            yield issue_from(issue)
 
 
 async def create_issue(
     gh: GitHubAPI, repo: str, title: str, body: str, labels: list[str]
-) -> dict[str, Any]:
+) -> GitHubIssue:
     data = await gh.post(
         f"/repos/{repo}/issues", data={"title": title, "body": body, "labels": labels}
     )
-    return dict(data)
+    return issue_from(data)
 
 
 async def update_issue(gh: GitHubAPI, repo: str, number: int, **fields: Any) -> None:

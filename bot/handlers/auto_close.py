@@ -4,7 +4,7 @@ Off unless the repository sets `auto_close: {passes, days}`. The hook runs on ev
 so it starts with one store read (the open tracking issues of the check) and reads the
 repository's settings (an ETag-cached call) only when there is one. A quiet or locked
 issue is left open: closing needs a comment saying why, and people who quieted or locked
-it have taken it in hand. The recurrence logic in `tracking.py` reopens a closed issue
+it have taken it in hand. The recurrence logic in `triage/tracking.py` reopens a closed issue
 whose test fails again.
 """
 
@@ -22,6 +22,7 @@ from bot.report.auto_close import close_comment
 from bot.store.models import TrackingIssue
 from bot.store.tracking_rows import member_keys
 from bot.triage import auto_close
+from bot.triage.auto_close import Kept
 from bot.triage.models import RunRecord
 
 log = logging.getLogger(__name__)
@@ -58,11 +59,36 @@ async def _close_if_quiet(
     config: RepoConfig,
     now: float,
 ) -> None:
+    quiet = await _quiet(ctx, repo, issue, rule, config, now)
+    if quiet is None:
+        return
+    kept = auto_close.kept_open(
+        await api.get_issue(gh, repo, issue.issue_number), config.quiet_label
+    )
+    if kept is Kept.CLOSED:
+        # Closed by people: remember it, so later passes skip it.
+        await ctx.store.save_tracking_issue(issue.model_copy(update={"closed_at": now}))
+    elif kept in (Kept.LOCKED, Kept.QUIETED):
+        why = "locked" if kept is Kept.LOCKED else f"labelled {config.quiet_label}"
+        log.info("%s: not closing #%d (%s): it is %s", repo, issue.issue_number, issue.key, why)
+    elif kept is None:
+        await _close(ctx, gh, repo, issue, quiet, rule, config, now)
+
+
+async def _quiet(
+    ctx: BotContext,
+    repo: str,
+    issue: TrackingIssue,
+    rule: AutoClose,
+    config: RepoConfig,
+    now: float,
+) -> auto_close.Quiet | None:
+    """The issue's tests' record since their last failure, when it is enough to close it."""
     since = auto_close.lookback(rule.days, config.history_days, now)
     async with asyncio.TaskGroup() as tg:
         failures = tg.create_task(ctx.store.occurrences(repo, member_keys(issue), since))
         runs = [tg.create_task(ctx.store.runs(repo, name, since)) for name in issue.checks]
-    quiet = auto_close.quiet_enough(
+    return auto_close.quiet_enough(
         passes=rule.passes,
         days=rule.days,
         failures=failures.result(),
@@ -70,28 +96,18 @@ async def _close_if_quiet(
         since=since,
         now=now,
     )
-    if quiet is None:
-        return
-    found = await api.get_issue(gh, repo, issue.issue_number)
-    if found is None:
-        return  # deleted or transferred: the next failure starts a new issue
-    if found.get("state") == "closed":
-        # Closed by people: remember it, so later passes skip it.
-        await ctx.store.save_tracking_issue(issue.model_copy(update={"closed_at": now}))
-        return
-    labels = {
-        str(label.get("name")) if isinstance(label, dict) else str(label)
-        for label in found.get("labels") or []
-    }
-    if found.get("locked") or config.quiet_label in labels:
-        log.info(
-            "%s: not closing #%d (%s): it is %s",
-            repo,
-            issue.issue_number,
-            issue.key,
-            "locked" if found.get("locked") else f"labelled {config.quiet_label}",
-        )
-        return
+
+
+async def _close(
+    ctx: BotContext,
+    gh: GitHubClient,
+    repo: str,
+    issue: TrackingIssue,
+    quiet: auto_close.Quiet,
+    rule: AutoClose,
+    config: RepoConfig,
+    now: float,
+) -> None:
     # The comment goes first: if closing then fails, a retry explains itself again rather
     # than an issue closing with no word.
     await api.create_comment(

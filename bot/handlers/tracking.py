@@ -15,7 +15,7 @@ import hashlib
 import logging
 import math
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Sequence
 from enum import StrEnum
 from typing import Any, NamedTuple
 
@@ -33,11 +33,12 @@ from bot.inbox import INTERNAL_EVENT_PREFIX
 from bot.report import issue as render
 from bot.report.markdown import code_span, escape_inline, shorten
 from bot.report.models import CheckRate, IssueInput, IssueOccurrence
-from bot.store.models import TrackingIssue
+from bot.shared import GitHubIssue
 from bot.triage import tracking
 from bot.triage.failures import match_key
 from bot.triage.models import Decision, Failure, Occurrence, RunHint, RunRate, RunRecord
 from bot.triage.stats import outcomes_of, run_rate
+from bot.triage.tracking import TrackingIssue
 
 log = logging.getLogger(__name__)
 router = routing.Router()
@@ -48,7 +49,7 @@ REFRESH_EVENT = INTERNAL_EVENT_PREFIX + "tracking_refresh"
 LABEL_COLOR = "d93f0b"
 LABEL_DESCRIPTION = "A test that fails intermittently, tracked by flaky-triage"
 HOUR = 3600.0
-DAY = 86400.0
+DAY = tracking.DAY
 # A run with more trackable failures than this is handled in part; the rest wait for the
 # next run (a mass failure never gets here: its failures are never flaky or unrelated).
 MAX_UNITS_PER_RUN = 10
@@ -94,7 +95,7 @@ class NotAdopted(StrEnum):
 
 
 def adoption_refusal(
-    issue: Mapping[str, Any] | None,
+    issue: GitHubIssue | None,
     key: str,
     *,
     may_write: bool,
@@ -115,19 +116,18 @@ def adoption_refusal(
         return NotAdopted.NOT_A_WRITER
     if issue is None:
         return NotAdopted.MISSING
-    if "pull_request" in issue:
+    if issue.is_pull_request:
         return NotAdopted.PULL_REQUEST
-    if issue.get("locked"):
+    if issue.locked:
         return NotAdopted.LOCKED
-    if issue.get("state") != "open":
+    if issue.state != "open":
         return NotAdopted.CLOSED
-    if tracked_in is not None and tracked_in != issue.get("number"):
+    if tracked_in is not None and tracked_in != issue.number:
         return NotAdopted.TEST_TRACKED_ELSEWHERE
-    body = _str(issue.get("body"))
-    tracks = stored_key or render.tracking_key(body)
+    tracks = stored_key or render.tracking_key(issue.body)
     if tracks is not None and tracks != key:
         return NotAdopted.TRACKS_ANOTHER_TEST
-    if len(render.human_text(body)) > ADOPTABLE_TEXT:
+    if len(render.human_text(issue.body)) > ADOPTABLE_TEXT:
         return NotAdopted.TEXT_TOO_LONG
     return None
 
@@ -181,35 +181,48 @@ async def adopt_issue(
             title=render.title([test_id]),
             tests=[test_id],
             hint=hint,
-            created_at=api.epoch(found.get("created_at")),
+            created_at=found.created_at,
         )
-        inp = await _issue_input(ctx, repo, record, config, time.time())
-        record.checks = sorted({o.check_name for o in inp.occurrences})
-        section = render.render_section(inp)
-        body = render.render_body(inp, _str(found.get("body")))
-        if body is None:  # a section bigger than its room: the text is still not cut
-            return Adoption(
-                False, _not_adopted(NotAdopted.TEXT_TOO_LONG, issue_number, test, tracked_in)
-            )
-        await api.ensure_label(gh, repo, config.issue_label, LABEL_COLOR, LABEL_DESCRIPTION)
-        try:
-            await api.update_issue(gh, repo, issue_number, title=record.title, body=body)
-        except BadRequest as exc:
-            if rate_limited(exc) is not None or exc.status_code not in EDIT_REFUSED:
-                raise
-            why = escape_inline(shorten(str(exc), 200))
-            return Adoption(
-                False,
-                f"Not tracked: GitHub did not let the bot edit #{issue_number} "
-                f"({int(exc.status_code)}: {why}).",
-            )
-        if config.issue_label not in _labels(found):
-            await api.add_labels(gh, repo, issue_number, [config.issue_label])
-        record.body_sha = _sha(section)
-        await ctx.store.save_tracking_issue(record)
+        return await _adopt(ctx, gh, found, record, config, test, tracked_in)
+
+
+async def _adopt(
+    ctx: BotContext,
+    gh: GitHubClient,
+    found: GitHubIssue,
+    record: TrackingIssue,
+    config: RepoConfig,
+    test: str,
+    tracked_in: int | None,
+) -> Adoption:
+    """Retitle `found`, put the section of the test `record` tracks on top of its text, label
+    it, and save the record: `adopt_issue`'s acting part, under the repository's lock."""
+    repo, number = record.repo, record.issue_number
+    inp = await _issue_input(ctx, repo, record, config, time.time())
+    record.checks = sorted({o.check_name for o in inp.occurrences})
+    section = render.render_section(inp)
+    body = render.render_body(inp, found.body)
+    if body is None:  # a section bigger than its room: the text is still not cut
+        return Adoption(False, _not_adopted(NotAdopted.TEXT_TOO_LONG, number, test, tracked_in))
+    await api.ensure_label(gh, repo, config.issue_label, LABEL_COLOR, LABEL_DESCRIPTION)
+    try:
+        await api.update_issue(gh, repo, number, title=record.title, body=body)
+    except BadRequest as exc:
+        if rate_limited(exc) is not None or exc.status_code not in EDIT_REFUSED:
+            raise
+        why = escape_inline(shorten(str(exc), 200))
+        return Adoption(
+            False,
+            f"Not tracked: GitHub did not let the bot edit #{number} "
+            f"({int(exc.status_code)}: {why}).",
+        )
+    if config.issue_label not in found.labels:
+        await api.add_labels(gh, repo, number, [config.issue_label])
+    record.body_sha = _sha(section)
+    await ctx.store.save_tracking_issue(record)
     done = _what_changed(found, record.title, config.issue_label, body, len(inp.occurrences))
     return Adoption(
-        True, f"Now tracking {test} in #{issue_number}: {done}. The text people wrote is kept."
+        True, f"Now tracking {test} in #{number}: {done}. The text people wrote is kept."
     )
 
 
@@ -230,11 +243,9 @@ def _not_adopted(reason: NotAdopted, number: int, test: str, tracked_in: int | N
     return f"Not tracked: {why}."
 
 
-def _what_changed(
-    issue: Mapping[str, Any], title: str, label: str, body: str, failures: int
-) -> str:
+def _what_changed(issue: GitHubIssue, title: str, label: str, body: str, failures: int) -> str:
     """What adopting did to the issue GitHub showed before, in words."""
-    old_title, old_body = str(issue.get("title") or ""), _str(issue.get("body"))
+    old_title, old_body = issue.title, issue.body
     recorded = f"{failures:,} recorded {'failure' if failures == 1 else 'failures'}"
     section = ""
     if body != old_body:
@@ -245,7 +256,7 @@ def _what_changed(
         )
     changes = [
         f"retitled from “{escape_inline(shorten(old_title, 120))}”" if old_title != title else "",
-        f"labelled {code_span(label)}" if label not in _labels(issue) else "",
+        f"labelled {code_span(label)}" if label not in issue.labels else "",
         section,
     ]
     return "; ".join(change for change in changes if change) or "nothing needed changing"
@@ -261,28 +272,11 @@ async def _track(
     now: float,
 ) -> None:
     known = await ctx.store.tracking_issue(repo, unit.key)
-    found: dict[str, Any] | None = None
     if known is None and reason is None:
         return  # below the threshold, and no issue the store knows of
-    label = config.issue_label
-    if known is None and not await ctx.store.tracking_synced(repo, label):
-        # A store that never read GitHub's issues (a new database, a new label) reads them
-        # all once: then it knows every one, and opening the next needs no search.
-        await _sync_from_github(ctx, gh, repo, label, now)
-        known = await ctx.store.tracking_issue(repo, unit.key)
-    elif known is None and await ctx.store.tracking_issue_opening(repo, unit.key):
-        # An earlier try was opening it and may have died before saving its number.
-        found = await _find_on_github(gh, repo, label, unit.key)
-        if found is not None:
-            known = TrackingIssue(
-                repo=repo,
-                key=unit.key,
-                issue_number=int(found["number"]),
-                title=str(found.get("title") or ""),
-                tests=unit.tests,
-                signature=unit.signature,
-                created_at=api.epoch(found.get("created_at")),
-            )
+    found: GitHubIssue | None = None
+    if known is None:
+        known, found = await _recover(ctx, gh, repo, unit, config.issue_label, now)
     if known is None:
         if reason is not None:
             await _create(ctx, gh, repo, unit, reason, config, now, previous=None)
@@ -295,26 +289,45 @@ async def _track(
             await ctx.store.save_tracking_issue(record)  # what the refresh cannot know
         await schedule_refresh(ctx, gh.installation_id, repo, known.key, now)
         return
-
-    async def renew(previous: int | None) -> None:
-        if previous is not None or reason is not None:
-            await _create(
-                ctx,
-                gh,
-                repo,
-                unit,
-                reason or "it failed again after its issue was closed",
-                config,
-                now,
-                previous=previous,
-            )
-
-    await _bring_up_to_date(ctx, gh, repo, known, record, unit.tests, found, config, now, renew)
+    failed = _Failed(unit, reason)
+    await _bring_up_to_date(ctx, gh, repo, known, record, found, config, now, failed)
     if found is not None:
         await ctx.store.opened_tracking_issue(repo, unit.key)
 
 
-Renew = Callable[[int | None], Awaitable[None]]
+async def _recover(
+    ctx: BotContext, gh: GitHubClient, repo: str, unit: tracking.Unit, label: str, now: float
+) -> tuple[TrackingIssue | None, GitHubIssue | None]:
+    """The issue of a unit the store does not know, as the store should have known it, and
+    as GitHub shows it when it was found there only now."""
+    if not await ctx.store.tracking_synced(repo, label):
+        # A store that never read GitHub's issues (a new database, a new label) reads them
+        # all once: then it knows every one, and opening the next needs no search.
+        await _sync_from_github(ctx, gh, repo, label, now)
+        return await ctx.store.tracking_issue(repo, unit.key), None
+    if not await ctx.store.tracking_issue_opening(repo, unit.key):
+        return None, None
+    # An earlier try was opening it and may have died before saving its number.
+    found = await _find_on_github(gh, repo, label, unit.key)
+    if found is None:
+        return None, None
+    known = TrackingIssue(
+        repo=repo,
+        key=unit.key,
+        issue_number=found.number,
+        title=found.title,
+        tests=unit.tests,
+        signature=unit.signature,
+        created_at=found.created_at,
+    )
+    return known, found
+
+
+class _Failed(NamedTuple):
+    """The failure in hand when a unit's issue is brought up to date inline."""
+
+    unit: tracking.Unit
+    reason: str | None  # why its evidence earns a new issue; None when it does not
 
 
 async def _bring_up_to_date(
@@ -323,74 +336,103 @@ async def _bring_up_to_date(
     repo: str,
     known: TrackingIssue,
     record: TrackingIssue,
-    new_tests: Sequence[str],
-    found: dict[str, Any] | None,
+    found: GitHubIssue | None,
     config: RepoConfig,
     now: float,
-    renew: Renew | None,
+    failed: _Failed | None,
 ) -> None:
-    """Write the issue's section from the store's history when it changed, reopening the
-    issue if the test failed again after it was closed. `renew` opens a new issue in place of
-    a deleted one (previous None) or of one closed for good (its number); without it (a
-    refresh, which has no failure in hand) the record is marked closed instead, and the next
-    failure of the test opens the new one."""
-    inp = await _issue_input(ctx, repo, record, config, now)
+    """Write the issue's section from the store's history when it changed, and do what
+    `tracking.next_step` says the issue, as GitHub shows it, needs: edit, reopen, replace
+    or mark closed. `failed`: the failure in hand; None for a refresh."""
+    new_tests = failed.unit.tests if failed is not None else []
+    rewrite = await _rewrite(ctx, known, record, new_tests, config, now)
+    if rewrite is None:
+        return  # nothing new to say
+    issue = found if found is not None else await api.get_issue(gh, repo, known.issue_number)
+    step = tracking.next_step(
+        known,
+        issue,
+        max((o.at for o in rewrite.inp.occurrences), default=0.0),
+        reopen_days=config.reopen_days,
+        failed_now=failed is not None,
+        reason=failed.reason if failed is not None else None,
+        now=now,
+    )
+    match step:
+        case tracking.OpenIssue(reason=reason, previous=previous):
+            assert failed is not None  # only a failure in hand opens one
+            await _create(ctx, gh, repo, failed.unit, reason, config, now, previous=previous)
+        case tracking.MarkClosed(at=at):
+            await ctx.store.save_tracking_issue(known.model_copy(update={"closed_at": at}))
+        case tracking.Reopen(closed_at=closed_at):
+            assert issue is not None
+            await _reopen(gh, repo, issue, rewrite.inp, config, closed_at, rewrite.title)
+            ctx.metrics.tracking_issues.labels("reopened").inc()
+            record.closed_at = None
+            await ctx.store.save_tracking_issue(record)
+        case tracking.Edit(closed_at=closed_at):
+            assert issue is not None
+            await _edit(gh, repo, known.issue_number, issue, rewrite.inp, rewrite.title)
+            record.closed_at = closed_at  # as GitHub shows it now: auto_close skips closed ones
+            await ctx.store.save_tracking_issue(record)
+
+
+class _Rewrite(NamedTuple):
+    inp: IssueInput  # what the section is rendered from
+    title: str | None  # the new title, when a cluster's members changed
+
+
+async def _rewrite(
+    ctx: BotContext,
+    known: TrackingIssue,
+    record: TrackingIssue,
+    new_tests: Sequence[str],
+    config: RepoConfig,
+    now: float,
+) -> _Rewrite | None:
+    """Bring `record` (a copy of `known`) up to the store's history: its checks, a cluster's
+    members and title, the hash of its section. None when the section and title are as
+    last written."""
+    inp = await _issue_input(ctx, known.repo, record, config, now)
     record.checks = sorted(set(record.checks) | {o.check_name for o in inp.occurrences})
     if record.is_cluster:
         # Members are the tests that failed with the cluster's signature in the window.
         record.tests = sorted({o.test_id for o in inp.occurrences} | set(new_tests))
         inp.tests = record.tests
-    new_title = render.title(record.tests, record.signature)
     retitle = record.is_cluster and sorted(known.tests) != record.tests
-    section = render.render_section(inp)
-    if _sha(section) == known.body_sha and not retitle:
-        return  # nothing new to say
+    record.title = render.title(record.tests, record.signature) if retitle else known.title
+    section_sha = _sha(render.render_section(inp))
+    if section_sha == known.body_sha and not retitle:
+        return None
+    record.body_sha = section_sha
+    return _Rewrite(inp, record.title if retitle else None)
 
-    issue = found if found is not None else await api.get_issue(gh, repo, known.issue_number)
-    if issue is None:
-        # Deleted or transferred: start again, as for a test seen for the first time.
-        if renew is not None:
-            await renew(None)
-        else:
-            await ctx.store.save_tracking_issue(known.model_copy(update={"closed_at": now}))
-        return
-    newest = max((o.at for o in inp.occurrences), default=0.0)
-    closed_at = api.epoch(issue.get("closed_at")) if issue.get("state") == "closed" else None
-    # A failure after the issue was closed is a recurrence; one from before it (a re-triage
-    # of an old run) is not. Closed as "not planned", people chose to live with it.
-    if closed_at is not None and newest > closed_at and issue.get("state_reason") != "not_planned":
-        if issue.get("locked") or now - closed_at > config.reopen_days * DAY:
-            # Locked, or closed too long ago: a new issue that links the old one.
-            if renew is not None:
-                await renew(known.issue_number)
-            else:
-                await ctx.store.save_tracking_issue(
-                    known.model_copy(update={"closed_at": closed_at})
-                )
-            return
-        await _reopen(gh, repo, issue, inp, config, closed_at, new_title if retitle else None)
-        closed_at = None
-        ctx.metrics.tracking_issues.labels("reopened").inc()
-    else:
-        fields: dict[str, Any] = {}
-        body = render.render_body(inp, _str(issue.get("body")))
-        if body is None:
-            log.warning(
-                "%s: tracking issue #%d: the text people wrote leaves no room for the bot's "
-                "section; not updated",
-                repo,
-                known.issue_number,
-            )
-        elif body != issue.get("body"):
-            fields["body"] = body
-        if retitle and issue.get("title") != new_title:
-            fields["title"] = new_title
-        if fields:
-            await api.update_issue(gh, repo, known.issue_number, **fields)
-    record.title = new_title if retitle else known.title
-    record.body_sha = _sha(section)
-    record.closed_at = closed_at  # as GitHub shows it now: auto_close skips closed ones
-    await ctx.store.save_tracking_issue(record)
+
+async def _edit(
+    gh: GitHubClient,
+    repo: str,
+    number: int,
+    issue: GitHubIssue,
+    inp: IssueInput,
+    title: str | None,
+) -> None:
+    """Write the section, and `title` when given, where GitHub (`issue`) shows them
+    differently."""
+    fields: dict[str, Any] = {}
+    body = render.render_body(inp, issue.body)
+    if body is None:
+        log.warning(
+            "%s: tracking issue #%d: the text people wrote leaves no room for the bot's "
+            "section; not updated",
+            repo,
+            number,
+        )
+    elif body != issue.body:
+        fields["body"] = body
+    if title is not None and issue.title != title:
+        fields["title"] = title
+    if fields:
+        await api.update_issue(gh, repo, number, **fields)
 
 
 class _RepoName(BaseModel):
@@ -434,9 +476,8 @@ async def on_refresh(event: sansio.Event, gh: GitHubClient | None, ctx: BotConte
         known = await ctx.store.tracking_issue(repo, job.key)
         if known is None or known.closed_at is not None:
             return  # closed meanwhile: its next failure takes the inline path
-        await _bring_up_to_date(
-            ctx, gh, repo, known, known.model_copy(deep=True), (), None, config, time.time(), None
-        )
+        record = known.model_copy(deep=True)
+        await _bring_up_to_date(ctx, gh, repo, known, record, None, config, time.time(), None)
 
 
 async def _create(
@@ -475,7 +516,7 @@ async def _create(
     body = render.render_body(inp)
     assert body is not None  # no text of people's beside the section
     opened = await api.create_issue(gh, repo, record.title, body, [config.issue_label])
-    record.issue_number = int(opened["number"])
+    record.issue_number = opened.number
     ctx.metrics.tracking_issues.labels("created").inc()
     record.body_sha = _sha(section)
     await ctx.store.save_tracking_issue(record)
@@ -488,21 +529,21 @@ async def _create(
 async def _reopen(
     gh: GitHubClient,
     repo: str,
-    issue: dict[str, Any],
+    issue: GitHubIssue,
     inp: IssueInput,
     config: RepoConfig,
     closed_at: float,
     new_title: str | None,
 ) -> None:
-    number = int(issue["number"])
+    number = issue.number
     fields: dict[str, Any] = {"state": "open", "state_reason": "reopened"}
-    body = render.render_body(inp, _str(issue.get("body")))
+    body = render.render_body(inp, issue.body)
     if body is not None:  # else the text people wrote leaves no room: never cut it
         fields["body"] = body
     if new_title is not None:
         fields["title"] = new_title
     await api.update_issue(gh, repo, number, **fields)
-    if config.quiet_label in _labels(issue):
+    if config.quiet_label in issue.labels:
         return
     latest = max(inp.occurrences, key=lambda o: o.at)
     where = f"#{latest.pr_number}" if latest.pr_number is not None else "a branch run"
@@ -597,32 +638,29 @@ async def _sync_from_github(
     again (grey) for the next issue that names it."""
     await api.ensure_label(gh, repo, label, LABEL_COLOR, LABEL_DESCRIPTION)
     async for issue in api.labelled_issues(gh, repo, label):
-        data = render.hidden_data(_str(issue.get("body")))
+        data = render.hidden_data(issue.body)
         key = data.get("key") if data is not None else None
         if not isinstance(key, str) or await ctx.store.tracking_issue(repo, key) is not None:
             continue
         assert data is not None
         tests = data.get("tests")
-        closed = issue.get("state") == "closed"
         await ctx.store.save_tracking_issue(
             TrackingIssue(
                 repo=repo,
                 key=key,
-                issue_number=int(issue["number"]),
-                title=str(issue.get("title") or ""),
+                issue_number=issue.number,
+                title=issue.title,
                 tests=[t for t in tests if isinstance(t, str)] if isinstance(tests, list) else [],
-                created_at=api.epoch(issue.get("created_at")),
-                closed_at=api.epoch(issue.get("closed_at")) if closed else None,
+                created_at=issue.created_at,
+                closed_at=issue.closed_at,
             )
         )
     await ctx.store.mark_tracking_synced(repo, label, now)
 
 
-async def _find_on_github(
-    gh: GitHubClient, repo: str, label: str, key: str
-) -> dict[str, Any] | None:
+async def _find_on_github(gh: GitHubClient, repo: str, label: str, key: str) -> GitHubIssue | None:
     async for issue in api.labelled_issues(gh, repo, label):
-        if render.tracking_key(_str(issue.get("body"))) == key:
+        if render.tracking_key(issue.body) == key:
             return issue
     return None
 
@@ -639,17 +677,6 @@ def _hint(failure: Failure) -> RunHint:
     return RunHint(
         framework=failure.framework, file=failure.file, name=failure.name, test_id=failure.test_id
     )
-
-
-def _labels(issue: Mapping[str, Any]) -> set[str]:
-    labels = issue.get("labels")
-    if not isinstance(labels, list):
-        return set()
-    return {str(label.get("name")) if isinstance(label, dict) else str(label) for label in labels}
-
-
-def _str(value: object) -> str | None:
-    return value if isinstance(value, str) else None
 
 
 def _sha(text: str) -> str:

@@ -6,8 +6,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel, Field
 
-from bot.triage.models import Decision, RunHint
-from bot.triage.tracking import CLUSTER_PREFIX
+from bot.triage.models import Decision
+from bot.triage.tracking import TrackingIssue as TrackingIssue  # the tracking decision reads it
 
 
 class DeliveryState(StrEnum):
@@ -52,23 +52,3 @@ class StickyComment(BaseModel):
     pr_number: int
     comment_id: int
     body_sha: str  # hash of the last body we wrote, to skip identical edits
-
-
-class TrackingIssue(BaseModel):
-    """The GitHub issue that tracks one flaky test, or one failure shared by many tests."""
-
-    repo: str
-    key: str  # the test's match key, or "cluster:<hash of the signature>"
-    issue_number: int
-    title: str  # the title the bot last gave it
-    tests: list[str]  # test ids: one for a test, the members of a cluster
-    signature: str = ""  # a cluster's shared signature
-    checks: list[str] = Field(default_factory=list)  # checks it failed in
-    hint: RunHint | None = None
-    created_at: float  # when the issue was opened: the hourly cap counts the recent ones
-    body_sha: str = ""  # hash of the bot's section last written, to skip identical edits
-    closed_at: float | None = None  # when the bot last saw the issue closed; None: open
-
-    @property
-    def is_cluster(self) -> bool:
-        return self.key.startswith(CLUSTER_PREFIX)

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 
+from bot.shared import GitHubIssue
 from bot.triage.models import Occurrence, RunRecord
 
 DAY = 86_400.0
@@ -60,3 +62,26 @@ def quiet_enough(
     if passed < passes:
         return None
     return Quiet(passes=passed, runs=len(after), since=start, last_failure=last, now=now)
+
+
+class Kept(StrEnum):
+    """Why a quiet tracking issue is not closed."""
+
+    GONE = "gone"  # deleted or transferred: the test's next failure starts a new issue
+    CLOSED = "closed"  # people closed it already
+    LOCKED = "locked"  # people who locked it have taken it in hand
+    QUIETED = "quieted"  # people who gave it the quiet label have, too
+
+
+def kept_open(issue: GitHubIssue | None, quiet_label: str) -> Kept | None:
+    """Why the quiet issue, as GitHub shows it, is not to be closed; None when it is.
+    Closing needs a comment saying why, which a locked or quieted issue is spared."""
+    if issue is None:
+        return Kept.GONE
+    if issue.state == "closed":
+        return Kept.CLOSED
+    if issue.locked:
+        return Kept.LOCKED
+    if quiet_label in issue.labels:
+        return Kept.QUIETED
+    return None
