@@ -1,6 +1,6 @@
 """Webhook ingest: signed deliveries per second into `flakybot serve`, against a bare handler.
 
-The payload is the largest real `check_run.created` example in ../shared/corpus/webhooks
+The payload is the largest real `check_run.created` example in tests/fixtures/corpus/webhooks
 (about 14.8 KB). The bot registers no handler for `check_run.created`, so the worker claims,
 dispatches and completes each delivery without a GitHub call: no simulator is needed, and
 the worker still competes with ingest for the event loop and the database (when the bot
@@ -61,7 +61,7 @@ from typing import Any
 from tests.fleet import free_port, wait_listening
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT.parent / "shared" / "corpus"
+CORPUS = ROOT / "tests" / "fixtures" / "corpus"
 SECRET = "ingest-bench-secret"
 PATH = "/api/github/webhooks"
 WARMUP_SECONDS = 1.0

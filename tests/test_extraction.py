@@ -17,13 +17,13 @@ from bot.triage.parsers.actions_log import clean_log
 from bot.triage.parsers.custom import CustomPattern
 from bot.triage.signature import is_generic, signature
 
-REPORTS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "reports"
+REPORTS = Path(__file__).resolve().parent / "fixtures" / "corpus" / "reports"
 
 
 def _report(relative: str) -> tuple[str, bytes]:
     path = REPORTS / relative
     if not path.is_file():
-        pytest.skip(f"{path} is absent (fresh clone without ../shared/corpus)")
+        pytest.fail(f"{path} is absent: the corpus is in tests/fixtures/corpus")
     return path.name, path.read_bytes()
 
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from bot.triage.failures import MAX_LOG_CHARS, extract_failures
 from bot.triage.models import Failure
 
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+CORPUS = Path(__file__).resolve().parent / "fixtures" / "corpus"
 LOGS = CORPUS / "logs"
 
 
@@ -24,7 +24,7 @@ def _fixture_log(relative: str) -> str:
     """
     path = LOGS / relative
     if not path.is_file():
-        pytest.skip(f"{path} is absent (fresh clone without ../shared/corpus)")
+        pytest.fail(f"{path} is absent: the corpus is in tests/fixtures/corpus")
     lines = []
     for line in path.read_text(encoding="utf-8").split("\n"):
         if line.startswith("#=SOURCE=#"):

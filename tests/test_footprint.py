@@ -27,7 +27,7 @@ from bot.triage.footprint import (
 )
 from bot.triage.models import Failure, Footprint, FootprintEntry
 
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+CORPUS = Path(__file__).resolve().parent / "fixtures" / "corpus"
 
 
 def failure(
@@ -231,7 +231,9 @@ def test_every_match_is_a_safe_path_covered_by_its_entry(
 def test_real_pytorch_failure_footprint() -> None:
     log = CORPUS / "logs" / "pytorch-test-infra" / "pytest_failure.txt"
     if not log.is_file():
-        pytest.skip(f"corpus not available at {CORPUS} (only CI and the dev tree have it)")
+        pytest.fail(
+            f"corpus not available at {CORPUS} (tests/fixtures/corpus is part of the repository)"
+        )
     marked = re.search(
         "^#=MATCH=# .*\u2039(?P<test_id>[^\u203a]+)\u203a", log.read_text(), re.MULTILINE
     )

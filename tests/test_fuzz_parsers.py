@@ -21,8 +21,8 @@ from bot.config import RepoConfig, parse_repo_config
 from bot.triage.failures import extract, extract_from_chunks, match_key
 from bot.triage.models import Extraction
 
-CORPUS_LOGS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "logs"
-REAL_LOGS = sorted(CORPUS_LOGS.rglob("*.txt")) if CORPUS_LOGS.is_dir() else []
+CORPUS_LOGS = Path(__file__).resolve().parent / "fixtures" / "corpus" / "logs"
+REAL_LOGS = sorted(CORPUS_LOGS.rglob("*.txt"))
 
 # --- the command parser ------------------------------------------------------------------
 
@@ -190,7 +190,6 @@ def _mutations(source: bytes) -> st.SearchStrategy[bytes]:
     return st.one_of(cut, repeated, inserted, flipped.map(flip))
 
 
-@pytest.mark.skipif(not REAL_LOGS, reason=f"{CORPUS_LOGS} is absent")
 @pytest.mark.parametrize("path", REAL_LOGS, ids=lambda p: p.name)
 def test_log_parsers_never_raise_on_mutated_real_logs(path: Path) -> None:
     source = path.read_bytes()

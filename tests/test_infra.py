@@ -13,7 +13,7 @@ from bot.triage.infra import _KINDS, INFRA_MARKER, classify_infra
 from bot.triage.models import InfraCause
 from bot.triage.parsers.actions_log import clean_log
 
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+CORPUS = Path(__file__).resolve().parent / "fixtures" / "corpus"
 LOGS = CORPUS / "logs"
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "logs" / "infra"
 
@@ -23,7 +23,7 @@ def corpus_lines(relative: str) -> list[str]:
     (INDEX.md: a `#=SOURCE=#` first line, a `#=MATCH=# ` prefix, guillemets around spans)."""
     path = LOGS / relative
     if not path.is_file():
-        pytest.skip(f"{path} is absent (fresh clone without ../shared/corpus)")
+        pytest.fail(f"{path} is absent: the corpus is in tests/fixtures/corpus")
     kept = []
     for line in path.read_text(encoding="utf-8").split("\n"):
         if line.startswith("#=SOURCE=#"):

@@ -17,7 +17,7 @@ from bot.handlers import log_fields
 from bot.logs import REDACTED, Redactor, bind, handler
 from bot.sim.scenario import FaultRule, Faults, builtin_scenario
 
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "webhooks"
+CORPUS = Path(__file__).resolve().parent / "fixtures" / "corpus" / "webhooks"
 # Loggers that only ever run inside a delivery's work.
 DELIVERY_LOGGERS = ("bot.handlers", "bot.github", "bot.triage")
 
@@ -144,7 +144,9 @@ async def test_concurrent_deliveries_keep_their_own_context() -> None:
 def test_log_fields_come_from_real_payloads(name: str, fields: dict[str, object]) -> None:
     path = CORPUS / name
     if not path.is_file():
-        pytest.skip(f"corpus file {path} is absent")
+        pytest.fail(
+            f"corpus file {path} is absent (tests/fixtures/corpus is part of the repository)"
+        )
     found = log_fields(json.loads(path.read_text()))
     assert {k: v for k, v in found.items() if v is not None} == fields
 

@@ -16,7 +16,7 @@ from bot.triage.parsers import PARSERS
 from bot.triage.parsers.actions_log import clean_log
 from bot.triage.parsers.custom import MAX_LINE, CustomPattern
 
-CORPUS_LOGS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "logs"
+CORPUS_LOGS = Path(__file__).resolve().parent / "fixtures" / "corpus" / "logs"
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "logs"
 ALL_MARKERS = re.compile("|".join(f"(?:{m.pattern})" for m in parser_markers()), re.MULTILINE)
 
@@ -33,7 +33,7 @@ def _raw(path: Path) -> bytes:
 
 
 def _logs() -> list[Path]:
-    corpus = sorted(CORPUS_LOGS.rglob("*.txt")) if CORPUS_LOGS.is_dir() else []
+    corpus = sorted(CORPUS_LOGS.rglob("*.txt"))
     return corpus + sorted(FIXTURES.rglob("*.log"))
 
 

@@ -11,14 +11,14 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT.parent / "shared" / "corpus"
+CORPUS = ROOT / "tests" / "fixtures" / "corpus"
 FIXTURES = ROOT / "tests" / "fixtures" / "logs"
 
 
 def _corpus(relative: str) -> Path:
     path = CORPUS / relative
     if not path.is_file():
-        pytest.skip(f"{path} is absent (fresh clone without ../shared/corpus)")
+        pytest.fail(f"{path} is absent: the corpus is in tests/fixtures/corpus")
     return path
 
 

@@ -33,7 +33,7 @@ from bot.triage.parsers.rspec import parse_rspec
 from bot.triage.parsers.unittest import MARKER as UNITTEST_MARKER
 from bot.triage.parsers.unittest import parse_unittest
 
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+CORPUS = Path(__file__).resolve().parent / "fixtures" / "corpus"
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "logs"
 
 Parse = Callable[[Sequence[str]], list[Failure]]
@@ -53,7 +53,7 @@ RUNNERS: dict[str, tuple[Parse, re.Pattern[str], frozenset[str]]] = {
 
 def _read(path: Path) -> list[str]:
     if not path.is_file():
-        pytest.skip(f"{path} is absent (fresh clone without ../shared/corpus)")
+        pytest.fail(f"{path} is absent: the corpus is in tests/fixtures/corpus")
     return clean_log(path.read_text(encoding="utf-8"))
 
 

@@ -18,7 +18,7 @@ from bot.triage.parsers.actions_log import clean_log
 Parse = Callable[[Sequence[str]], list[Failure]]
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "logs"
-CORPUS_LOGS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "logs"
+CORPUS_LOGS = Path(__file__).resolve().parent / "fixtures" / "corpus" / "logs"
 SEP = " \u203a "
 
 OURS: dict[str, tuple[Parse, re.Pattern[str]]] = {
@@ -476,7 +476,7 @@ def test_nothing_from_other_runners_fixtures(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(OURS))
 def test_nothing_from_the_corpus_logs(name: str) -> None:
     if not CORPUS_LOGS.is_dir():
-        pytest.skip(f"{CORPUS_LOGS} is absent (fresh clone without ../shared/corpus)")
+        pytest.fail(f"{CORPUS_LOGS} is absent: the corpus is in tests/fixtures/corpus")
     parse, _ = OURS[name]
     logs = sorted(p for p in CORPUS_LOGS.rglob("*") if p.suffix == ".txt")
     assert logs

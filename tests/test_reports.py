@@ -12,7 +12,7 @@ from bot.triage.models import Failure
 from bot.triage.reports import ReportResult, parse_report
 from bot.triage.signature import signature
 
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+CORPUS = Path(__file__).resolve().parent / "fixtures" / "corpus"
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "reports"
 TEST_REPORTER = "reports/test-reporter/__tests__/fixtures"
 ENRICO = "reports/publish-unit-test-result-action/python/test/files"
@@ -23,7 +23,7 @@ SEP = " \u203a "
 def _corpus(relative: str) -> ReportResult:
     path = CORPUS / relative
     if not path.is_file():
-        pytest.skip(f"{path} is absent (fresh clone without ../shared/corpus)")
+        pytest.fail(f"{path} is absent: the corpus is in tests/fixtures/corpus")
     return parse_report(path.name, path.read_bytes())
 
 
@@ -195,7 +195,7 @@ def test_corpus_reports_give_the_failing_tests_their_source_states(
 
 def test_corpus_report_files_are_all_covered() -> None:
     if not CORPUS.is_dir():
-        pytest.skip(f"{CORPUS} is absent")
+        pytest.fail(f"{CORPUS} is absent: the corpus is in tests/fixtures/corpus")
     covered = {c[0] for c in CORPUS_EXPECTED} | {
         f"{ENRICO}/junit-xml/pytest/corrupt-xml.xml",
         f"{TEST_REPORTER}/rspec-json.json",

@@ -32,7 +32,7 @@ from bot.metrics import Metrics
 from bot.store import Delivery, DeliveryState
 from bot.store.sqlite import SQLiteStore
 
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+CORPUS = Path(__file__).resolve().parent / "fixtures" / "corpus"
 Serve = Callable[[web.Application], Awaitable[str]]  # the `serve` fixture of conftest.py
 Callback = Callable[..., Awaitable[None]]
 
@@ -176,7 +176,9 @@ async def test_dispatch_of_an_event_nobody_handles_does_nothing(ctx: BotContext)
 def _corpus_payload(name: str) -> dict[str, Any]:
     path = CORPUS / "webhooks" / name
     if not path.is_file():
-        pytest.skip(f"corpus file {path} is absent")
+        pytest.fail(
+            f"corpus file {path} is absent (tests/fixtures/corpus is part of the repository)"
+        )
     data = json.loads(path.read_text(encoding="utf-8"))
     assert isinstance(data, dict)
     return data

@@ -17,11 +17,9 @@ from openapi_schema_validator import OAS30Validator
 from bot.sim import Simulator, builtin_scenario
 from bot.sim.scenario import ArtifactSpec, IssueSpec, Scenario
 
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+CORPUS = Path(__file__).resolve().parent / "fixtures" / "corpus"
 SPEC = CORPUS / "openapi" / "github-rest-subset.openapi.json"
 REPO = "/repos/acme/bus"
-
-pytestmark = pytest.mark.skipif(not SPEC.exists(), reason=f"corpus not found at {CORPUS}")
 
 
 @cache

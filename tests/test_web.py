@@ -26,7 +26,7 @@ from bot.web import MAX_BODY_BYTES, create_app
 Client = TestClient[web.Request, web.Application]
 SECRET = "s3cr3t-webhook-value"
 PATH = "/api/github/webhooks"
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+CORPUS = Path(__file__).resolve().parent / "fixtures" / "corpus"
 PAYLOAD = json.dumps({"action": "completed", "check_run": {"id": 1}}).encode()
 
 
@@ -102,7 +102,9 @@ async def test_signed_delivery_is_stored_once(client: Client, store: SQLiteStore
 async def test_real_payload_from_the_corpus_is_stored(client: Client, store: SQLiteStore) -> None:
     path = CORPUS / "webhooks" / "check_run.completed.1.json"
     if not path.is_file():
-        pytest.skip(f"corpus file {path} is absent")
+        pytest.fail(
+            f"corpus file {path} is absent (tests/fixtures/corpus is part of the repository)"
+        )
     body = path.read_bytes()
     assert (await _post(client, body, webhook_headers(body, delivery="real-1")))[0] == 202
     (stored,) = await store.list_deliveries(10)
