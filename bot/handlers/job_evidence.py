@@ -125,11 +125,8 @@ async def _reports(
     budget = ExpandBudget(JOB_EXPANDED_BYTES)
     token = await gh.access_token()
     for artifact, source in wanted[:ARTIFACTS_READ]:
-        if budget.exhausted:
-            problems.append(
-                f"artifact {artifact.name}: refused: the job's reports are over "
-                f"{JOB_EXPANDED_BYTES} bytes decompressed"
-            )
+        if spent := budget.spent_out():  # not downloaded: nothing of it could be read
+            problems.append(f"artifact {artifact.name}: refused: {spent}")
             continue
         if artifact.size_in_bytes > ARTIFACT_CAP_BYTES:
             problems.append(f"artifact {artifact.name}: larger than {ARTIFACT_CAP_BYTES} bytes")

@@ -129,10 +129,10 @@ def _json(name: str, lines: Iterator[str]) -> object:
 
 
 def _xml(name: str, chunks: Iterator[bytes], fmt: str) -> ReportResult:
-    root, problems = parse_xml(name, chunks)
+    root, problems, elements = parse_xml(name, chunks)
     if root is None:
-        return ReportResult(problems=problems, format=fmt if fmt != "auto" else "xml")
-    elements = sum(1 for _ in root.iter())
+        fallback = fmt if fmt != "auto" else "xml"
+        return ReportResult(problems=problems, format=fallback, elements=elements)
     if fmt == "trx" or (fmt == "auto" and is_trx(root)):
         failures, total = parse_trx(root)
         return ReportResult(failures=failures, tests_total=total, format="trx", elements=elements)

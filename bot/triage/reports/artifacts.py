@@ -52,6 +52,14 @@ class ExpandBudget:
     def exhausted(self) -> bool:
         return self.spent >= self.total
 
+    def spent_out(self) -> str | None:
+        """Why no more of the job's reports may be read, or None while some may."""
+        if self.exhausted:
+            return f"the job's reports are over {self.total} bytes decompressed"
+        if self.elements_spent > self.elements_total:
+            return f"the job's reports hold over {self.elements_total} XML elements"
+        return None
+
 
 class _OverCap(Exception):
     """More bytes expanded than the artifact's cap or the job's budget allows."""
@@ -102,9 +110,8 @@ def read_artifact_reports(
         meter = _Meter(max_expanded, budget)
         reports: list[tuple[str, ReportResult]] = []
         for info in wanted:
-            if budget.elements_spent > budget.elements_total:
-                over = f"the job's reports hold over {budget.elements_total} XML elements"
-                return [], [f"{name}: refused: {over}"]
+            if spent := budget.spent_out():
+                return [], [f"{name}: refused: {spent}"]
             try:
                 with closing(meter.chunks(archive, info)) as chunks:
                     result = read_report(f"{name}/{info.filename}", chunks)

@@ -25,11 +25,12 @@ class _CountingBuilder:
 
     def __init__(self, limit: int) -> None:
         self._builder = TreeBuilder()
-        self._left = limit
+        self._limit = limit
+        self.elements = 0
 
     def start(self, tag: str, attrs: dict[str, str]) -> Element:
-        self._left -= 1
-        if self._left < 0:
+        self.elements += 1
+        if self.elements > self._limit:
             raise TooManyElements
         return self._builder.start(tag, attrs)
 
@@ -45,28 +46,31 @@ class _CountingBuilder:
 
 def parse_xml(
     name: str, chunks: Iterable[bytes], *, max_elements: int = MAX_ELEMENTS
-) -> tuple[Element | None, list[str]]:
-    """The document's root, or None and a problem naming the file and the position.
+) -> tuple[Element | None, list[str], int]:
+    """The document's root, or None and a problem naming the file and the position; and the
+    elements parsed (what the document cost, read or refused).
 
     The chunks are fed to the parser as they come, so the document's bytes are never held
     whole; exceptions the chunks raise pass through.
     """
-    parser = DefusedXMLParser(target=_CountingBuilder(max_elements))
+    builder = _CountingBuilder(max_elements)
+    parser = DefusedXMLParser(target=builder)
     try:
         for chunk in chunks:
             parser.feed(chunk)
         root: Element = parser.close()
-        return root, []
+        return root, [], builder.elements
     except TooManyElements:
-        return None, [f"{name}: refused: over {max_elements} XML elements"]
+        problem = f"{name}: refused: over {max_elements} XML elements"
     except DefusedXmlException:
-        return None, [f"{name}: refused: XML entities are not allowed"]
+        problem = f"{name}: refused: XML entities are not allowed"
     except ParseError as error:
         line, column = error.position  # expat counts columns from 0, editors from 1
-        return None, [f"{name}: not well-formed XML (line {line}, column {column + 1})"]
+        problem = f"{name}: not well-formed XML (line {line}, column {column + 1})"
     except (ValueError, LookupError) as error:
         # A declared encoding Python does not know, or bytes that do not decode under it.
-        return None, [f"{name}: unreadable XML ({error.__class__.__name__})"]
+        problem = f"{name}: unreadable XML ({error.__class__.__name__})"
+    return None, [problem], builder.elements
 
 
 def local_name(element: Element) -> str:
