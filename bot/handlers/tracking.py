@@ -26,7 +26,6 @@ from bot.config import RepoConfig
 from bot.events import InstallationRef
 from bot.github import api
 from bot.github.client import GitHubClient
-from bot.github.errors import rate_limited
 from bot.handlers.context import BotContext
 from bot.handlers.offloop import read_repo_config
 from bot.inbox import INTERNAL_EVENT_PREFIX
@@ -208,7 +207,8 @@ async def _adopt(
     try:
         await api.update_issue(gh, repo, number, title=record.title, body=body)
     except BadRequest as exc:
-        if rate_limited(exc) is not None or exc.status_code not in EDIT_REFUSED:
+        # A rate limit never arrives here: the client raises it as RateLimited.
+        if exc.status_code not in EDIT_REFUSED:
             raise
         why = escape_inline(shorten(str(exc), 200))
         return Adoption(
