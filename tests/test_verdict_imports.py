@@ -27,7 +27,11 @@ def invoice_walk(*, cut: tuple[str, ...] = ()) -> ImportWalk:
     step = ImportStep(importer=TEST, module="billing.tax", path="src/billing/tax.py")
     return ImportWalk(
         test_file=TEST,
-        reached=(Reached("tests/conftest.py", ()), Reached("src/billing/tax.py", (step,))),
+        language="Python",
+        reached=(
+            Reached("tests/conftest.py", (), "a conftest.py"),
+            Reached("src/billing/tax.py", (step,)),
+        ),
         read=(TEST, "tests/conftest.py"),
         wanted=(),
         cut=cut,

@@ -1,10 +1,12 @@
-"""Read what a failed Python test imports, economically: gather for the footprint.
+"""Read what a failed test imports, economically: gather for the footprint.
 
 One recursive tree per commit, then one GraphQL query per level of the walk for every
 file still unread (all the job's failed tests together), contents cached by blob SHA,
 which never changes. With the default depth of 2, the first triage of a head spends at
-most 3 calls (the tree, the test files with their conftest.py and configuration, then
-what they import); a further failure of the same test on the same head spends none.
+most 3 calls (the tree, the test files with their configuration, then what they import);
+a language whose configuration names more files that run for the test (jest's setup
+files) may spend one more round. A further failure of the same test on the same head
+spends none.
 """
 
 from __future__ import annotations
@@ -82,17 +84,18 @@ async def import_walks(
         log.info("no tree for %s at %s: imports not followed", repo, sha)
         return done
     sources: dict[str, Source] = {}
-    # Round n reads the files at depth n - 1: the test files (with their conftest.py and
-    # the repo's configuration) first, then what they import.
-    for _ in range(cache.limits.depth):
+    # Round n reads the files at depth n - 1: the test files (with the configuration and
+    # what runs for them) first, then what they import; files that only the configuration
+    # names (setup files) can take one more round.
+    for _ in range(cache.limits.depth + 1):
         wanted = {p for f in todo for p in walk(f, tree, sources, cache.limits).wanted}
         if not wanted:
             break
         await _read(gh, repo, tree, sorted(wanted), sources, cache)
     for test_file in todo:
         found = walk(test_file, tree, sources, cache.limits)
-        if found.wanted:  # only when a read failed: the walk could not finish
-            unread = f"{len(found.wanted):,} file(s) GitHub did not return"
+        if found.wanted:  # a read failed, or the rounds ran out: the walk could not finish
+            unread = f"{len(found.wanted):,} file(s) not read"
             found = dataclasses.replace(found, wanted=(), cut=(*found.cut, unread))
         else:
             cache.walks[(repo, sha, test_file)] = found

@@ -25,8 +25,8 @@ from bot.report.markdown import (
 )
 from bot.report.models import CheckReport, CommentInput
 from bot.triage.footprint import (
-    REASON_CONFTEST,
     REASON_IMPORTED,
+    REASON_RUNS,
     describe_chain,
     entry_contains,
 )
@@ -61,7 +61,7 @@ _MESSAGE_CHARS = 3000
 _MESSAGE_LINES = 30
 _FOOTPRINT_LISTED = 12
 _CHAINS_LISTED = 3  # import chains shown per failure
-IMPORT_REASONS = frozenset({REASON_IMPORTED, REASON_CONFTEST})
+IMPORT_REASONS = frozenset({REASON_IMPORTED, REASON_RUNS})
 _NOTE_RESERVE = 400  # room kept for the "left out" note while fitting the cap
 _ITEMS_LISTED = 8
 _PROBLEMS_LISTED = 5

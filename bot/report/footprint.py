@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.triage.footprint import REASON_CONFTEST, REASON_IMPORTED, describe_chain
+from bot.triage.footprint import REASON_IMPORTED, REASON_RUNS, describe_chain
 from bot.triage.models import Decision, EvidenceKind
 
 
@@ -25,7 +25,7 @@ def footprint_record(decision: Decision) -> dict[str, Any]:
                 "changed_by_pr": entry.path in changed,
             }
             for entry in decision.footprint
-            if entry.reason in (REASON_IMPORTED, REASON_CONFTEST)
+            if entry.reason in (REASON_IMPORTED, REASON_RUNS)
         ],
         "walk": walked[0] if walked else None,
     }

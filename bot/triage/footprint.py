@@ -28,8 +28,9 @@ a glob on the test file -> globs of what such tests depend on, gitignore-style,
 ``**`` being everything), kept as glob entries.
 
 Read from the code (``bot/triage/imports``), when the handler could walk the test's
-imports: every repository file the test imports, at any depth reached, and every
-``conftest.py`` that runs for it, each file entry carrying its import chain. These are
+imports: every repository file the test imports, at any depth reached, and every file
+that runs for it (a ``conftest.py``, a setup file, its package's files), each file entry
+carrying its import chain. These are
 strong evidence, like the test file and its traceback; the rules above are guesses.
 
 Paths that are absolute or climb out of the repo (a ``..`` segment) are not
@@ -43,7 +44,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from bot.triage.globs import glob_matches
 from bot.triage.imports import ImportWalk
-from bot.triage.imports.walk import CONFTEST
+from bot.triage.imports.languages import language_of
 from bot.triage.models import Failure, Footprint, FootprintEntry
 
 REASON_TEST_FILE = "test file"
@@ -55,9 +56,9 @@ REASON_TESTS_FOLDER = "folder tested by its __tests__"
 REASON_GO_PACKAGE = "Go package"
 REASON_CONFIG = "mapped in .github/flaky.yml"
 REASON_IMPORTED = "imported by the test"
-REASON_CONFTEST = "conftest.py that runs for the test"
+REASON_RUNS = "runs for the test"  # a conftest.py, a setup file, a file of its package
 # What the test's run reads for certain, not a guess from names and folders.
-STRONG_REASONS = frozenset({REASON_TEST_FILE, REASON_TRACEBACK, REASON_IMPORTED, REASON_CONFTEST})
+STRONG_REASONS = frozenset({REASON_TEST_FILE, REASON_TRACEBACK, REASON_IMPORTED, REASON_RUNS})
 
 PATTERN_PREFIX = "**/"
 
@@ -145,14 +146,7 @@ def footprint(
         if path is not None:
             candidates.append(FootprintEntry(path=path, reason=REASON_TRACEBACK))
     if imports is not None and imports.test_file == test_file:
-        candidates.extend(
-            FootprintEntry(
-                path=reached.path,
-                reason=REASON_IMPORTED if reached.chain else REASON_CONFTEST,
-                chain=list(reached.chain),
-            )
-            for reached in imports.reached
-        )
+        candidates.extend(_walked(imports))
     if test_file is not None:
         candidates.extend(_conventional(test_file))
     if failure.framework == _GO_FRAMEWORK:
@@ -166,6 +160,21 @@ def footprint(
             seen.add(entry.path)
             entries.append(entry)
     return Footprint(test_id=failure.test_id, entries=entries)
+
+
+def _walked(imports: ImportWalk) -> list[FootprintEntry]:
+    """The files the walk reached; an imported file's `detail` says what runs for the test
+    at its chain's start when that is not the test file itself ("a conftest.py")."""
+    runs = {reached.path: reached.why for reached in imports.reached if not reached.chain}
+    return [
+        FootprintEntry(
+            path=reached.path,
+            reason=REASON_IMPORTED if reached.chain else REASON_RUNS,
+            chain=list(reached.chain),
+            detail=runs.get(reached.chain[0].importer, "") if reached.chain else reached.why,
+        )
+        for reached in imports.reached
+    ]
 
 
 def _conventional(test_file: str) -> list[FootprintEntry]:
@@ -221,21 +230,19 @@ def _mapped(test_file: str, mappings: Mapping[str, Sequence[str]]) -> list[Footp
     ]
 
 
-# What a Python test can import: a changed path without these suffixes is never in a walk.
-PYTHON_SOURCES = (".py", ".pyi")
-
-
 def worth_walking(
     failure: Failure, changed_paths: Sequence[str], changed_complete: bool = True
 ) -> str | None:
     """The failure's test file when following its imports could change the verdict, else
-    None: the test file is Python; the PR changes a Python file (`.py`, `.pyi`), or lists
-    only part of its changes; and neither the test file nor its traceback already meets
-    the change (the verdict is RELATED with high confidence without the walk)."""
+    None: a language of `bot/triage/imports` reads the test file; the PR changes a file such
+    a test can import (its language's sources), or lists only part of its changes; and
+    neither the test file nor its traceback already meets the change (the verdict is
+    RELATED with high confidence without the walk)."""
     test_file = locate_test_file(failure)
-    if test_file is None or not test_file.endswith(".py"):
+    language = None if test_file is None else language_of(test_file)
+    if test_file is None or language is None:
         return None
-    if changed_complete and not any(p.endswith(PYTHON_SOURCES) for p in changed_paths):
+    if changed_complete and not any(p.endswith(language.sources) for p in changed_paths):
         return None
     found = matches(footprint(failure), changed_paths)
     if any(entry.reason in (REASON_TEST_FILE, REASON_TRACEBACK) for _, entry in found):
@@ -248,11 +255,9 @@ def describe_chain(entry: FootprintEntry, show: Callable[[str], str] = str) -> s
     billing.tax (src/billing/tax.py)", each further hop ", which imports ...". `show`
     formats each path and module (the comment makes them code spans)."""
     if not entry.chain:
-        return f"{show(entry.path)} is a conftest.py that runs for the test"
+        return f"{show(entry.path)} is {entry.detail or 'a file'} that runs for the test"
     first, *rest = entry.chain
-    runs = ""
-    if first.importer.rpartition("/")[2] == CONFTEST:
-        runs = " (a conftest.py that runs for the test)"
+    runs = f" ({entry.detail} that runs for the test)" if entry.detail else ""
     text = f"{show(first.importer)}{runs} imports {show(first.module)} ({show(first.path)})"
     return text + "".join(
         f", which imports {show(step.module)} ({show(step.path)})" for step in rest

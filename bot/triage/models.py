@@ -71,6 +71,10 @@ class FootprintEntry(BaseModel):
     # For a file the test reaches by its imports: the hops from the test file (or from the
     # conftest.py that imports it) to this file; its length is the file's depth.
     chain: list[ImportStep] = Field(default_factory=list)
+    # What runs for the test, as a noun phrase ("a conftest.py"): for a file that runs with
+    # the test, what it is; for an imported file, what its chain starts from, when that is
+    # not the test file.
+    detail: str = ""
 
 
 class Footprint(BaseModel):

@@ -33,11 +33,11 @@ from bot.shared import GITHUB_FILES_LIMIT
 from bot.triage.failures import match_key
 from bot.triage.footprint import (
     REASON_CONFIG,
-    REASON_CONFTEST,
     REASON_DIRECTORY,
     REASON_GO_PACKAGE,
     REASON_IMPORTED,
     REASON_PAIR,
+    REASON_RUNS,
     REASON_TEST_FILE,
     REASON_TESTDATA,
     REASON_TESTS_FOLDER,
@@ -428,7 +428,7 @@ def _history_text(same: Sequence[PastOccurrence], days: int) -> str | None:
 def _touched(found: list[tuple[str, FootprintEntry]]) -> str:
     if len(found) == 1:
         path, entry = found[0]
-        if entry.reason in (REASON_IMPORTED, REASON_CONFTEST):
+        if entry.reason in (REASON_IMPORTED, REASON_RUNS):
             return f"{describe_chain(entry)}, which this PR changes"
         return f"this PR changes {path}, {_why(entry)}"
     named = [f"{path} ({entry.reason})" for path, entry in found[:_LISTED]]
@@ -444,8 +444,8 @@ def _why(entry: FootprintEntry) -> str:
         return "which is in its traceback"
     if entry.reason == REASON_IMPORTED:
         return f"which the test imports at depth {len(entry.chain)}"
-    if entry.reason == REASON_CONFTEST:
-        return "which is a conftest.py that runs for the test"
+    if entry.reason == REASON_RUNS:
+        return f"which is {entry.detail or 'a file'} that runs for the test"
     if entry.reason == REASON_PAIR:
         return f"which is the test file's conventional pair ({entry.path})"
     if entry.reason == REASON_DIRECTORY:

@@ -1,9 +1,30 @@
-"""What a Python file imports, read with `ast` (the file is parsed, never run)."""
+"""Python: what a test file imports, read with `ast` (parsed, never run), and where each
+import is found in the repository.
+
+What runs for a test: the test file; every `conftest.py` from the test's folder up to the
+repository root; and, transitively, what those import. `import a.b` runs `a/__init__.py`,
+`a/b/__init__.py` or `a/b.py`; `from a.b import c` also runs `a/b/c.py` when `c` is a
+submodule; relative imports resolve against the importing file's package. Modules are
+looked up, in this order, under: the test's and conftests' base directories (the first
+folder up without an `__init__.py`, which pytest's default import mode puts on
+`sys.path`), the roots the repo's configuration names (`roots.configured_roots`), `src/`
+when present, and the repository root. A module found nowhere is not the repository's
+(the standard library, an installed package) and is left out.
+"""
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+
+from bot.shared import Tree
+from bot.triage.imports.language import Start, Target
+from bot.triage.imports.paths import join, parent
+from bot.triage.imports.roots import CONFIG_FILES, SRC, configured_roots
+
+CONFTEST = "conftest.py"
+INIT = "__init__.py"
 
 
 @dataclass(frozen=True)
@@ -36,3 +57,103 @@ def imports_of(source: str) -> list[ImportRef] | None:
             names = tuple(alias.name for alias in node.names if alias.name != "*")
             found.append(ImportRef(node.module or "", level=node.level, names=names))
     return found
+
+
+class Python:
+    name = "Python"
+    sources = (".py", ".pyi")
+
+    def tests(self, test_file: str) -> bool:
+        return test_file.endswith(".py")
+
+    def config_files(self, test_file: str, tree: Tree) -> Sequence[str]:
+        return [name for name in CONFIG_FILES if name in tree.files]
+
+    def resolver(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> PythonResolver:
+        conftests = _conftests(test_file, tree)
+        roots = [_base_directory(path, tree) for path in [test_file, *conftests]]
+        roots += configured_roots(configs)
+        if SRC in tree.directories:
+            roots.append(SRC)
+        roots.append("")
+        return PythonResolver(tree, tuple(dict.fromkeys(roots)), tuple(conftests))
+
+
+@dataclass(frozen=True)
+class PythonResolver:
+    tree: Tree
+    roots: tuple[str, ...]
+    conftests: tuple[str, ...]
+
+    def starts(self) -> Sequence[Start]:
+        return [Start(path, "a conftest.py") for path in self.conftests]
+
+    def imports(self, path: str, source: str) -> Sequence[Target] | None:
+        refs = imports_of(source)
+        if refs is None:
+            return None
+        found = [target for ref in refs for target in self._resolve(ref, path)]
+        return list(dict.fromkeys(found))
+
+    def _resolve(self, ref: ImportRef, importer: str) -> list[Target]:
+        """The files an import runs, each with the module name it runs as."""
+        parts = ref.module.split(".") if ref.module else []
+        if ref.level:
+            base = parent(importer)
+            for _ in range(ref.level - 1):
+                if not base:
+                    return []  # climbs out of the repository: not ours
+                base = parent(base)
+            bases = [base]
+        else:
+            bases = [root for root in self.roots if _holds(root, parts[0], self.tree)]
+        if not bases:
+            return []
+        prefix = "." * ref.level
+        found = _module_files(parts, bases[0], prefix, self.tree)
+        for name in ref.names:
+            found += _module_files([*parts, name], bases[0], prefix, self.tree)
+        return found
+
+
+def _conftests(test_file: str, tree: Tree) -> list[str]:
+    """The conftest.py files that run for the test, the repository root's first."""
+    folders = test_file.split("/")[:-1]
+    candidates = ["/".join([*folders[:depth], CONFTEST]) for depth in range(len(folders) + 1)]
+    return [path for path in candidates if path in tree.files]
+
+
+def _base_directory(path: str, tree: Tree) -> str:
+    """The first folder up from the file without an `__init__.py` (pytest's rootdir
+    insertion in its default `prepend` import mode)."""
+    folder = parent(path)
+    while folder and join(folder, INIT) in tree.files:
+        folder = parent(folder)
+    return folder
+
+
+def _holds(root: str, top: str, tree: Tree) -> bool:
+    stem = join(root, top)
+    return stem in tree.directories or stem + ".py" in tree.files
+
+
+def _module_files(parts: list[str], base: str, prefix: str, tree: Tree) -> list[Target]:
+    """`base/__init__.py` for `from . import x`, then each package's `__init__.py` down
+    to the module's own file; stops where a name is an attribute rather than a module."""
+    found: list[Target] = []
+    if prefix and join(base, INIT) in tree.files:
+        found.append(Target(join(base, INIT), prefix))
+    for index in range(1, len(parts) + 1):
+        stem = join(base, *parts[:index])
+        module = prefix + ".".join(parts[:index])
+        if join(stem, INIT) in tree.files:
+            found.append(Target(join(stem, INIT), module))
+        elif stem + ".py" in tree.files:
+            found.append(Target(stem + ".py", module))
+            break
+        elif stem not in tree.directories:  # a namespace package continues, anything else ends
+            break
+    return found
+
+
+PYTHON = Python()

@@ -1,0 +1,77 @@
+"""What the walk asks of each language it can read: no I/O here.
+
+The walk (`walk.py`) is the same for every language; a `Language` says which test files it
+reads, which configuration files it needs first (read in the walk's first round, with the
+test file), and gives a `Resolver` for one test: the other files that run for the test
+(`starts`: pytest's conftest.py files, jest's setup files, a Go test's package) and, for a
+file's text, the repository files it imports (`imports`). A resolver never executes
+repository code: it parses the text with the language's own tokenizer where Python has one
+(`ast`) and with a small scanner elsewhere.
+
+Registering a language: write a module here with a `Language` object, add it to
+`LANGUAGES` in `languages.py`, and list its source suffixes there: the verdict uses them to
+tell a change no test of that language could import (`could_import`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from bot.shared import Tree
+
+
+@dataclass(frozen=True)
+class Start:
+    """A file that runs for the test without being imported by it. `why` is a noun phrase
+    for the evidence ("a conftest.py", "a setup file named in jest.config.js"); `follow`
+    False keeps the file in the footprint without reading it. A `path` ending in "/" is a
+    folder, everything under it (a C# project's folder): never read, so `follow` is False."""
+
+    path: str
+    why: str
+    follow: bool = True
+
+
+@dataclass(frozen=True)
+class Target:
+    """A repository file an import runs, with the module as the importer writes it."""
+
+    path: str
+    module: str
+
+
+class Resolver(Protocol):
+    def starts(self) -> Sequence[Start]:
+        """The files that run for the test besides the test file, strongest first."""
+        ...
+
+    def imports(self, path: str, source: str) -> Sequence[Target] | None:
+        """The repository files `path` imports; None when its text cannot be parsed."""
+        ...
+
+
+class Language(Protocol):
+    @property
+    def name(self) -> str:
+        """As the evidence names it: "Python", "TypeScript"."""
+        ...
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        """Suffixes of the files a test of this language can import (".py", ".pyi")."""
+        ...
+
+    def tests(self, test_file: str) -> bool:
+        """Whether this language reads `test_file`'s imports."""
+        ...
+
+    def config_files(self, test_file: str, tree: Tree) -> Sequence[str]:
+        """The configuration files the resolver needs, read before anything else."""
+        ...
+
+    def resolver(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> Resolver:
+        """The resolver for one test, given the configuration files' texts (a file that
+        could not be read is absent)."""
+        ...

@@ -1,0 +1,15 @@
+"""The languages whose imports the walk reads, in one place (see `language.py` for how to
+add one). A test file no language here reads keeps the name-and-folder rules of
+`bot/triage/footprint.py`."""
+
+from __future__ import annotations
+
+from bot.triage.imports.language import Language
+from bot.triage.imports.python import PYTHON
+
+LANGUAGES: tuple[Language, ...] = (PYTHON,)
+
+
+def language_of(test_file: str) -> Language | None:
+    """The language that reads `test_file`'s imports, if any."""
+    return next((language for language in LANGUAGES if language.tests(test_file)), None)
