@@ -70,6 +70,7 @@ def test_empty_webhook_secret_counts_as_missing(
         "password1password1password1passw",  # 32 characters, 9 different
         secrets.token_hex(15),  # 30 characters
     ],
+    ids=["one-letter", "common", "one-character", "three-characters", "nine-characters", "short"],
 )
 def test_a_dashboard_token_easy_to_guess_is_refused_saying_how_to_make_one(
     monkeypatch: pytest.MonkeyPatch, token: str
@@ -87,7 +88,9 @@ def test_a_dashboard_token_easy_to_guess_is_refused_saying_how_to_make_one(
     assert f"'{token}'" not in str(refused.value) + problem
 
 
-@pytest.mark.parametrize("token", [secrets.token_urlsafe(32), secrets.token_hex(32)])
+@pytest.mark.parametrize(
+    "token", [secrets.token_urlsafe(32), secrets.token_hex(32)], ids=["urlsafe", "hex"]
+)
 def test_a_dashboard_token_made_as_the_hint_says_is_accepted(
     monkeypatch: pytest.MonkeyPatch, token: str
 ) -> None:

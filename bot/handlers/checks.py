@@ -245,6 +245,7 @@ async def decide(
     walked = [] if testless or extraction.mass_failure else extraction.failures
     walks = await import_walks(
         sources.gh,
+        store,
         repo,
         run.head_sha,
         walked,

@@ -6,13 +6,15 @@ which never changes. With the default depth of 2, the first triage of a head spe
 most 3 calls (the tree, the test files with their configuration, then what they import);
 a language whose configuration names more files that run for the test (jest's setup
 files) may spend one more round. A further failure of the same test on the same head
-spends none.
+spends none, in any replica: finished walks and blob texts are kept in the store too.
 """
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import logging
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -20,8 +22,10 @@ import cachetools
 from gidgethub.abc import GitHubAPI
 
 from bot.github import api
+from bot.store import Store
 from bot.triage.footprint import worth_walking
 from bot.triage.imports import ImportWalk, Source, Tree, Unreadable, WalkLimits, walk
+from bot.triage.imports.walk import walk_key
 from bot.triage.models import Failure
 
 log = logging.getLogger(__name__)
@@ -54,6 +58,7 @@ class SourceCache:
 
 async def import_walks(
     gh: GitHubAPI,
+    store: Store,
     repo: str,
     sha: str,
     failures: Sequence[Failure],
@@ -70,9 +75,9 @@ async def import_walks(
             if (test_file := worth_walking(failure, changed_paths, changed_complete))
         }
     )
-    if cache.limits.depth == 0:
+    if cache.limits.depth == 0 or not test_files:
         return {}
-    done = {f: w for f in test_files if (w := cache.walks.get((repo, sha, f))) is not None}
+    done = await _kept_walks(store, repo, sha, test_files, cache)
     todo = [f for f in test_files if f not in done]
     if not todo:
         return done
@@ -91,32 +96,67 @@ async def import_walks(
         wanted = {p for f in todo for p in walk(f, tree, sources, cache.limits).wanted}
         if not wanted:
             break
-        await _read(gh, repo, tree, sorted(wanted), sources, cache)
+        await _read(gh, store, repo, tree, sorted(wanted), sources, cache)
     for test_file in todo:
-        found = walk(test_file, tree, sources, cache.limits)
-        if found.wanted:  # a read failed, or the rounds ran out: the walk could not finish
-            unread = f"{len(found.wanted):,} file(s) not read"
-            found = dataclasses.replace(found, wanted=(), cut=(*found.cut, unread))
-        else:
-            cache.walks[(repo, sha, test_file)] = found
-        done[test_file] = found
+        done[test_file] = await _finish(
+            store, repo, sha, walk(test_file, tree, sources, cache.limits), cache
+        )
     return done
+
+
+async def _kept_walks(
+    store: Store, repo: str, sha: str, test_files: list[str], cache: SourceCache
+) -> dict[str, ImportWalk]:
+    """The walks already made, in this process or (kept in the store) in any other."""
+    done = {f: w for f in test_files if (w := cache.walks.get((repo, sha, f))) is not None}
+    asked = [f for f in test_files if f not in done]
+    key = walk_key(cache.limits)
+    kept = await asyncio.gather(*(store.import_walk(repo, sha, f, key) for f in asked))
+    for test_file, found in zip(asked, kept, strict=True):
+        if found is not None:
+            cache.walks[(repo, sha, test_file)] = done[test_file] = found
+    return done
+
+
+async def _finish(
+    store: Store, repo: str, sha: str, found: ImportWalk, cache: SourceCache
+) -> ImportWalk:
+    """The walk as the verdict sees it, kept when it is finished."""
+    if found.wanted:  # a read failed, or the rounds ran out: the walk could not finish
+        unread = f"{len(found.wanted):,} file(s) not read"
+        return dataclasses.replace(found, wanted=(), cut=(*found.cut, unread))
+    cache.walks[(repo, sha, found.test_file)] = found
+    await store.save_import_walk(repo, sha, walk_key(cache.limits), found, time.time())
+    return found
 
 
 async def _read(
     gh: GitHubAPI,
+    store: Store,
     repo: str,
     tree: Tree,
     paths: list[str],
     sources: dict[str, Source],
     cache: SourceCache,
 ) -> None:
-    """Fill `sources` with the paths' texts: from the cache, the rest in one query."""
+    """Fill `sources` with the paths' texts: from memory, then the store, the rest in one
+    query (whose answers are kept in both)."""
     shas = {path: tree.files[path].sha for path in paths}
     missing = sorted({sha for sha in shas.values() if sha not in cache.blobs})
+    kept = await store.blobs(missing) if missing else {}
+    for sha, text in kept.items():
+        cache.blobs[sha] = text
+    missing = [sha for sha in missing if sha not in kept]
     answered = await api.read_blobs(gh, repo, missing) if missing else {}
     for sha, text in (answered or {}).items():
         cache.blobs[sha] = text
+    lasting = {
+        sha: text
+        for sha, text in (answered or {}).items()
+        if not (isinstance(text, Unreadable) and text.reason == api.BLOB_NOT_FOUND)
+    }
+    if lasting:
+        await store.save_blobs(lasting, time.time())
     for path, sha in shas.items():
         known = cache.blobs.get(sha)
         if known is not None:
