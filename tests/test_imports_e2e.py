@@ -10,6 +10,7 @@ import aiohttp
 import pytest
 
 from bot.demo import final_decisions, running, settle
+from bot.handlers import sources
 from bot.handlers.sources import SourceCache, import_walks
 from bot.metrics import Metrics
 from bot.sim import Simulator
@@ -163,3 +164,36 @@ async def test_kept_sources_are_pruned_with_the_deliveries(store: Store) -> None
     await store.save_import_walk("acme/shop", "a" * 40, "k", walked, 10.0)
     assert await store.prune_sources(20.0) == 3
     assert await store.blobs(["b" * 40]) == {}
+
+
+@pytest.mark.parametrize(
+    ("blobs", "size", "queries"), [(100, 4 << 20, 2), (1, 4 << 20, 4), (100, 1, 4)]
+)
+async def test_a_large_read_is_split_into_queries_sent_together(
+    store: Store, monkeypatch: pytest.MonkeyPatch, blobs: int, size: int, queries: int
+) -> None:
+    """Round 1 reads the test file and pyproject.toml; round 2 billing/__init__.py and
+    billing/tax.py: a query per file when the bounds allow one blob, or fewer bytes than
+    any file holds."""
+    monkeypatch.setattr(sources, "QUERY_BLOBS", blobs)
+    monkeypatch.setattr(sources, "QUERY_BYTES", size)
+    scenario = load_scenario(SCENARIOS / "python-imports-src-layout.yml")
+    [pull] = scenario.pull_requests
+    failure = Failure(
+        test_id=INVOICE,
+        name="test_vat_for_germany",
+        file="tests/test_invoice.py",
+        framework="pytest",
+    )
+    async with Simulator(scenario, webhook_secret="-") as sim, aiohttp.ClientSession() as s:
+        token = sim.personal_token()
+        gh = ReadOnlyClient(s, base_url=sim.url, metrics=Metrics(), oauth_token=token)
+        changed = [f.filename for f in pull.files]
+        found = await import_walks(
+            gh, store, "acme/shop", pull.head_sha, [failure], changed, True, SourceCache()
+        )
+
+    assert sim.calls[GRAPHQL] == queries
+    [walked] = found.values()
+    assert not walked.partial
+    assert "src/billing/tax.py" in {reached.path for reached in walked.reached}

@@ -33,6 +33,11 @@ log = logging.getLogger(__name__)
 TREES_KEPT = 256
 WALKS_KEPT = 4096
 BLOB_CACHE_BYTES = 64 * 1024 * 1024
+# One GraphQL query reads at most this much: GitHub stops a query after 10 seconds (and
+# counts the timeout against the rate limit), so a large read is split into queries sent
+# together rather than risked as one.
+QUERY_BLOBS = 100
+QUERY_BYTES = 4 * 1024 * 1024
 
 
 def _size(source: Source) -> int:
@@ -130,6 +135,27 @@ async def _finish(
     return found
 
 
+async def _query(
+    gh: GitHubAPI, repo: str, shas: list[str], sizes: dict[str, int]
+) -> dict[str, Source] | None:
+    """The blobs' texts in as few queries as the per-query bounds allow, sent together;
+    None when every query failed (a part that failed is left out)."""
+    batches: list[list[str]] = []
+    spent = 0
+    for sha in shas:
+        if not batches or len(batches[-1]) >= QUERY_BLOBS or spent + sizes[sha] > QUERY_BYTES:
+            batches.append([])
+            spent = 0
+        batches[-1].append(sha)
+        spent += sizes[sha]
+    if not batches:
+        return {}
+    answers = await asyncio.gather(*(api.read_blobs(gh, repo, batch) for batch in batches))
+    if all(answer is None for answer in answers):
+        return None
+    return {sha: text for answer in answers if answer for sha, text in answer.items()}
+
+
 async def _read(
     gh: GitHubAPI,
     store: Store,
@@ -147,7 +173,8 @@ async def _read(
     for sha, text in kept.items():
         cache.blobs[sha] = text
     missing = [sha for sha in missing if sha not in kept]
-    answered = await api.read_blobs(gh, repo, missing) if missing else {}
+    sizes = {tree.files[path].sha: tree.files[path].size for path in paths}
+    answered = await _query(gh, repo, missing, sizes)
     for sha, text in (answered or {}).items():
         cache.blobs[sha] = text
     lasting = {
@@ -161,5 +188,5 @@ async def _read(
         known = cache.blobs.get(sha)
         if known is not None:
             sources[path] = known
-        elif answered is None:  # the query failed: unread this time, not remembered
+        elif sha in missing:  # its query failed: unread this time, not remembered
             sources[path] = Unreadable("GitHub did not answer the query")
