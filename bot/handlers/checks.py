@@ -27,7 +27,7 @@ from bot.handlers.sticky import note_passing_head, update_sticky_comment
 from bot.handlers.tracking import track_failures
 from bot.logs import bind
 from bot.store import CheckAttempt, Store
-from bot.triage.attempts import FAILED_CONCLUSIONS, EarlierAttempt, rerun_evidence
+from bot.triage.attempts import FAILED_CONCLUSIONS, EarlierAttempt, RerunEvidence, rerun_evidence
 from bot.triage.models import Decision, Extraction, RunRecord
 from bot.triage.verdict import Rules, decide_extraction
 
@@ -227,14 +227,7 @@ async def decide(
         rerun_note = (
             f"passed on rerun (attempt {attempt}, after attempt {evidence.failed_attempt} failed)"
         )
-        extraction = Extraction(
-            failures=evidence.failures,
-            mass_failure=len(evidence.failures) > config.mass_failure_threshold,
-        )
-        # A failure with no test (infrastructure, unidentified) keeps its verdict: the pass
-        # shows the job can pass, not what failed.
-        failed_before = next(a for a in previous if a.attempt == evidence.failed_attempt)
-        testless = [d for d in failed_before.decisions if d.failure is None]
+        extraction, testless = _failed_before(evidence, previous, config)
     contexts = await failure_contexts(store, repo, record, pull, extraction.failures, config)
     changed_complete = changed.complete(pull.changed_files)
     # A mass failure is never judged test by test: reading hundreds of tests' imports
@@ -257,14 +250,32 @@ async def decide(
         passed_on_rerun=evidence.passed_on_rerun,
         reproduced_on_rerun=evidence.reproduced_on_rerun,
         contexts=contexts,
-        rules=Rules(
-            footprints=config.footprints,
-            risky_paths=config.risky_paths,
-            history_days=config.history_days,
-        ),
+        rules=_rules(config),
         imports=walks,
     )
     return Decided(attempt, extraction, decisions, rerun_note)
+
+
+def _rules(config: RepoConfig) -> Rules:
+    return Rules(
+        footprints=config.footprints,
+        risky_paths=config.risky_paths,
+        history_days=config.history_days,
+    )
+
+
+def _failed_before(
+    evidence: RerunEvidence, previous: list[EarlierAttempt], config: RepoConfig
+) -> tuple[Extraction, list[Decision]]:
+    """After a pass on rerun: the failures of the attempt that failed, judged again, and its
+    decisions on failures with no test (infrastructure, unidentified), which keep their
+    verdict: the pass shows the job can pass, not what failed."""
+    extraction = Extraction(
+        failures=evidence.failures,
+        mass_failure=len(evidence.failures) > config.mass_failure_threshold,
+    )
+    failed_before = next(a for a in previous if a.attempt == evidence.failed_attempt)
+    return extraction, [d for d in failed_before.decisions if d.failure is None]
 
 
 async def _read_job_when_failed(scope: Scope, run: CheckRun) -> Extraction:
