@@ -65,6 +65,7 @@ class Bot:
             metrics=metrics,
             log_cap_bytes=settings.log_cap_bytes,
             tracking_refresh_seconds=settings.tracking_refresh_seconds,
+            dashboard_url=settings.dashboard_url,
             sources=SourceCache(
                 WalkLimits(
                     depth=settings.import_depth,

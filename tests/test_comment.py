@@ -275,7 +275,7 @@ def test_five_thousand_failures_show_a_handful_of_rows_and_count_the_rest() -> N
     assert len(rows) == ROWS_SHOWN
     assert len([line for line in text.split("\n") if line.startswith("| fedcba9 |")]) == ROWS_SHOWN
     assert text.count("<details>") == ROWS_SHOWN + 1  # one per row shown, and the outdated
-    assert "_4,992 more rows not shown (4,992 unrelated); 292 more outdated rows not shown._" in text
+    assert "_4,992 more rows not shown (4,992 unrelated); 292 more outdated rows" in text
     assert "Left out to fit" not in text
     assert text.rstrip("\n").endswith("This comment describes 0123456.</sub>")
     assert comment(current, outdated=[older]) == text
