@@ -75,7 +75,7 @@ def decision(test_id: str, verdict: Verdict, evidence: str = "e", **extra: objec
         failure=failure(test_id, f"AssertionError: {test_id}"),
         verdict=verdict,
         evidence=evidence,
-        **extra,  # type: ignore[arg-type]
+        **extra,
     )
 
 
