@@ -9,7 +9,8 @@ from pathlib import Path
 import aiohttp
 
 from bot.demo import running, settle
-from bot.sim.scenario import Scenario, load_scenario
+from bot.sim.scenario import Scenario, builtin_scenario, load_scenario
+from bot.triage.failures import match_key
 
 SCENARIOS = Path(__file__).parent / "scenarios"
 DASHBOARD = "https://triage.example.org"
@@ -75,3 +76,14 @@ async def test_without_the_token_the_demo_hides_a_private_repositorys_pr_page(
 
     assert page.status == 404
     assert "test_case_" not in text
+
+
+async def test_a_tracking_issue_links_its_tests_page_on_the_dashboard(tmp_path: Path) -> None:
+    async with running(builtin_scenario(), tmp_path, dashboard_url=DASHBOARD) as (sim, bot):
+        await sim.play()
+        await settle(sim, bot)
+        (issue,) = sim.issues_created
+
+    key = match_key("tests/bus/test_core.py::test_publish_waits_for_ack")
+    link = f"Every occurrence is on [the dashboard]({DASHBOARD}/acme/bus/tests/{key})."
+    assert link in issue.body

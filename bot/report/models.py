@@ -65,3 +65,5 @@ class IssueInput(BaseModel):
     hint: RunHint | None = None
     window_days: int = 30  # how far back the occurrences go
     previous_issue: int | None = None  # the closed issue this one continues
+    # The test's page on the dashboard (a cluster's: the repository's); empty: no dashboard.
+    dashboard_url: str = ""
