@@ -16,7 +16,8 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from urllib.parse import quote
 
-from bot.report.advice import RERUN_REQUESTED, advice_lines
+from bot.report.advice import RERUN_REQUESTED as RERUN_REQUESTED  # read from here too
+from bot.report.advice import advice_lines
 from bot.report.groups import Item, Row, rows_of
 from bot.report.markdown import (
     code_span,
@@ -42,7 +43,6 @@ MAX_LENGTH = 65_536  # GitHub refuses longer comment bodies
 COMMANDS = ("/flaky rerun", "/flaky status", "/flaky help", "/flaky wrong", "/flaky track")
 
 FLAKY_PHRASE = "likely flaky, unrelated to this PR"
-__all__ = ["RERUN_REQUESTED"]  # other modules read it from here
 RELATED_PHRASE = "related to this PR"
 
 VERDICT_WORDS: dict[Verdict, str] = {
