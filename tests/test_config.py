@@ -105,6 +105,29 @@ def test_an_empty_dashboard_token_leaves_the_dashboard_off(monkeypatch: pytest.M
     assert _settings().dashboard_token is None
 
 
+@pytest.mark.parametrize(
+    ("given", "kept"),
+    [("https://triage.example.org/", "https://triage.example.org"), ("", "")],
+)
+def test_the_dashboard_url_is_kept_without_its_trailing_slash(
+    monkeypatch: pytest.MonkeyPatch, given: str, kept: str
+) -> None:
+    monkeypatch.setenv("DASHBOARD_URL", given)
+    assert _settings().dashboard_url == kept
+
+
+@pytest.mark.parametrize("url", ["javascript:alert(1)", "triage.example.org", "https://"])
+def test_a_dashboard_url_that_is_not_a_web_address_is_refused(
+    monkeypatch: pytest.MonkeyPatch, url: str
+) -> None:
+    monkeypatch.setenv("DASHBOARD_URL", url)
+    with pytest.raises(ValidationError) as refused:
+        _settings()
+    (problem,) = settings_problems(refused.value)
+    assert problem.startswith("DASHBOARD_URL: ")
+    assert "https://host" in problem
+
+
 def test_trusted_proxies_are_addresses_or_networks_separated_by_commas(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -15,6 +15,7 @@ from bot.github.client import GitHubClient
 from bot.handlers.pulls import read_pull
 from bot.handlers.scope import Scope, config_problems
 from bot.report.comment import MARKER, render_comment
+from bot.report.dashboard_pull import pull_page
 from bot.report.models import CheckReport, CommentInput
 from bot.store import CheckAttempt, StickyComment
 from bot.triage.failures import match_key
@@ -77,6 +78,8 @@ async def update_sticky_comment(
         inp = comment_input(repo, pull.number, pull.head_sha, attempts, tracking)
         inp.passing_checks = passing_checks
         inp.config_problems = config_problems(config)
+        if ctx.dashboard_url:
+            inp.dashboard_url = pull_page(ctx.dashboard_url, repo, pull.number)
         body = render_comment(inp)
         body_sha = hashlib.sha256(body.encode()).hexdigest()
         known = await ctx.store.get_sticky_comment(repo, pull.number)

@@ -30,6 +30,7 @@ from bot.handlers.context import BotContext
 from bot.handlers.scope import Scope
 from bot.inbox import INTERNAL_EVENT_PREFIX
 from bot.report import issue as render
+from bot.report.dashboard import page_of_test
 from bot.report.markdown import code_span, escape_inline, shorten
 from bot.report.models import CheckRate, IssueInput, IssueOccurrence
 from bot.shared import GitHubIssue
@@ -583,7 +584,17 @@ async def _issue_input(
         hint=record.hint,
         window_days=config.history_days,
         previous_issue=previous,
+        dashboard_url=_dashboard_page(ctx.dashboard_url, repo, record.tests),
     )
+
+
+def _dashboard_page(dashboard_url: str, repo: str, tests: list[str]) -> str:
+    """The test's page on the dashboard, or for a cluster of tests the repository's."""
+    if not dashboard_url:
+        return ""
+    if len(tests) == 1:
+        return dashboard_url + page_of_test(repo, match_key(tests[0]))
+    return f"{dashboard_url}/{repo}"  # owner and repository names need no escaping
 
 
 def _occurrence(o: Occurrence, runs: list[RunRecord]) -> IssueOccurrence:
