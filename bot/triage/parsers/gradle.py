@@ -40,7 +40,8 @@ _RUNNER_PREFIX = re.compile(r"^\[[\w.:@/-]+\] ")
 _RESULT = re.compile(r"^(?P<cls>[^\s>][^>]*?) > (?P<name>.+) (?P<status>FAILED|PASSED|SKIPPED)$")
 _GRADLE = re.compile(r"^> Task :|tests completed, \d+ failed|^BUILD FAILED|^FAILURE: Build")
 _FRAME = re.compile(
-    r"^\s+at (?:[\w.$-]+//)?(?P<cls>[\w.$]+)\.[\w$<>]+\((?:(?P<file>[\w$-]+\.\w+):(?P<line>\d+)|[^)\n]*)\)$"
+    r"^\s+at (?:[\w.$-]+//)?(?P<cls>[\w.$]+)\.[\w$<>]+"
+    r"\((?:(?P<file>[\w$-]+\.\w+):(?P<line>\d+)|[^)\n]*)\)$"
 )
 _SHORT_AT = re.compile(r" at (?P<file>[\w$-]+\.(?:java|kt|groovy|scala)):(?P<line>\d+)$")
 _FRAME_LIKE = re.compile(r"^\s+(?:at |\.\.\. \d+ more)")

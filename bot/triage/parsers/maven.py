@@ -34,13 +34,16 @@ _MAX_LINE = 4096
 _MAX_MESSAGE_LINES = 5
 
 MARKER = re.compile(
-    r"<<< (?:FAILURE|ERROR)!|^(?:\[[\w.:@/-]+\] )?\[(?:ERROR|WARNING)\] (?:Failures|Errors|Flakes): "
+    r"<<< (?:FAILURE|ERROR)!"
+    r"|^(?:\[[\w.:@/-]+\] )?\[(?:ERROR|WARNING)\] (?:Failures|Errors|Flakes): "
 )
 
 # A task runner's `[project] ` before Maven's own `[LEVEL] `.
 _LEVEL = re.compile(r"^(?:\[[\w.:@/-]+\] )?\[(?P<level>INFO|ERROR|WARNING|WARN)\] ?")
 _RUNNING = re.compile(r"^Running (?P<cls>[\w$]+(?:\.[\w$]+)+)$")
-_OWN_FRAME = re.compile(r"^\s*at (?:[\w.$-]+//)?(?P<cls>[\w.$]+)\.[\w$<>]+\((?P<file>[\w$-]+\.\w+):(?P<line>\d+)\)")
+_OWN_FRAME = re.compile(
+    r"^\s*at (?:[\w.$-]+//)?(?P<cls>[\w.$]+)\.[\w$<>]+\((?P<file>[\w$-]+\.\w+):(?P<line>\d+)\)"
+)
 _CLASS_SUMMARY = re.compile(
     r"^Tests run: \d+, Failures: \d+, Errors: \d+, Skipped: \d+, Time elapsed: .*?"
     r"(?:-|--) in (?P<cls>\S+)\s*$"
@@ -117,9 +120,13 @@ class _Parser:
         if self.reading is None:
             return
         frame = _OWN_FRAME.match(line)
-        if frame and self.reading.location is None:
-            if frame.group("cls").split("$", 1)[0] == self.reading.test_id.split("#", 1)[0]:
-                self.reading.location = f"{frame.group('file')}:{frame.group('line')}"
+        test_class = self.reading.test_id.split("#", 1)[0]
+        if (
+            frame
+            and self.reading.location is None
+            and frame.group("cls").split("$")[0] == test_class
+        ):
+            self.reading.location = f"{frame.group('file')}:{frame.group('line')}"
         if not line.strip():
             self.reading = None
         elif not _FRAME.match(line) and len(self.reading.message_lines) < _MAX_MESSAGE_LINES:

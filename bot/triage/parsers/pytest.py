@@ -49,7 +49,9 @@ _PROGRESS = re.compile(rf"^{_NODE} {_STATUS}(?:\s|$)")
 _XDIST = re.compile(rf"^\[gw\d+\] \[\s*\d+%\] {_STATUS} {_NODE}\s*$")
 _PENDING = re.compile(rf"^{_NODE}(?:\s|$)")
 # The default (not verbose) progress line: a test file and one letter per test.
-_SHORT_PROGRESS = re.compile(r"^(?P<path>[^\s:\[\]]+\.py) (?P<marks>[.FEsxXR]+)(?:\s+\[\s*\d+%\])?$")
+_SHORT_PROGRESS = re.compile(
+    r"^(?P<path>[^\s:\[\]]+\.py) (?P<marks>[.FEsxXR]+)(?:\s+\[\s*\d+%\])?$"
+)
 _BARE_STATUS = re.compile(rf"^{_STATUS}(?:\s+\[[^\]\n]*\])*\s*$")
 _SUMMARY = re.compile(rf"^(?P<status>FAILED|ERROR)(?: \[[^\]\n]*\])? {_NODE}(?: - (?P<msg>.*))?$")
 _ROOTDIR = re.compile(r"^rootdir: (?P<dir>[^,\n]+)")
@@ -238,14 +240,15 @@ class _Parser:
                 candidates = unassigned or in_file or candidates
             if candidates:
                 candidates[0].block = block
-            elif (rec := self.record_for_block(name, block)) is not None:
-                rec.block = block
+            elif (orphan := self.record_for_block(name, block)) is not None:
+                orphan.block = block
 
     def record_for_block(self, name: str, block: _Block) -> _Record | None:
         """A test only its FAILURES entry names (`-r` without `f` and no `-v`: no summary or
         progress line names it). pytest starts a test's traceback at the test function, so
         the first frame is the test's file; else the one file whose progress line shows an
         `F` or `E`. The entry's name is the test's id within that file."""
+        printed: str | None
         if block.frames:
             printed = self.paths.relative(block.frames[0].path)
         else:
