@@ -55,7 +55,7 @@ _COMMON = frozenset({"test", "tests", "pass", "passed", "run", "std", "out", "er
 _sre: Any = importlib.import_module("re._parser")
 
 
-# What a line is kept for: a parser's MARKER, or a repository's own pattern (run by RE2).
+# What a line is kept for: a registered parser's marker, or a repository's own pattern (run by RE2).
 Marker = re.Pattern[str] | UserRegex
 
 # What the infrastructure patterns stand for among `parser_marker_names()`.
