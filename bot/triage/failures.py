@@ -115,7 +115,8 @@ def extract(
     `active_parsers` names the log parsers to run and, with INFRA, whether to look for an
     infrastructure cause; None runs them all. A parser's registered marker matches every line
     it needs, so a parser whose marker matched no line of the log finds nothing:
-    `markers_fired` names the others, for a log read by `log_scanner`. The repository's patterns always run.
+    `markers_fired` names the others, for a log read by `log_scanner`. The repository's
+    patterns always run.
     """
     found: list[Failure] = []
     problems: list[str] = []
