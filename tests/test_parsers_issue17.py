@@ -132,7 +132,7 @@ def test_pre_build_failures_in_real_logs_are_infrastructure(log: str, kind: str,
 
 def test_action_downloads_the_runner_retried_past_are_not_infrastructure() -> None:
     assert (
-        extract_from_chunks([(LOGS / "infra/action_download_retried.log").read_bytes()]).infra
+        extract_from_chunks([(LOGS / "not_infra/action_download_retried.log").read_bytes()]).infra
         is None
     )
 

@@ -44,8 +44,8 @@ _KINDS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
         ("##[error]",),
     ),
     # Before any build step: the job's container or service images, the actions it uses, the
-    # repository's checkout, the dependency cache. A warning the runner retried past is not
-    # a failure: only the runner's `##[error]` (or git's own fatal line) counts.
+    # dependency cache (and, after the network's own errors, the checkout). A warning the
+    # runner retried past is not a failure: only the runner's `##[error]` counts.
     (
         "image-pull",
         r"^##\[error\](?:Docker pull failed with exit code \d+|Failed to initialize container)",
@@ -63,12 +63,6 @@ _KINDS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
             "does not indicate success",
             "HttpClient.Timeout",
         ),
-    ),
-    (
-        "checkout",
-        r"^(?:##\[error\])?(?:fatal: unable to access '[^'\n]*': "
-        r"|error: RPC failed; |fatal: the remote end hung up unexpectedly|fatal: early EOF)",
-        ("fatal: unable to access", "RPC failed", "remote end hung up", "early EOF"),
     ),
     (
         "cache",
@@ -107,6 +101,13 @@ _KINDS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
             "pull rate limit",
             "HTTPSConnectionPool(",
         ),
+    ),
+    # git's own fatal line in the checkout: after "network", which names a DNS failure better.
+    (
+        "checkout",
+        r"^(?:##\[error\])?(?:fatal: unable to access '[^'\n]*': "
+        r"|error: RPC failed; |fatal: the remote end hung up unexpectedly|fatal: early EOF)",
+        ("fatal: unable to access", "RPC failed", "remote end hung up", "early EOF"),
     ),
     (
         "cancelled",
