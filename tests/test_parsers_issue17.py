@@ -72,27 +72,26 @@ def test_the_same_method_in_two_classes_is_two_tests() -> None:
 
 def test_a_task_runner_prefix_is_dropped_from_maven_lines() -> None:
     # apache/hertzbeat prints `[hertzbeat-common-core] [ERROR] ...` (BR-Bench fixture 10);
-    # here the same prefix on the streampark log.
-    lines = [
-        f"[streampark-common] {line}" for line in _lines("maven/streampark_surefire2_junit5.log")
-    ]
+    # here the same prefix on every line of the streampark log.
+    lines = _lines("maven/streampark_surefire2_junit5.log")
+    prefixed = [f"[streampark-common] {line}" for line in lines]
 
-    found = extract(log_lines=lines).failures
+    def read(failures: list[Failure]) -> list[tuple[str, str | None, str]]:
+        return [(f.test_id, f.location, f.message) for f in failures]
 
-    assert [f.test_id for f in found] == [
-        f.test_id for f in parse_maven(_lines("maven/streampark_surefire2_junit5.log"))
-    ]
+    assert read(extract(log_lines=prefixed).failures) == read(parse_maven(lines))
 
 
 def test_gradle_behind_a_task_runner_prefix_keeps_a_clean_id_and_no_task_is_a_test() -> None:
-    lines = [
-        f"[backend:build:ci] {line}" if line else line for line in _lines("gradle/full_retry.log")
-    ]
+    lines = [f"[backend:build:ci] {line}" for line in _lines("gradle/full_retry.log")]
     plain = parse_gradle(_lines("gradle/full_retry.log"))
 
     prefixed = parse_gradle(lines)
 
-    assert [f.test_id for f in prefixed] == [f.test_id for f in plain]
+    def read(failures: list[Failure]) -> list[tuple[str, str | None, str]]:
+        return [(f.test_id, f.location, f.message) for f in failures]
+
+    assert read(prefixed) == read(plain)
     assert all("[backend" not in f.test_id for f in prefixed)
     assert not any("Task" in f.test_id for f in extract(log_lines=lines).failures)
 

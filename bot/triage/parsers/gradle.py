@@ -36,7 +36,7 @@ MARKER = re.compile(
 )
 
 # A task runner's `[project:target] ` before each line of the build's output.
-_RUNNER_PREFIX = re.compile(r"^\[[\w.:@/-]+\] ")
+_RUNNER_PREFIX = re.compile(r"^\[[\w.:@/-]+\](?: |$)")
 _RESULT = re.compile(r"^(?P<cls>[^\s>][^>]*?) > (?P<name>.+) (?P<status>FAILED|PASSED|SKIPPED)$")
 _GRADLE = re.compile(r"^> Task :|tests completed, \d+ failed|^BUILD FAILED|^FAILURE: Build")
 _FRAME = re.compile(

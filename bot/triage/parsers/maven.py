@@ -38,8 +38,9 @@ MARKER = re.compile(
     r"|^(?:\[[\w.:@/-]+\] )?\[(?:ERROR|WARNING)\] (?:Failures|Errors|Flakes): "
 )
 
-# A task runner's `[project] ` before Maven's own `[LEVEL] `.
-_LEVEL = re.compile(r"^(?:\[[\w.:@/-]+\] )?\[(?P<level>INFO|ERROR|WARNING|WARN)\] ?")
+# A task runner's `[project] ` before each line of Maven's output (and its own `[LEVEL] `).
+_RUNNER_PREFIX = re.compile(r"^\[(?!(?:INFO|ERROR|WARNING|WARN|DEBUG)\])[\w.:@/-]+\](?: |$)")
+_LEVEL = re.compile(r"^\[(?P<level>INFO|ERROR|WARNING|WARN)\] ?")
 _RUNNING = re.compile(r"^Running (?P<cls>[\w$]+(?:\.[\w$]+)+)$")
 _OWN_FRAME = re.compile(
     r"^\s*at (?:[\w.$-]+//)?(?P<cls>[\w.$]+)\.[\w$<>]+\((?P<file>[\w$-]+\.\w+):(?P<line>\d+)\)"
@@ -78,6 +79,9 @@ class _Parser:
         self.results_test: str | None = None
 
     def feed(self, raw: str) -> None:
+        prefix = _RUNNER_PREFIX.match(raw)
+        if prefix:
+            raw = raw[prefix.end() :]
         level = _LEVEL.match(raw)
         if level is None:
             self.feed_plain(raw)
