@@ -25,7 +25,8 @@ from bot.triage.parsers.log_forms import jobs_of, sniff
 CORPUS_LOGS = Path(__file__).resolve().parent / "fixtures" / "corpus" / "logs"
 # The corpus, and the real logs of the runners and forms it lacks (fixtures/logs/PROVENANCE.md).
 OWN_LOGS = Path(__file__).resolve().parent / "fixtures" / "logs"
-REAL_LOGS = sorted(CORPUS_LOGS.rglob("*.txt")) + [
+REAL_LOGS = [
+    *sorted(CORPUS_LOGS.rglob("*.txt")),
     OWN_LOGS / "gh" / "motion5_log_failed.txt",
     OWN_LOGS / "maven" / "streampark_surefire2_junit5.log",
     OWN_LOGS / "minitest" / "zeitwerk_error_interleaved.log",
