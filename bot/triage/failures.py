@@ -83,7 +83,7 @@ def log_scanner(custom: Sequence[CustomPattern] = ()) -> LogScanner:
 
 
 def markers_fired(scanner: LogScanner) -> frozenset[str]:
-    """The log parsers (PARSERS names) and INFRA whose marker matched a line of the log that
+    """The log parsers (REGISTRY names) and INFRA whose marker matched a line of the log that
     `scanner`, made by `log_scanner`, has finished: `extract`'s `active_parsers`."""
     names = parser_marker_names()
     return frozenset(names[i] for i in scanner.markers_seen if i < len(names))
@@ -113,9 +113,10 @@ def extract(
     (see signature.is_generic).
 
     `active_parsers` names the log parsers to run and, with INFRA, whether to look for an
-    infrastructure cause; None runs them all. A parser's MARKER matches every line it needs,
-    so a parser whose marker matched no line of the log finds nothing: `markers_fired` names
-    the others, for a log read by `log_scanner`. The repository's patterns always run.
+    infrastructure cause; None runs them all. A parser's registered marker matches every line
+    it needs, so a parser whose marker matched no line of the log finds nothing:
+    `markers_fired` names the others, for a log read by `log_scanner`. The repository's
+    patterns always run.
     """
     found: list[Failure] = []
     problems: list[str] = []
