@@ -3,21 +3,26 @@
 pytest and unittest-xml-reporting, jest-junit, vitest, mocha-junit-reporter, Maven Surefire
 (with its `flakyFailure`/`rerunFailure` retry records, which nextest writes too),
 go-junit-report, Bazel's test.xml, and hand-made files. Suites may nest. A test is named in
-its framework's own form; several `<testcase>` elements with one name are one test run
-several times.
+its framework's own form. A suite's own `<failure>`/`<error>` (its set-up crashed) is a
+failed case named after the suite, as Jenkins counts it.
+
+Identity (see docs/architecture.md, "Test identity"): a case is named by its classname and
+name; a case without a classname by the names of the suites around it and its name. The
+same id under two suite paths is two tests, told apart by their paths; it is one test run
+again only when repeated under one suite path, or in Surefire's and nextest's retry records.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from xml.etree.ElementTree import Element
 
 from bot.triage.models import Failure
 from bot.triage.parsers.paths import PathMap
+from bot.triage.reports.locations import attribute_location, choose, stated_path
 from bot.triage.reports.messages import error_message
-from bot.triage.reports.traces import Frame, location, repo_frames, trace_paths
+from bot.triage.reports.traces import Frame, repo_frames, trace_paths
 from bot.triage.reports.xml_safe import local_name
 from bot.triage.signature import signature
 
@@ -44,7 +49,7 @@ _NAMED_BY_TOOL = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Suite:
     """What enclosing `<testsuites>`/`<testsuite>` elements say about their test cases."""
 
@@ -52,6 +57,9 @@ class _Suite:
     go: bool = False
     name: str = ""
     file: str = ""
+    # The names of the enclosing `<testsuite>` elements, outermost first, but those that
+    # name the tool: part of a test's identity when its classname does not make it unique.
+    path: tuple[str, ...] = ()
 
 
 @dataclass
@@ -63,47 +71,125 @@ class _Run:
     message: str
     traces: list[str] = field(default_factory=list)
     output: list[str] = field(default_factory=list)
+    said: str = ""  # the failures' `message` attributes
+
+
+@dataclass
+class _Tally:
+    """Every run of one test (one identity in one suite path): a retry adds to it."""
+
+    failed: int = 0
+    total: int = 0
+    failure: Failure | None = None  # read from the first failed run
+
+
+@dataclass
+class JUnitReader:
+    """A JUnit document read as its elements end, each `<testcase>` cleared once read, so
+    memory holds one case and a tally per test, not the tree."""
+
+    suites: list[_Suite] = field(default_factory=lambda: [_Suite()])
+    open: list[Element] = field(default_factory=list)
+    tallies: dict[tuple[str, tuple[str, ...]], _Tally] = field(default_factory=dict)
+
+    def start(self, element: Element) -> None:
+        self.open.append(element)
+        if local_name(element) in ("testsuites", "testsuite"):
+            self.suites.append(_enter(element, self.suites[-1]))
+
+    def end(self, element: Element) -> None:
+        self.open.pop()
+        tag = local_name(element)
+        parent = self.open[-1] if self.open else None
+        parent_tag = local_name(parent) if parent is not None else ""
+        if tag == "testcase":
+            self._case(element, self.suites[-1])
+        elif tag in ("testsuites", "testsuite"):
+            self.suites.pop()
+        elif tag == "properties" and parent_tag in ("testsuites", "testsuite"):
+            self.suites[-1].go = self.suites[-1].go or _has_go_version(element)
+        elif tag in _FAILED and parent_tag == "testsuite":
+            self._suite_failure(element, self.suites[-1])
+        elif parent_tag not in ("testsuites", "testsuite"):
+            return  # a test case's own child: read with the case
+        element.clear()
+        if parent is not None and len(parent) and parent[-1] is element:
+            del parent[-1]
+
+    def _case(self, case: Element, suite: _Suite) -> None:
+        run = _run(case)
+        if run is None:
+            return
+        test_id, name, file, framework = _identify(case, suite, run)
+        tally = self.tallies.setdefault((test_id, suite.path), _Tally())
+        tally.failed += run.failed
+        tally.total += run.total
+        if run.failed and tally.failure is None:
+            attribute = attribute_location(case.get("file") or suite.file, case.get("line"))
+            tally.failure = _failure(test_id, name, file, framework, run, attribute)
+
+    def _suite_failure(self, element: Element, suite: _Suite) -> None:
+        """A suite's own `<failure>`/`<error>` (its set-up crashed): a failed case named
+        after the suite, as Jenkins and Surefire count it."""
+        name = TITLE_SEPARATOR.join(suite.path) or suite.name or "(unnamed suite)"
+        run = _Run(1, 1, _joined([element]), _texts([element]), [], element.get("message") or "")
+        key = (name, suite.path[:-1])
+        tally = self.tallies.setdefault(key, _Tally())
+        tally.failed += 1
+        tally.total += 1
+        if tally.failure is None:
+            attribute = attribute_location(suite.file or None, None)
+            tally.failure = _failure(name, name, None, "junit", run, attribute)
+
+    def result(self) -> tuple[list[Failure], int]:
+        """The failed tests, ids made unique by suite path where one id ran in several."""
+        paths: dict[str, set[tuple[str, ...]]] = {}
+        for test_id, path in self.tallies:
+            paths.setdefault(test_id, set()).add(path)
+        failures: list[Failure] = []
+        for (test_id, path), tally in self.tallies.items():
+            if tally.failure is None:
+                continue
+            update: dict[str, object] = {
+                "attempts_failed": tally.failed,
+                "attempts_total": tally.total,
+            }
+            if len(paths[test_id]) > 1 and path:
+                update["test_id"] = TITLE_SEPARATOR.join([*path, test_id])
+            failures.append(tally.failure.model_copy(update=update))
+        return failures, len(self.tallies)
 
 
 def parse_junit(root: Element) -> tuple[list[Failure], int]:
-    """The failed tests of a JUnit XML document and the number of distinct tests in it."""
-    runs: dict[str, list[tuple[Element, _Suite, _Run]]] = {}
-    for case, suite in _cases(root):
-        run = _run(case)
-        if run is None:
-            continue
-        runs.setdefault(_identify(case, suite, run)[0], []).append((case, suite, run))
-    failures = [_failure(entries) for entries in runs.values()]
-    return [f for f in failures if f is not None], len(runs)
+    """The failed tests of a JUnit XML tree and the number of distinct tests in it."""
+    reader = JUnitReader()
+    _walk(root, reader)
+    return reader.result()
 
 
-def _cases(root: Element) -> Iterator[tuple[Element, _Suite]]:
-    stack: list[tuple[Element, _Suite]] = [(root, _Suite())]
-    while stack:
-        element, outer = stack.pop()
-        tag = local_name(element)
-        if tag == "testcase":
-            yield element, outer
-        elif tag in ("testsuites", "testsuite"):
-            suite = _enter(element, outer)
-            children = [(child, suite) for child in element]
-            stack.extend(reversed(children))
+def _walk(element: Element, reader: JUnitReader) -> None:
+    reader.start(element)
+    for child in list(element):
+        _walk(child, reader)
+    reader.end(element)
 
 
 def _enter(element: Element, outer: _Suite) -> _Suite:
-    name = element.get("name") or ""
-    properties = {
-        prop.get("name")
-        for props in element
-        if local_name(props) == "properties"
-        for prop in props
-        if local_name(prop) == "property"
-    }
+    name = (element.get("name") or "").strip()
+    tool = _NAMED_BY_TOOL.get(name.lower())
+    is_suite = local_name(element) == "testsuite"
     return _Suite(
-        tool=_NAMED_BY_TOOL.get(name.lower(), outer.tool),
-        go=outer.go or "go.version" in properties,
-        name=name if local_name(element) == "testsuite" else outer.name,
+        tool=tool or outer.tool,
+        go=outer.go,
+        name=name if is_suite else outer.name,
         file=element.get("file") or outer.file,
+        path=(*outer.path, name) if is_suite and name and tool is None else outer.path,
+    )
+
+
+def _has_go_version(properties: Element) -> bool:
+    return any(
+        local_name(prop) == "property" and prop.get("name") == "go.version" for prop in properties
     )
 
 
@@ -116,12 +202,18 @@ def _run(case: Element) -> _Run | None:
     output = [c.text or "" for c in case if local_name(c) in _OUTPUT]
     if failed:
         attempts = 1 + len(reruns)
-        return _Run(attempts, attempts, _joined(failed), _texts(failed + reruns), output)
+        return _Run(
+            attempts, attempts, _joined(failed), _texts(failed + reruns), output, _said(failed)
+        )
     if flaky:
-        return _Run(len(flaky), len(flaky) + 1, _joined(flaky), _texts(flaky), output)
+        return _Run(len(flaky), len(flaky) + 1, _joined(flaky), _texts(flaky), output, _said(flaky))
     if skipped:
         return None
     return _Run(0, 1, "", [], output)
+
+
+def _said(elements: list[Element]) -> str:
+    return "\n".join(e.get("message") or "" for e in elements)
 
 
 def _joined(elements: list[Element]) -> str:
@@ -145,7 +237,7 @@ def _identify(case: Element, suite: _Suite, run: _Run) -> tuple[str, str, str | 
     """(test id, name, repo-relative file, framework) in the framework's own form."""
     classname = (case.get("classname") or "").strip()
     name = (case.get("name") or "").strip()
-    file_attr = _repo_path(case.get("file") or suite.file)
+    file_attr = stated_path(case.get("file") or suite.file)
     if suite.go or ("/" in classname and _GO_TEST.match(name)):
         # go-junit-report names a package that failed outside any test (a panic in init,
         # a build failure) "Failure": the package is what failed.
@@ -157,12 +249,17 @@ def _identify(case: Element, suite: _Suite, run: _Run) -> tuple[str, str, str | 
     if suite.tool == "pytest" or (file_attr or "").endswith(".py"):
         return _python_id(classname, name, file_attr, run, suite.tool or "unittest")
     js_file = _js_file(file_attr, suite)
+    # Without a classname, the suites around the case are what tells it from a namesake.
+    # Bazel names its one case after its suite: that adds nothing.
+    suites = [p for p in suite.path if p != name] if not classname else []
+    suites = suites or _js_suites(classname, name, js_file)
     if js_file is not None or suite.tool in ("jest", "vitest", "mocha"):
-        parts = [p for p in (js_file, *_js_suites(classname, name, js_file)) if p]
+        suites = [s for s in suites if s != js_file and stated_path(s) != js_file]
+        parts = [p for p in (js_file, *suites) if p]
         return TITLE_SEPARATOR.join([*parts, name]), name, js_file, suite.tool or "jest"
     if classname and _JAVA_CLASS.match(classname) and _JAVA_METHOD.match(name):
         return f"{classname}#{name}", name, file_attr, "junit"
-    test_id = f"{classname}{TITLE_SEPARATOR}{name}" if classname else name
+    test_id = TITLE_SEPARATOR.join([*([classname] if classname else suites), name])
     return test_id, name, file_attr, "junit"
 
 
@@ -193,7 +290,7 @@ def _js_file(file_attr: str | None, suite: _Suite) -> str | None:
     if file_attr and _JS_FILE.search(file_attr):
         return file_attr
     if _JS_FILE.search(suite.name):
-        return _repo_path(suite.name)
+        return stated_path(suite.name)
     return None
 
 
@@ -210,32 +307,25 @@ def _js_suites(classname: str, name: str, js_file: str | None) -> list[str]:
     return [p.strip() for p in classname.split(TITLE_SEPARATOR) if p.strip()]
 
 
-def _repo_path(printed: str | None) -> str | None:
-    if not printed:
-        return None
-    return PathMap().to_repo(printed.strip())
-
-
-def _failure(entries: list[tuple[Element, _Suite, _Run]]) -> Failure | None:
-    failed = sum(run.failed for _, _, run in entries)
-    if failed == 0:
-        return None
-    case, suite, first = next((e for e in entries if e[2].failed), entries[0])
-    test_id, name, file, framework = _identify(case, suite, first)
+def _failure(
+    test_id: str, name: str, file: str | None, framework: str, run: _Run, attribute: str | None
+) -> Failure:
     frames: list[Frame] = []
-    for text in first.traces:
+    for text in run.traces:
         frames.extend(repo_frames(text, PathMap(), file))
-    output_frames = [f for text in first.output for f in repo_frames(text, PathMap(), file)]
+    output_frames = [f for text in run.output for f in repo_frames(text, PathMap(), file)]
+    found = choose(
+        stack=frames, attribute=attribute, message=run.said, stack_text="\n".join(run.traces)
+    )
     return Failure(
         test_id=test_id,
         name=name,
         file=file,
         framework=framework,
-        location=location(frames),
-        message=first.message,
-        signature=signature(first.message),
+        location=found.location,
+        location_source=found.source,
+        message=run.message,
+        signature=signature(run.message),
         trace_paths=trace_paths(frames + output_frames),
         source=SOURCE,
-        attempts_failed=failed,
-        attempts_total=sum(run.total for _, _, run in entries),
     )

@@ -64,6 +64,15 @@ def _to_repo(printed: str, paths: PathMap, known_file: str | None) -> str | None
     return paths.to_repo(printed)
 
 
+def printed_frames(text: str) -> list[tuple[str, int]]:
+    """Every `path:line` of `text` as printed, in order, wherever the path lies."""
+    found: dict[tuple[str, int], None] = {}
+    for match in _FRAME.finditer(text[:_MAX_TRACE]):
+        printed = match.group("py") or match.group("path")
+        found[(printed, int(match.group("pyline") or match.group("line")))] = None
+    return list(found)
+
+
 def location(frames: list[Frame]) -> str | None:
     return f"{frames[0].path}:{frames[0].line}" if frames else None
 
