@@ -189,6 +189,8 @@ def _complete(best: Failure, other: Failure, generic: Sequence[str]) -> Failure:
     update: dict[str, Any] = {
         "file": best.file or other.file,
         "location": best.location or other.location,
+        "location_source": best.location_source if best.location else other.location_source,
+        "location_note": best.location_note if best.location else other.location_note,
         "trace_paths": list(dict.fromkeys([*best.trace_paths, *other.trace_paths])),
     }
     if is_generic(best.message, generic) and not is_generic(other.message, generic):

@@ -73,9 +73,5 @@ def printed_frames(text: str) -> list[tuple[str, int]]:
     return list(found)
 
 
-def location(frames: list[Frame]) -> str | None:
-    return f"{frames[0].path}:{frames[0].line}" if frames else None
-
-
 def trace_paths(frames: list[Frame]) -> list[str]:
     return list(dict.fromkeys(frame.path for frame in frames))
