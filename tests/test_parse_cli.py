@@ -86,6 +86,8 @@ def test_json_lists_each_file_with_its_class_and_failures(tmp_path: Path) -> Non
         "test_id": "tests/test_lib.py::test_always_fail",
         "file": "tests/test_lib.py",
         "location": "tests/test_lib.py:25",
+        "location_source": "stack",
+        "location_note": "",
         "framework": "pytest",
         "source": "junit",
         "signature": "assert False",

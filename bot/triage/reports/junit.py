@@ -131,7 +131,7 @@ class JUnitReader:
     def _suite_failure(self, element: Element, suite: _Suite) -> None:
         """A suite's own `<failure>`/`<error>` (its set-up crashed): a failed case named
         after the suite, as Jenkins and Surefire count it."""
-        name = TITLE_SEPARATOR.join(suite.path) or suite.name or "(unnamed suite)"
+        name = suite.name or "(unnamed suite)"
         run = _Run(1, 1, _joined([element]), _texts([element]), [], element.get("message") or "")
         key = (name, suite.path[:-1])
         tally = self.tallies.setdefault(key, _Tally())

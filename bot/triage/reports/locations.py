@@ -18,7 +18,7 @@ from urllib.parse import unquote
 from bot.shared import Tree
 from bot.triage.models import Failure
 from bot.triage.parsers.paths import PathMap
-from bot.triage.reports.traces import Frame, printed_frames
+from bot.triage.reports.traces import SOURCE_EXT, Frame
 
 ATTRIBUTE = "attribute"
 STACK = "stack"
@@ -33,6 +33,13 @@ _WORKSPACE_VARIABLE = re.compile(
 _ESCAPED = re.compile(r"%[0-9A-Fa-f]{2}")
 _DRIVE = re.compile(r"^[A-Za-z]:/")
 _LINE = re.compile(r"^\d{1,9}$")
+# A `file:line` opening a line: how Go's `t.Errorf`, XCTest and compilers state where a check
+# failed. A frame inside a stack (`at x.Y(Class.java:169)`) names a file of any library,
+# placed in the repository only by its path (`repo_frames`), never by its bare name.
+_LEADING = re.compile(
+    rf"^[ \t]*(?P<path>[^\s()'\"<>:,|]+\.(?:{SOURCE_EXT})):(?:line )?(?P<line>\d+)\b", re.MULTILINE
+)
+_MAX_SCAN = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -95,10 +102,10 @@ def choose(*, stack: list[Frame], attribute: str | None, message: str, stack_tex
     if attribute:
         return Located(attribute, ATTRIBUTE)
     for text, source in ((message, MESSAGE), (stack_text, STACK)):
-        for printed, line in printed_frames(text):
-            path = stated_path(printed)
+        for match in _LEADING.finditer(text[:_MAX_SCAN]):
+            path = stated_path(match.group("path"))
             if path is not None:
-                return Located(f"{path}:{line}", source)
+                return Located(f"{path}:{match.group('line')}", source)
     return Located()
 
 
