@@ -10,6 +10,7 @@ A location says where it came from (`Failure.location_source`): a `<testcase>`'s
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -52,10 +53,12 @@ class Located:
     note: str = ""
 
 
+@functools.lru_cache(maxsize=4096)
 def stated_path(printed: str, *, keep_name: bool = False) -> str | None:
     """A path as a report states it, repository-relative when it can be: URL escapes
     decoded, Windows separators made `/`, the runner's checkout prefix (hosted, container,
     self-hosted `_work`, `$GITHUB_WORKSPACE`) dropped. A bare file name is kept as it is.
+    Cached: a report names one file for each of its many cases.
     An absolute path outside every known checkout is None, or with `keep_name` (a test
     case's own file) its file name, to be placed by `place_in_tree`."""
     path = printed.strip()

@@ -7,6 +7,7 @@ needs the whole tree (TRX) keeps it. Either way the elements are counted and cap
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from xml.etree.ElementTree import Element, ParseError
@@ -94,4 +95,10 @@ def parse_xml(
 def local_name(element: Element) -> str:
     """The tag without its namespace: TRX files put every element in one."""
     tag = element.tag
-    return tag.rsplit("}", 1)[-1] if isinstance(tag, str) else ""
+    return _local(tag) if isinstance(tag, str) else ""
+
+
+@functools.lru_cache(maxsize=1024)
+def _local(tag: str) -> str:
+    # A document has a handful of tags, met once an element: kept, not split again.
+    return tag.rsplit("}", 1)[-1]
