@@ -15,6 +15,7 @@ again only when repeated under one suite path, or in Surefire's and nextest's re
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from xml.etree.ElementTree import Element
 
@@ -74,23 +75,34 @@ class _Run:
     said: str = ""  # the failures' `message` attributes
 
 
-@dataclass
-class _Tally:
-    """Every run of one test (one identity in one suite path): a retry adds to it."""
+@dataclass(slots=True)
+class _Failed:
+    """The failed runs of one test (one identity under one suite path)."""
 
-    failed: int = 0
-    total: int = 0
-    failure: Failure | None = None  # read from the first failed run
+    failed: int
+    failure: Failure  # read from its first failed run
+
+
+# The identity of a test: its id and the suite path it ran under.
+_Key = tuple[str, tuple[str, ...]]
 
 
 @dataclass
 class JUnitReader:
     """A JUnit document read as its elements end, each `<testcase>` cleared once read, so
-    memory holds one case and a tally per test, not the tree."""
+    memory holds one case and a few numbers per test, not the tree.
+
+    Passing tests are counted by the hash of their identity (a 64-bit `hash`; two of a
+    report's tests sharing one is about as likely as 1 in 10^9 for 200,000 tests): their ids
+    are not kept.
+    """
 
     suites: list[_Suite] = field(default_factory=lambda: [_Suite()])
     open: list[Element] = field(default_factory=list)
-    tallies: dict[tuple[str, tuple[str, ...]], _Tally] = field(default_factory=dict)
+    runs: dict[int, int] = field(default_factory=dict)  # identity's hash: its runs
+    first_path: dict[int, int] = field(default_factory=dict)  # id's hash: its first path's
+    shared: set[int] = field(default_factory=set)  # ids' hashes run under several paths
+    failed: dict[_Key, _Failed] = field(default_factory=dict)
 
     def start(self, element: Element) -> None:
         self.open.append(element)
@@ -121,12 +133,13 @@ class JUnitReader:
         if run is None:
             return
         test_id, name, file, framework = _identify(case, suite, run)
-        tally = self.tallies.setdefault((test_id, suite.path), _Tally())
-        tally.failed += run.failed
-        tally.total += run.total
-        if run.failed and tally.failure is None:
+        key = (test_id, suite.path)
+        self._count(key, run.total)
+        if run.failed:
             attribute = attribute_location(case.get("file") or suite.file, case.get("line"))
-            tally.failure = _failure(test_id, name, file, framework, run, attribute)
+            self._fail(
+                key, run.failed, lambda: _failure(test_id, name, file, framework, run, attribute)
+            )
 
     def _suite_failure(self, element: Element, suite: _Suite) -> None:
         """A suite's own `<failure>`/`<error>` (its set-up crashed): a failed case named
@@ -134,30 +147,36 @@ class JUnitReader:
         name = suite.name or "(unnamed suite)"
         run = _Run(1, 1, _joined([element]), _texts([element]), [], element.get("message") or "")
         key = (name, suite.path[:-1])
-        tally = self.tallies.setdefault(key, _Tally())
-        tally.failed += 1
-        tally.total += 1
-        if tally.failure is None:
-            attribute = attribute_location(suite.file or None, None)
-            tally.failure = _failure(name, name, None, "junit", run, attribute)
+        self._count(key, 1)
+        attribute = attribute_location(suite.file or None, None)
+        self._fail(key, 1, lambda: _failure(name, name, None, "junit", run, attribute))
+
+    def _count(self, key: _Key, runs: int) -> None:
+        digest = hash(key)
+        self.runs[digest] = self.runs.get(digest, 0) + runs
+        test_id, path = hash(key[0]), hash(key[1])
+        if self.first_path.setdefault(test_id, path) != path:
+            self.shared.add(test_id)
+
+    def _fail(self, key: _Key, failed: int, read: Callable[[], Failure]) -> None:
+        known = self.failed.get(key)
+        if known is None:
+            self.failed[key] = _Failed(failed, read())
+        else:
+            known.failed += failed
 
     def result(self) -> tuple[list[Failure], int]:
         """The failed tests, ids made unique by suite path where one id ran in several."""
-        paths: dict[str, set[tuple[str, ...]]] = {}
-        for test_id, path in self.tallies:
-            paths.setdefault(test_id, set()).add(path)
         failures: list[Failure] = []
-        for (test_id, path), tally in self.tallies.items():
-            if tally.failure is None:
-                continue
+        for (test_id, path), tally in self.failed.items():
             update: dict[str, object] = {
                 "attempts_failed": tally.failed,
-                "attempts_total": tally.total,
+                "attempts_total": self.runs[hash((test_id, path))],
             }
-            if len(paths[test_id]) > 1 and path:
+            if hash(test_id) in self.shared and path:
                 update["test_id"] = TITLE_SEPARATOR.join([*path, test_id])
             failures.append(tally.failure.model_copy(update=update))
-        return failures, len(self.tallies)
+        return failures, len(self.runs)
 
 
 def parse_junit(root: Element) -> tuple[list[Failure], int]:
