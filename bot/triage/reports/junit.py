@@ -31,6 +31,7 @@ SOURCE = "junit"
 # How jest and vitest join a test's file, describe blocks and title (U+203A).
 TITLE_SEPARATOR = " \u203a "
 
+_SUITES = frozenset({"testsuites", "testsuite"})
 _FAILED = frozenset({"failure", "error"})
 _FLAKY = frozenset({"flakyFailure", "flakyError"})
 _RERUN = frozenset({"rerunFailure", "rerunError"})
@@ -98,31 +99,30 @@ class JUnitReader:
     """
 
     suites: list[_Suite] = field(default_factory=lambda: [_Suite()])
-    open: list[Element] = field(default_factory=list)
+    open: list[tuple[Element, str]] = field(default_factory=list)  # with their tags
     runs: dict[int, int] = field(default_factory=dict)  # identity's hash: its runs
     first_path: dict[int, int] = field(default_factory=dict)  # id's hash: its first path's
     shared: set[int] = field(default_factory=set)  # ids' hashes run under several paths
     failed: dict[_Key, _Failed] = field(default_factory=dict)
 
     def start(self, element: Element) -> None:
-        self.open.append(element)
-        if local_name(element) in ("testsuites", "testsuite"):
+        tag = local_name(element)
+        self.open.append((element, tag))
+        if tag in _SUITES:
             self.suites.append(_enter(element, self.suites[-1]))
 
     def end(self, element: Element) -> None:
-        self.open.pop()
-        tag = local_name(element)
-        parent = self.open[-1] if self.open else None
-        parent_tag = local_name(parent) if parent is not None else ""
+        _, tag = self.open.pop()
+        parent, parent_tag = self.open[-1] if self.open else (None, "")
         if tag == "testcase":
             self._case(element, self.suites[-1])
-        elif tag in ("testsuites", "testsuite"):
+        elif tag in _SUITES:
             self.suites.pop()
-        elif tag == "properties" and parent_tag in ("testsuites", "testsuite"):
+        elif tag == "properties" and parent_tag in _SUITES:
             self.suites[-1].go = self.suites[-1].go or _has_go_version(element)
         elif tag in _FAILED and parent_tag == "testsuite":
             self._suite_failure(element, self.suites[-1])
-        elif parent_tag not in ("testsuites", "testsuite"):
+        elif parent_tag not in _SUITES:
             return  # a test case's own child: read with the case
         element.clear()
         if parent is not None and len(parent) and parent[-1] is element:
@@ -214,11 +214,23 @@ def _has_go_version(properties: Element) -> bool:
 
 def _run(case: Element) -> _Run | None:
     """The case's outcome; None when it was skipped and never ran."""
-    failed = [c for c in case if local_name(c) in _FAILED]
-    flaky = [c for c in case if local_name(c) in _FLAKY]
-    reruns = [c for c in case if local_name(c) in _RERUN]
-    skipped = any(local_name(c) == "skipped" for c in case)
-    output = [c.text or "" for c in case if local_name(c) in _OUTPUT]
+    failed: list[Element] = []
+    flaky: list[Element] = []
+    reruns: list[Element] = []
+    output: list[str] = []
+    skipped = False
+    for child in case:
+        tag = local_name(child)
+        if tag in _FAILED:
+            failed.append(child)
+        elif tag in _FLAKY:
+            flaky.append(child)
+        elif tag in _RERUN:
+            reruns.append(child)
+        elif tag in _OUTPUT:
+            output.append(child.text or "")
+        elif tag == "skipped":
+            skipped = True
     if failed:
         attempts = 1 + len(reruns)
         return _Run(
