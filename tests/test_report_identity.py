@@ -9,9 +9,11 @@ from xml.sax.saxutils import quoteattr
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot.handlers.checks import _placed_in_tree
+from bot.handlers.sources import SourceCache
 from bot.shared import Tree, TreeFile
 from bot.triage.failures import merge
-from bot.triage.models import Failure
+from bot.triage.models import Extraction, Failure
 from bot.triage.reports import parse_report, read_report
 from bot.triage.reports.locations import place_in_tree, resolve_in_tree, stated_path
 
@@ -264,3 +266,14 @@ def test_a_bare_name_of_several_files_is_kept_and_says_so() -> None:
     assert kept.location_note == (
         "a_test.go is 2 files in the tree (x/a_test.go, y/a_test.go): kept as printed"
     )
+
+
+def test_the_check_handler_places_bare_names_only_with_a_tree_it_already_has() -> None:
+    failure = Failure(test_id="t", name="t", framework="go", location="store_test.go:41")
+    extraction = Extraction(failures=[failure])
+    cache = SourceCache()
+
+    assert _placed_in_tree(extraction, cache, "acme/store", "abc") == extraction
+    cache.trees[("acme/store", "abc")] = _tree("pkg/store/store_test.go")
+    [placed] = _placed_in_tree(extraction, cache, "acme/store", "abc").failures
+    assert (placed.location, placed.location_source) == ("pkg/store/store_test.go:41", "tree")

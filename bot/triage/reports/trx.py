@@ -6,7 +6,7 @@ results is a container: MSTest's data-driven test (each row, `Adds (2)`, is a re
 own) or an ordered test's and NUnit's `TestResultAggregation` (each inner result is one).
 A container counts as a result itself only when it failed and none of its rows did (its
 set-up or clean-up failed). The same id given several results is one test run several
-times (a retry): it failed in the end only if its last result failed.
+times (a retry): failed n of its m results.
 """
 
 from __future__ import annotations
