@@ -277,3 +277,14 @@ def test_the_check_handler_places_bare_names_only_with_a_tree_it_already_has() -
     cache.trees[("acme/store", "abc")] = _tree("pkg/store/store_test.go")
     [placed] = _placed_in_tree(extraction, cache, "acme/store", "abc").failures
     assert (placed.location, placed.location_source) == ("pkg/store/store_test.go:41", "tree")
+
+
+def test_a_file_attribute_without_a_line_is_no_location() -> None:
+    data = (
+        b'<testsuite name="s" file="test/cart.spec.js"><testcase classname="cart" name="adds">'
+        b'<failure message="expected 2 to equal 3"/></testcase></testsuite>'
+    )
+
+    [failure] = parse_report("mocha.xml", data).failures
+
+    assert (failure.file, failure.location) == ("test/cart.spec.js", None)

@@ -86,14 +86,13 @@ def is_bare(path: str) -> bool:
 
 
 def attribute_location(file: str | None, line: str | None) -> str | None:
-    """`file:line` from a `<testcase>`'s attributes; the file alone when no line is given."""
-    if not file:
+    """`file:line` from a `<testcase>`'s attributes; None without both (a file alone is
+    the test's file, already `Failure.file`, not where it failed)."""
+    line = (line or "").strip()
+    if not file or not _LINE.match(line) or int(line) == 0:
         return None
     path = stated_path(file, keep_name=True)
-    if path is None:
-        return None
-    line = (line or "").strip()
-    return f"{path}:{int(line)}" if _LINE.match(line) and int(line) > 0 else path
+    return f"{path}:{int(line)}" if path is not None else None
 
 
 def choose(*, stack: list[Frame], attribute: str | None, message: str, stack_text: str) -> Located:
