@@ -288,3 +288,19 @@ def test_a_file_attribute_without_a_line_is_no_location() -> None:
     [failure] = parse_report("mocha.xml", data).failures
 
     assert (failure.file, failure.location) == ("test/cart.spec.js", None)
+
+
+def test_a_data_driven_summary_beside_its_rows_is_not_a_test() -> None:
+    # The flat layout some writers use: the summary and its rows are siblings.
+    trx = b"""<TestRun xmlns="http://microsoft.com/schemas/VisualStudio/TeamTest/2010"><Results>
+<UnitTestResult testId="p" testName="Rows" outcome="Failed" resultType="DataDrivenTest"/>
+<UnitTestResult testId="p" testName="Rows (Data Row 0)" outcome="Passed"
+ resultType="DataDrivenDataRow"/>
+<UnitTestResult testId="p" testName="Rows (Data Row 1)" outcome="Failed"
+ resultType="DataDrivenDataRow"/>
+</Results></TestRun>"""
+
+    result = parse_report("flat.trx", trx)
+
+    assert [f.test_id for f in result.failures] == ["Rows (Data Row 1)"]
+    assert result.tests_total == 2

@@ -3,10 +3,10 @@
 Results name a test by its display name; `TestDefinitions` give its class. The id is the
 fully qualified name (`Namespace.Class.Method(args)`), .NET's own form. A result with inner
 results is a container: MSTest's data-driven test (each row, `Adds (2)`, is a result of its
-own) or an ordered test's and NUnit's `TestResultAggregation` (each inner result is one).
-A container counts as a result itself only when it failed and none of its rows did (its
-set-up or clean-up failed). The same id given several results is one test run several
-times (a retry): failed n of its m results.
+own) or an ordered test's `TestResultAggregation` (each inner result is one). A container
+counts as a result itself only when it failed and none of its rows did (its set-up or
+clean-up failed); a data-driven summary written beside its rows is dropped. The same id
+given several results is one test run several times (a retry): failed n of its m results.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def parse_trx(root: Element) -> tuple[list[Failure], int]:
     classes = _classes(root)
     tests: dict[str, _Test] = {}
     for section in _children(root, "Results"):
-        for result in _leaves(section):
+        for result in _without_summaries(list(_leaves(section))):
             outcome = result.get("outcome") or ""
             if outcome in _NOT_RUN:
                 continue
@@ -74,6 +74,17 @@ def _leaves(section: Element) -> Iterator[Element]:
         row_failed = any((r.get("outcome") or "") in _FAILED for r in inner)
         if (result.get("outcome") or "") in _FAILED and not row_failed:
             yield result
+
+
+def _without_summaries(results: list[Element]) -> list[Element]:
+    """The results less a data-driven test's summary written beside its rows rather than
+    around them (`resultType="DataDrivenTest"` next to its `DataDrivenDataRow`s)."""
+    with_rows = {r.get("testId") for r in results if r.get("resultType") == "DataDrivenDataRow"}
+    return [
+        r
+        for r in results
+        if not (r.get("resultType") == "DataDrivenTest" and r.get("testId") in with_rows)
+    ]
 
 
 def _children(element: Element, name: str) -> list[Element]:
