@@ -207,6 +207,8 @@ def _result(
                     "test_id",
                     "file",
                     "location",
+                    "location_source",
+                    "location_note",
                     "framework",
                     "source",
                     "signature",
@@ -254,13 +256,19 @@ def _describe(result: dict[str, Any]) -> str:
         head = f["message"].splitlines()[0] if f["message"] else ""
         lines += [
             f"  - {f['test_id']}",
-            f"    file: {f['file']}  location: {f['location']}",
+            f"    file: {f['file']}  location: {f['location']}{_from(f)}",
             f"    framework: {f['framework']}  source: {f['source']}"
             f"  attempts: {f['attempts_failed']}/{f['attempts_total']} failed",
             f"    signature: {f['signature']}",
             f"    message: {head}",
         ]
     return "\n".join(lines)
+
+
+def _from(failure: dict[str, Any]) -> str:
+    """Where the location came from, and why a bare file name was kept, when known."""
+    said = f" (from {failure['location_source']})" if failure["location_source"] else ""
+    return f"{said}; {failure['location_note']}" if failure["location_note"] else said
 
 
 async def serve(settings: Settings) -> int:

@@ -29,6 +29,7 @@ from bot.logs import bind
 from bot.store import CheckAttempt, Store
 from bot.triage.attempts import FAILED_CONCLUSIONS, EarlierAttempt, RerunEvidence, rerun_evidence
 from bot.triage.models import Decision, Extraction, RunRecord
+from bot.triage.reports.locations import resolve_in_tree
 from bot.triage.verdict import Rules, decide_extraction
 
 log = logging.getLogger(__name__)
@@ -243,6 +244,7 @@ async def decide(
         changed_complete,
         sources.cache,
     )
+    extraction = _placed_in_tree(extraction, sources.cache, repo, run.head_sha)
     decisions = testless or decide_extraction(
         extraction,
         changed.paths,
@@ -262,6 +264,16 @@ def _rules(config: RepoConfig) -> Rules:
         risky_paths=config.risky_paths,
         history_days=config.history_days,
     )
+
+
+def _placed_in_tree(extraction: Extraction, cache: SourceCache, repo: str, sha: str) -> Extraction:
+    """The failures' bare file names placed in the commit's tree when the walks read it (now
+    or for an earlier delivery): never a call of its own."""
+    tree = cache.trees.get((repo, sha))
+    if tree is None:
+        return extraction
+    placed = resolve_in_tree(extraction.failures, tree)
+    return extraction.model_copy(update={"failures": placed})
 
 
 def _failed_before(

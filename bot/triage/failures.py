@@ -31,6 +31,7 @@ MASS_THRESHOLD = 10
 
 _RANK = {"junit": 0, "trx": 0, "go-json": 0, "mocha-json": 0, "annotation": 1, "log": 2}
 _WORST = max(_RANK.values()) + 1
+_REPORTS = frozenset(source for source, rank in _RANK.items() if rank == 0)
 
 _EXTENSION = re.compile(r"\.(?:py|[cm]?[jt]sx?|rb|java|kt|cs|php|go|rs)(?=::| \u203a | > |#|$)")
 _SEPARATOR = re.compile(r"\s*(?:::|\u203a|#|/|\\|\.| > )\s*")
@@ -157,13 +158,21 @@ def merge(failures: Iterable[Failure], generic_messages: Sequence[str] = ()) -> 
         index = by_key.get(key)
         if index is None:
             index = _suffix_match(key, by_key)
+        if index is not None and _namesakes(merged[index], failure):
+            index = None
         if index is None:
-            by_key[key] = len(merged)
+            by_key.setdefault(key, len(merged))
             merged.append(failure)
         else:
             by_key.setdefault(key, index)
             merged[index] = _complete(merged[index], failure, generic_messages)
     return merged
+
+
+def _namesakes(kept: Failure, other: Failure) -> bool:
+    """Two tests a report names apart whose keys meet (suites `a/b` and `a.b`): a report
+    states each test's identity, so they are never one test."""
+    return kept.source == other.source and kept.source in _REPORTS and kept.test_id != other.test_id
 
 
 def match_key(test_id: str) -> str:
@@ -190,6 +199,8 @@ def _complete(best: Failure, other: Failure, generic: Sequence[str]) -> Failure:
     update: dict[str, Any] = {
         "file": best.file or other.file,
         "location": best.location or other.location,
+        "location_source": best.location_source if best.location else other.location_source,
+        "location_note": best.location_note if best.location else other.location_note,
         "trace_paths": list(dict.fromkeys([*best.trace_paths, *other.trace_paths])),
     }
     if is_generic(best.message, generic) and not is_generic(other.message, generic):
