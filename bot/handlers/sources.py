@@ -20,8 +20,10 @@ import cachetools
 from gidgethub.abc import GitHubAPI
 
 from bot.github import api
-from bot.triage.footprint import worth_walking
+from bot.triage.footprint import WalkPlan, plan_walk
 from bot.triage.imports import ImportWalk, Source, Tree, Unreadable, WalkLimits, walk
+from bot.triage.imports.languages import language_of
+from bot.triage.imports.locate import how_located, locate_in_tree
 from bot.triage.models import Failure
 
 log = logging.getLogger(__name__)
@@ -61,37 +63,66 @@ async def import_walks(
     changed_complete: bool,
     cache: SourceCache,
 ) -> dict[str, ImportWalk]:
-    """The walk of each failed test file's imports at `sha`, keyed by test file; none for
-    the tests where it cannot change the verdict (`worth_walking`)."""
-    test_files = sorted(
-        {
-            test_file
-            for failure in failures
-            if (test_file := worth_walking(failure, changed_paths, changed_complete))
-        }
-    )
-    if cache.limits.depth == 0:
+    """The walk of each failed test's imports at `sha`, keyed by `walk_key` (its test file,
+    or its id when the file was found in the tree); none for the tests where it cannot
+    change the verdict (`plan_walk`)."""
+    plans = [p for f in failures if (p := plan_walk(f, changed_paths, changed_complete))]
+    if cache.limits.depth == 0 or not plans:
         return {}
-    done = {f: w for f in test_files if (w := cache.walks.get((repo, sha, f))) is not None}
-    todo = [f for f in test_files if f not in done]
-    if not todo:
-        return done
+    known = {p.test_file for p in plans if p.test_file is not None}
+    done = {f: w for f in known if (w := cache.walks.get((repo, sha, f))) is not None}
+    if all(p.test_file in done for p in plans):
+        return {p.key: done[p.test_file] for p in plans if p.test_file is not None}
     key = (repo, sha)
     if key not in cache.trees:
         cache.trees[key] = await api.commit_tree(gh, repo, sha)
     tree = cache.trees[key]
     if tree is None:
         log.info("no tree for %s at %s: imports not followed", repo, sha)
-        return done
+        return {p.key: done[p.test_file] for p in plans if p.test_file in done}
+    located = _locate(plans, tree)
+    to_walk = sorted({f for p, f in located if not p.skip and f not in done})
+    done |= {f: w for f in to_walk if (w := cache.walks.get((repo, sha, f))) is not None}
+    done |= await _walk_all(gh, repo, sha, tree, [f for f in to_walk if f not in done], cache)
+    return {p.key: _result(p, test_file, done, tree) for p, test_file in located}
+
+
+def _locate(plans: Sequence[WalkPlan], tree: Tree) -> list[tuple[WalkPlan, str]]:
+    """Each plan with its test file: named by the failure, or found in the tree (a plan
+    whose file is in no folder of the tree is dropped: its footprint stays the rules')."""
+    found = []
+    for plan in plans:
+        test_file = plan.test_file or locate_in_tree(plan.failure, tree)
+        if test_file is not None:
+            found.append((plan, test_file))
+    return found
+
+
+def _result(plan: WalkPlan, test_file: str, done: dict[str, ImportWalk], tree: Tree) -> ImportWalk:
+    walked = done.get(test_file)
+    if walked is None:  # only located: the walk could not change the verdict
+        language = language_of(test_file)
+        name = language.name if language else ""
+        walked = ImportWalk(test_file, name, (), (), (), (), skipped=plan.skip)
+    if plan.test_file is None:
+        walked = dataclasses.replace(walked, found_by=how_located(plan.failure))
+    return walked
+
+
+async def _walk_all(
+    gh: GitHubAPI, repo: str, sha: str, tree: Tree, todo: list[str], cache: SourceCache
+) -> dict[str, ImportWalk]:
+    """Walk every test file of `todo`, reading what they want round by round, together."""
     sources: dict[str, Source] = {}
     # Round n reads the files at depth n - 1: the test files (with the configuration and
     # what runs for them) first, then what they import; files that only the configuration
     # names (setup files) can take one more round.
-    for _ in range(cache.limits.depth + 1):
+    for _ in range(cache.limits.depth + 1 if todo else 0):
         wanted = {p for f in todo for p in walk(f, tree, sources, cache.limits).wanted}
         if not wanted:
             break
         await _read(gh, repo, tree, sorted(wanted), sources, cache)
+    done: dict[str, ImportWalk] = {}
     for test_file in todo:
         found = walk(test_file, tree, sources, cache.limits)
         if found.wanted:  # a read failed, or the rounds ran out: the walk could not finish
