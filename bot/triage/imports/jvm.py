@@ -166,10 +166,15 @@ def jvm_class(failure: Failure) -> str | None:
 
 def locate_class(qualified: str, tree: Tree) -> str | None:
     """The file of the class `qualified` in the tree, in any source root: of several (a
-    multi-module build), the shortest path, then the first in order; the walk counts the
-    others as files that run for the test (`JvmResolver.starts`)."""
+    multi-module build), the shortest path, then the first in order (the failure does not
+    say which module ran); the walk counts the others as files that run for the test
+    (`JvmResolver.starts`)."""
     package, _, name = qualified.rpartition(".")
-    files = Classes.of(tree).named(package, name)
+    classes = Classes.of(tree)
+    if package:
+        files = classes.named(package, name)
+    else:  # a log that names the class alone (Gradle without a stack frame): any package
+        files = [p for paths in classes.folders.values() for p in paths if _stem(p) == name]
     return min(files, key=lambda path: (len(path), path)) if files else None
 
 
