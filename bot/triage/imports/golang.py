@@ -133,28 +133,39 @@ def locate_package_test(import_path: str, tree: Tree, test_name: str = "") -> st
     path that is a folder of the tree holding test files (the module path is a prefix that
     is no folder: `github.com/acme/bus/internal/wire` is `internal/wire/`, or
     `go/internal/wire/` in a repository whose module sits in `go/`); a module's root
-    package, whose tails are no folder, is the folder of the tree's only go.mod. Of the
-    package's test files, the one named after the test (`TestParseJSON` ->
-    `parse_json_test.go`) when there is one, else the first: every file of the package
-    runs for the test, so which one starts the walk changes no verdict."""
+    package, none of whose tails is a folder, is the folder of the tree's only go.mod (`go
+    test` ran in this repository, so a package in no folder is a module's root; with
+    several modules, which one is not known: None). Of the package's test files, the one
+    named after the test when there is one, else the first: every file of the package runs
+    for the test, so which one starts the walk changes no verdict."""
     folders = go_folders(tree)
     segments = [s for s in import_path.split("/") if s not in ("", ".", "..")]
     for start in range(len(segments)):
         tail = "/".join(segments[start:])
-        for folder in sorted((d for d in folders if d == tail or d.endswith("/" + tail)), key=len):
-            found = _test_file(folders, folder, test_name)
-            if found:
-                return found
-    go_mods = [path for path in tree.files if path.rsplit("/", 1)[-1] == GO_MOD]
+        matched = sorted((d for d in folders if d == tail or d.endswith("/" + tail)), key=len)
+        found = [f for folder in matched if (f := _test_file(folders, folder, test_name))]
+        if matched:  # the package's folder, with or without a test file
+            return found[0] if found else None
+    # `go test ./...` skips folders named "_x", ".x" and testdata (chi's _examples/ modules).
+    go_mods = [
+        path
+        for path in tree.files
+        if path.rsplit("/", 1)[-1] == GO_MOD
+        and not any(p.startswith(("_", ".")) or p == "testdata" for p in path.split("/")[:-1])
+    ]
     return _test_file(folders, parent(go_mods[0]), test_name) if len(go_mods) == 1 else None
 
 
 def _test_file(folders: Mapping[str, list[str]], folder: str, test_name: str) -> str | None:
+    """The package's test file named after the test (`TestMuxBasic`: `mux_basic_test.go`,
+    else `mux_test.go`), else its first test file."""
     tests = [p for p in folders.get(folder, []) if p.endswith(TEST_SUFFIX)]
-    top = test_name.split("/")[0]
-    stem = "_".join(w.lower() for w in _WORDS.findall(_TEST_NAME.sub("", top)))
-    named = join(folder, stem + TEST_SUFFIX)
-    return named if named in tests else (tests[0] if tests else None)
+    words = [w.lower() for w in _WORDS.findall(_TEST_NAME.sub("", test_name.split("/")[0]))]
+    for end in range(len(words), 0, -1):
+        named = join(folder, "_".join(words[:end]) + TEST_SUFFIX)
+        if named in tests:
+            return named
+    return tests[0] if tests else None
 
 
 GO = Go()
