@@ -108,12 +108,20 @@ def test_an_unparseable_package_file_makes_the_walk_partial() -> None:
 @pytest.mark.parametrize(
     ("test_id", "name", "expected"),
     [
-        ("github.com/acme/bus/internal/wire.TestParse", "TestParse", "github.com/acme/bus/internal/wire"),
+        (
+            "github.com/acme/bus/internal/wire.TestParse",
+            "TestParse",
+            "github.com/acme/bus/internal/wire",
+        ),
         ("example.com/m.TestX/sub_case", "TestX/sub_case", "example.com/m"),
-        ("github.com/acme/bus/internal/wire", "github.com/acme/bus/internal/wire", "github.com/acme/bus/internal/wire"),
+        (
+            "github.com/acme/bus/internal/wire",
+            "github.com/acme/bus/internal/wire",
+            "github.com/acme/bus/internal/wire",
+        ),
         ("TestParse", "TestParse", None),
     ],
-)  # fmt: skip
+)
 def test_go_import_path(test_id: str, name: str, expected: str | None) -> None:
     assert go_import_path(Failure(test_id=test_id, name=name, framework="go")) == expected
 

@@ -20,16 +20,36 @@ from tests.test_imports_walk import depths, layout, tree_of, walked
             "a.b",
             ["x.Y.z", "c.D", "e.*"],
         ),
-        ("package a.b\n\nimport c.D as E\nimport f.g.*\nimport h.`in`.I\n", "a.b", ["c.D", "f.g.*", "h.in.I"]),
-        ("package a\npackage b\nimport c.{D, E => F, _}\nimport g._, h.I\n", "a.b", ["c.D", "c.E", "c.*", "g.*", "h.I"]),
+        (
+            "package a.b\n\nimport c.D as E\nimport f.g.*\nimport h.`in`.I\n",
+            "a.b",
+            ["c.D", "f.g.*", "h.in.I"],
+        ),
+        (
+            "package a\npackage b\nimport c.{D, E => F, _}\nimport g._, h.I\n",
+            "a.b",
+            ["c.D", "c.E", "c.*", "g.*", "h.I"],
+        ),
         ("package a\nimport c.{given, *}\nobject O { import d.E }\n", "a", ["c.*", "d.E"]),
-        ('package a;\n// import no.One;\n/* import no.Two; */\nString s = "import no.Three;";\n', "a", []),
-        ('package a\nval t = """\nimport no.Four\n"""\nval c = \'"\'\nimport yes.Five\n', "a", ["yes.Five"]),
-        ("package a\n/* outer /* inner */ import no.Six */\nimport yes.Seven\n", "a", ["yes.Seven"]),
+        (
+            'package a;\n// import no.One;\n/* import no.Two; */\nString s = "import no.Three;";\n',
+            "a",
+            [],
+        ),
+        (
+            'package a\nval t = """\nimport no.Four\n"""\nval c = \'"\'\nimport yes.Five\n',
+            "a",
+            ["yes.Five"],
+        ),
+        (
+            "package a\n/* outer /* inner */ import no.Six */\nimport yes.Seven\n",
+            "a",
+            ["yes.Seven"],
+        ),
         ("import Top\nclass T", "", ["Top"]),
         ("package a;\nimport", "a", []),
     ],
-)  # fmt: skip
+)
 def test_the_scanner_reads_package_and_imports_outside_comments_and_strings(
     source: str, package: str, imports: list[str]
 ) -> None:

@@ -37,9 +37,8 @@ def test_the_walk_key_is_the_test_file_else_the_test_id() -> None:
 
 
 def test_locating_by_language() -> None:
-    assert locating_language(CART) is not None and locating_language(CART).name.startswith("Java")
-    assert locating_language(WIRE) is not None and locating_language(WIRE).name == "Go"
-    assert locating_language(PYTEST) is None
+    names = [getattr(locating_language(f), "name", None) for f in (CART, WIRE, PYTEST)]
+    assert names == ["Java/Kotlin/Scala", "Go", None]
     tree = tree_of({CART_FILE: "", "internal/wire/parse_test.go": ""})
     assert locate_in_tree(CART, tree) == CART_FILE
     assert locate_in_tree(WIRE, tree) == "internal/wire/parse_test.go"
