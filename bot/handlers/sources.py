@@ -7,6 +7,10 @@ most 3 calls (the tree, the test files with their configuration, then what they 
 a language whose configuration names more files that run for the test (jest's setup
 files) may spend one more round. A further failure of the same test on the same head
 spends none.
+
+A failure that names no file (a Go package's test, a JVM class) is found in the tree first
+(`imports.locate`, no further call); when nothing the PR changes could be imported its file
+is only located (the tree, no file read), so that its footprint is not empty.
 """
 
 from __future__ import annotations
