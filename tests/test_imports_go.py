@@ -7,7 +7,12 @@ import pytest
 
 from bot.triage.imports import Source, WalkLimits
 from bot.triage.imports.go_scan import go_imports
-from bot.triage.imports.golang import go_import_path, locate_package_test, module_path
+from bot.triage.imports.golang import (
+    go_import_path,
+    local_replacements,
+    locate_package_test,
+    module_path,
+)
 from bot.triage.models import Failure
 from tests.test_imports_walk import depths, layout, tree_of, walked
 
@@ -172,3 +177,36 @@ def test_a_real_package_chi_middleware() -> None:
     assert not any(p.endswith("_test.go") for p in root)
     assert result.cut == ("imports deeper than 1 not followed",)
     assert len(result.read) == len(files)
+
+
+@pytest.mark.parametrize(
+    ("go_mod", "root", "expected"),
+    [
+        ("module a\nreplace example.com/b => ../b\n", "svc", {"example.com/b": "b"}),
+        (
+            "replace example.com/b v1.2.0 => ./third_party/b // pinned\n",
+            "",
+            {"example.com/b": "third_party/b"},
+        ),
+        (
+            "replace (\n\texample.com/b => ./b\n"
+            "\texample.com/c v1.0.0 => example.com/c v1.1.0\n)\n",
+            "",
+            {"example.com/b": "b"},
+        ),
+        ("replace example.com/up => ../../up\n", "svc", {}),  # outside the repository
+        ("replace example.com/root => ..\n", "svc", {"example.com/root": ""}),
+    ],
+)
+def test_local_replacements(go_mod: str, root: str, expected: dict[str, str]) -> None:
+    assert local_replacements(go_mod, root) == expected
+
+
+def test_a_module_replaced_by_a_folder_of_the_repository_is_followed() -> None:
+    files: dict[str, Source] = {
+        "svc/go.mod": "module example.com/svc\n\nreplace example.com/lib => ../lib\n",
+        "svc/api/api_test.go": 'package api\nimport "example.com/lib/money"\n',
+        "lib/go.mod": "module example.com/lib\n",
+        "lib/money/money.go": "package money\n",
+    }
+    assert depths(walked("svc/api/api_test.go", files)) == {"lib/money/money.go": 1}

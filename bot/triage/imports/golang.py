@@ -8,16 +8,19 @@ from their own module. The module is the nearest `go.mod` up from the test: an i
 path equal to its `module` path or under it names the directory at the rest of the path,
 every non-test `.go` file of which is imported. A module's `vendor/` folder holds the
 other packages it builds with; those are followed too. Anything else (the standard
-library, other modules) is not the repository's and is left out. Go ignores `testdata/`
-folders and files whose names start with "." or "_", and so does this.
+library, other modules) is not the repository's and is left out, unless go.mod's
+`replace` points the module to a folder of the repository (`replace example.com/b =>
+../b`). Go ignores `testdata/` folders and files whose names start with "." or "_", and so
+does this. `go.work` workspaces are not read.
 
 A `go test` failure names a package and a test (`github.com/acme/bus/wire.TestParse`),
 rarely a file: `locate_package_test` finds the package's directory in the commit's tree
-from the import path (module doc of `bot/triage/footprint.py`).
+from the import path.
 """
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -33,6 +36,12 @@ TEST_SUFFIX = "_test.go"
 PACKAGE_FILE = "a file of the test's Go package"
 
 _MODULE = re.compile(r"^\s*module\s+(?P<path>\"[^\"]+\"|`[^`]+`|\S+)", re.MULTILINE)
+# `replace a/b => ../b` and `replace a/b v1.2.0 => ./b`, alone or inside a `replace (...)`
+# block: another module of the same repository, at a path relative to the go.mod.
+_REPLACE = re.compile(
+    r"^\s*(?:replace\s+)?(?P<old>[^\s()]+)(?:\s+v\S+)?\s*=>\s*(?P<new>\.\.?(?:/\S*)?)\s*(?://.*)?$",
+    re.MULTILINE,
+)
 _TEST_NAME = re.compile(r"^(?:Test|Benchmark|Example|Fuzz)")
 _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z0-9]+")
 
@@ -43,6 +52,17 @@ def module_path(go_mod: str) -> str | None:
     if match is None:
         return None
     return match.group("path").strip('"`').split("//")[0].strip() or None
+
+
+def local_replacements(go_mod: str, root: str) -> dict[str, str]:
+    """The modules go.mod replaces with a folder of the repository, each with that folder
+    (`root` is go.mod's own folder); a path that climbs out of the repository is left out."""
+    found: dict[str, str] = {}
+    for match in _REPLACE.finditer(go_mod):
+        folder = posixpath.normpath(posixpath.join(root or ".", match.group("new")))
+        if folder != ".." and not folder.startswith("../"):
+            found[match.group("old")] = "" if folder == "." else folder
+    return found
 
 
 def nearest_go_mod(path: str, tree: Tree) -> str | None:
@@ -79,9 +99,13 @@ class Go:
 
     def resolver(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> GoResolver:
         go_mod = nearest_go_mod(test_file, tree)
-        module = module_path(configs[go_mod]) if go_mod and go_mod in configs else None
+        text = configs.get(go_mod) if go_mod else None
         root = parent(go_mod) if go_mod else ""
-        return GoResolver(tree, go_folders(tree), test_file, module, root)
+        modules = {} if text is None else local_replacements(text, root)
+        module = module_path(text) if text is not None else None
+        if module is not None:
+            modules[module] = root
+        return GoResolver(tree, go_folders(tree), test_file, modules, root)
 
 
 @dataclass(frozen=True)
@@ -89,7 +113,9 @@ class GoResolver:
     tree: Tree
     folders: Mapping[str, list[str]]
     test_file: str
-    module: str | None  # None when go.mod was not read: no import is the module's then
+    # The test's module and the modules go.mod replaces with a folder of the repository,
+    # each with its folder; empty when go.mod was not read: no import is the module's then.
+    modules: Mapping[str, str]
     module_root: str
 
     def starts(self) -> Sequence[Start]:
@@ -111,8 +137,9 @@ class GoResolver:
 
     def _folder(self, imported: str) -> str | None:
         """The repository folder of an imported package, None when it is not in the tree."""
-        if self.module and (imported == self.module or imported.startswith(self.module + "/")):
-            return join(self.module_root, imported[len(self.module) + 1 :])
+        for module in sorted(self.modules, key=len, reverse=True):
+            if imported == module or imported.startswith(module + "/"):
+                return join(self.modules[module], imported[len(module) + 1 :])
         vendored = join(self.module_root, "vendor", imported)
         return vendored if vendored in self.tree.directories else None
 
