@@ -88,7 +88,7 @@ async def import_walks(
     to_walk = sorted({f for p, f in located if not p.skip and f not in done})
     done |= {f: w for f in to_walk if (w := cache.walks.get((repo, sha, f))) is not None}
     done |= await _walk_all(gh, repo, sha, tree, [f for f in to_walk if f not in done], cache)
-    return {p.key: _result(p, test_file, done, tree) for p, test_file in located}
+    return {p.key: _result(p, test_file, done) for p, test_file in located}
 
 
 def _locate(plans: Sequence[WalkPlan], tree: Tree) -> list[tuple[WalkPlan, str]]:
@@ -102,7 +102,7 @@ def _locate(plans: Sequence[WalkPlan], tree: Tree) -> list[tuple[WalkPlan, str]]
     return found
 
 
-def _result(plan: WalkPlan, test_file: str, done: dict[str, ImportWalk], tree: Tree) -> ImportWalk:
+def _result(plan: WalkPlan, test_file: str, done: dict[str, ImportWalk]) -> ImportWalk:
     walked = done.get(test_file)
     if walked is None:  # only located: the walk could not change the verdict
         language = language_of(test_file)

@@ -31,7 +31,9 @@ Read from the code (``bot/triage/imports``), when the handler could walk the tes
 imports: every repository file the test imports, at any depth reached, and every file
 that runs for it (a ``conftest.py``, a setup file, its package's files), each file entry
 carrying its import chain. These are
-strong evidence, like the test file and its traceback; the rules above are guesses.
+strong evidence, like the test file and its traceback; the rules above are guesses. A
+failure that names no test file (a Go package's test, a JVM class) has, as its test file,
+the file the handler found for it in the commit's tree (the walk's own test file).
 
 Paths that are absolute or climb out of the repo (a ``..`` segment) are not
 repo paths: they never enter a footprint and never match one.
