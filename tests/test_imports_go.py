@@ -4,6 +4,8 @@ that runs for a test, imports inside the module, and a failure's package found i
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bot.triage.imports import Source, WalkLimits
 from bot.triage.imports.go_scan import go_imports
@@ -210,3 +212,10 @@ def test_a_module_replaced_by_a_folder_of_the_repository_is_followed() -> None:
         "lib/money/money.go": "package money\n",
     }
     assert depths(walked("svc/api/api_test.go", files)) == {"lib/money/money.go": 1}
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from([*'ab._;()"`/*\n\t ', "package", "import"])).map("".join))
+def test_the_scanner_never_fails(source: str) -> None:
+    found = go_imports(source)
+    assert found is None or all(isinstance(path, str) for path in found)

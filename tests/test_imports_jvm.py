@@ -4,6 +4,8 @@ scanner, classes by package in every source root, and a failure's class found in
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bot.triage.imports import Source, WalkLimits
 from bot.triage.imports.jvm import jvm_class, locate_class
@@ -166,3 +168,15 @@ def test_a_real_multi_module_build_gson() -> None:
         "extras/src/main/java/com/google/gson/typeadapters/UtcDateTypeAdapter.java",
     }
     assert result.read == (test,)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.sampled_from([*"ab.;*_{}=>,`'\"/\n ", "import", "package", "static", "as"])).map(
+        "".join
+    )
+)
+def test_the_scanner_never_fails(source: str) -> None:
+    for nested in (False, True):
+        scanned = scan_jvm(source, nested_comments=nested)
+        assert all(isinstance(name, str) and name for name in scanned.imports)
