@@ -180,3 +180,29 @@ def test_the_scanner_never_fails(source: str) -> None:
     for nested in (False, True):
         scanned = scan_jvm(source, nested_comments=nested)
         assert all(isinstance(name, str) and name for name in scanned.imports)
+
+
+def test_a_real_scala_cross_build_scopt() -> None:
+    """scopt/scopt at a real commit: a relative import and a class named by its package."""
+    tree, files = layout("scopt")
+    test = "jvm_js/src/test/scala/scopttest/UriSpec.scala"
+    result = walked(test, files, WalkLimits(depth=1), tree)
+    assert {(r.path, r.chain[0].module) for r in result.reached} == {
+        ("shared/src/test/scala/scopttest/SpecUtil.scala", "SpecUtil.*"),
+        ("shared/src/main/scala/scopt/OptionParser.scala", "scopt.OptionParser"),
+    }
+
+
+def test_relative_imports_and_qualified_names_in_code() -> None:
+    files: dict[str, Source] = {
+        "src/main/scala/a/b/C.scala": "package a.b\nclass C\n",
+        "src/main/scala/x/y/Z.scala": "package x.y\nclass Z\n",
+        "src/main/scala/x/y/Unused.scala": "package x.y\nclass Unused\n",
+        "src/test/scala/a/T.scala": (
+            "package a\nimport b.C\nclass T { val z = new x.y.Z(); val n = z.hashCode }\n"
+        ),
+    }
+    assert set(depths(walked("src/test/scala/a/T.scala", files))) == {
+        "src/main/scala/a/b/C.scala",
+        "src/main/scala/x/y/Z.scala",
+    }

@@ -12,6 +12,10 @@ imports, read by `jvm_scan`:
   class `a.b` when that is a class;
 - an import whose name is in no class file but whose package is the repository's (a
   Kotlin top-level function, a Scala object's member): every file of that package;
+- a dotted name in the code whose longest prefix is a class (`new scopt.OptionParser()`:
+  a class named by its package, no import);
+- Scala's relative imports (`import SpecUtil._` in package `scopttest`), tried against the
+  file's package when they name no class from the root;
 - every identifier that is the name of a class file of the file's own package, in any
   source root (`OrderRepository` in `src/test/java/org/example/orders/` is
   `src/main/java/org/example/orders/OrderRepository.java`): Java names them unimported.
@@ -118,9 +122,15 @@ class JvmResolver:
     def imports(self, path: str, source: str) -> Sequence[Target] | None:
         scanned = scan_jvm(source, nested_comments=path.endswith(_NESTED_COMMENTS))
         found: list[Target] = []
-        for imported in scanned.imports:
-            found += [Target(file, imported) for file in self._imported(imported)]
         package = scanned.package
+        for imported in scanned.imports:
+            # Scala resolves an import relative to the enclosing package too (`import
+            # SpecUtil._` in package scopttest): try both, over-counting.
+            relative = f"{package}.{imported}" if package else ""
+            files = self._imported(imported) or (self._imported(relative) if relative else [])
+            found += [Target(file, imported) for file in files]
+        for name in dict.fromkeys(scanned.qualified):
+            found += [Target(file, name) for file in self._class_of(name.split("."))]
         # The default package's classes: those beside the file.
         neighbours = self.classes.package(package) or self.classes.folders.get(parent(path), [])
         for file in neighbours:
@@ -133,11 +143,18 @@ class JvmResolver:
         parts = imported.split(".")
         wildcard = parts[-1] == WILDCARD
         names = parts[:-1] if wildcard else parts
-        for end in range(len(names), 1, -1):  # the longest prefix that is a class
+        return self._class_of(names) or self.classes.package(
+            ".".join(names if wildcard else names[:-1])
+        )
+
+    def _class_of(self, names: list[str]) -> list[str]:
+        """The files of the longest prefix of `names` that is a class with a package
+        (`a.b.C.method` is `a.b.C`)."""
+        for end in range(len(names), 1, -1):
             files = self.classes.named(".".join(names[: end - 1]), names[end - 1])
             if files:
                 return files
-        return self.classes.package(".".join(names if wildcard else names[:-1]))
+        return []
 
 
 def _same_package_folder(one: str, other: str) -> bool:

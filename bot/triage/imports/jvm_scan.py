@@ -12,7 +12,8 @@ count. What is read:
   a dotted name (a wildcard keeps "*" as its last part; Scala's selectors name one import
   each);
 - the identifiers the file uses, to find the classes of its own package it names without
-  importing them.
+  importing them, and the dotted names it uses (`new scopt.OptionParser(...)`: a class
+  named by its package, without an import).
 """
 
 from __future__ import annotations
@@ -44,6 +45,9 @@ class JvmFile:
     package: str = ""
     imports: list[str] = field(default_factory=list)
     names: set[str] = field(default_factory=set)
+    # Dotted names in the code starting with a lower-case part (`scopt.OptionParser`,
+    # `order.total`): some are classes named by their package, most are member accesses.
+    qualified: list[str] = field(default_factory=list)
 
 
 def _skip_comment(source: str, position: int, nested: bool) -> int:
@@ -92,6 +96,13 @@ def scan_jvm(source: str, *, nested_comments: bool = False) -> JvmFile:
         if token == "import":
             index = _import(tokens, index + 1, found.imports)
             continue
+        if token[0].islower() and index + 2 < len(tokens) and tokens[index + 1] == ".":
+            name, end = _dotted(tokens, index)
+            if WILDCARD not in name:  # `a.b.C` named in code, without an import
+                found.qualified.append(name)
+                found.names.update(name.split("."))
+                index = end
+                continue
         if token[0].isalpha() or token[0] == "_":
             found.names.add(token)
         index += 1
