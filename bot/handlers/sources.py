@@ -7,6 +7,10 @@ most 3 calls (the tree, the test files with their configuration, then what they 
 a language whose configuration names more files that run for the test (jest's setup
 files) may spend one more round. A further failure of the same test on the same head
 spends none, in any replica: finished walks and blob texts are kept in the store too.
+
+A failure that names no file (a Go package's test, a JVM class) is found in the tree first
+(`imports.locate`, no further call); when nothing the PR changes could be imported its file
+is only located (the tree, no file read), so that its footprint is not empty.
 """
 
 from __future__ import annotations
@@ -23,9 +27,11 @@ from gidgethub.abc import GitHubAPI
 
 from bot.github import api
 from bot.store import Store
-from bot.triage.footprint import worth_walking
+from bot.triage.footprint import WalkPlan, plan_walk
 from bot.triage.imports import ImportWalk, Source, Tree, Unreadable, WalkLimits, walk
-from bot.triage.imports.walk import walk_key
+from bot.triage.imports.languages import language_of
+from bot.triage.imports.locate import how_located, locate_in_tree
+from bot.triage.imports.walk import cache_key
 from bot.triage.models import Failure
 
 log = logging.getLogger(__name__)
@@ -71,37 +77,73 @@ async def import_walks(
     changed_complete: bool,
     cache: SourceCache,
 ) -> dict[str, ImportWalk]:
-    """The walk of each failed test file's imports at `sha`, keyed by test file; none for
-    the tests where it cannot change the verdict (`worth_walking`)."""
-    test_files = sorted(
-        {
-            test_file
-            for failure in failures
-            if (test_file := worth_walking(failure, changed_paths, changed_complete))
-        }
-    )
-    if cache.limits.depth == 0 or not test_files:
+    """The walk of each failed test's imports at `sha`, keyed by `walk_key` (its test file,
+    or its id when the file was found in the tree); none for the tests where it cannot
+    change the verdict (`plan_walk`)."""
+    plans = [p for f in failures if (p := plan_walk(f, changed_paths, changed_complete))]
+    if cache.limits.depth == 0 or not plans:
         return {}
-    done = await _kept_walks(store, repo, sha, test_files, cache)
-    todo = [f for f in test_files if f not in done]
-    if not todo:
-        return done
+    known = sorted({p.test_file for p in plans if p.test_file is not None})
+    done = await _kept_walks(store, repo, sha, known, cache)
+    if all(p.test_file in done for p in plans):
+        return {p.key: done[p.test_file] for p in plans if p.test_file is not None}
     key = (repo, sha)
     if key not in cache.trees:
         cache.trees[key] = await api.commit_tree(gh, repo, sha)
     tree = cache.trees[key]
     if tree is None:
         log.info("no tree for %s at %s: imports not followed", repo, sha)
-        return done
+        return {p.key: done[p.test_file] for p in plans if p.test_file in done}
+    located = _locate(plans, tree)
+    to_walk = sorted({f for p, f in located if not p.skip and f not in done})
+    done |= await _kept_walks(store, repo, sha, to_walk, cache)
+    todo = [f for f in to_walk if f not in done]
+    done |= await _walk_all(gh, store, repo, sha, tree, todo, cache)
+    return {p.key: _result(p, test_file, done) for p, test_file in located}
+
+
+def _locate(plans: Sequence[WalkPlan], tree: Tree) -> list[tuple[WalkPlan, str]]:
+    """Each plan with its test file: named by the failure, or found in the tree (a plan
+    whose file is in no folder of the tree is dropped: its footprint stays the rules')."""
+    found = []
+    for plan in plans:
+        test_file = plan.test_file or locate_in_tree(plan.failure, tree)
+        if test_file is not None:
+            found.append((plan, test_file))
+    return found
+
+
+def _result(plan: WalkPlan, test_file: str, done: dict[str, ImportWalk]) -> ImportWalk:
+    walked = done.get(test_file)
+    if walked is None:  # only located: the walk could not change the verdict
+        language = language_of(test_file)
+        name = language.name if language else ""
+        walked = ImportWalk(test_file, name, (), (), (), (), skipped=plan.skip)
+    if plan.test_file is None:
+        walked = dataclasses.replace(walked, found_by=how_located(plan.failure))
+    return walked
+
+
+async def _walk_all(
+    gh: GitHubAPI,
+    store: Store,
+    repo: str,
+    sha: str,
+    tree: Tree,
+    todo: list[str],
+    cache: SourceCache,
+) -> dict[str, ImportWalk]:
+    """Walk every test file of `todo`, reading what they want round by round, together."""
     sources: dict[str, Source] = {}
     # Round n reads the files at depth n - 1: the test files (with the configuration and
     # what runs for them) first, then what they import; files that only the configuration
     # names (setup files) can take one more round.
-    for _ in range(cache.limits.depth + 1):
+    for _ in range(cache.limits.depth + 1 if todo else 0):
         wanted = {p for f in todo for p in walk(f, tree, sources, cache.limits).wanted}
         if not wanted:
             break
         await _read(gh, store, repo, tree, sorted(wanted), sources, cache)
+    done: dict[str, ImportWalk] = {}
     for test_file in todo:
         done[test_file] = await _finish(
             store, repo, sha, walk(test_file, tree, sources, cache.limits), cache
@@ -115,7 +157,7 @@ async def _kept_walks(
     """The walks already made, in this process or (kept in the store) in any other."""
     done = {f: w for f in test_files if (w := cache.walks.get((repo, sha, f))) is not None}
     asked = [f for f in test_files if f not in done]
-    key = walk_key(cache.limits)
+    key = cache_key(cache.limits)
     kept = await asyncio.gather(*(store.import_walk(repo, sha, f, key) for f in asked))
     for test_file, found in zip(asked, kept, strict=True):
         if found is not None:
@@ -131,7 +173,7 @@ async def _finish(
         unread = f"{len(found.wanted):,} file(s) not read"
         return dataclasses.replace(found, wanted=(), cut=(*found.cut, unread))
     cache.walks[(repo, sha, found.test_file)] = found
-    await store.save_import_walk(repo, sha, walk_key(cache.limits), found, time.time())
+    await store.save_import_walk(repo, sha, cache_key(cache.limits), found, time.time())
     return found
 
 

@@ -60,6 +60,11 @@ class ImportWalk:
     read: tuple[str, ...]  # files read (parsed, or found unreadable), configuration included
     wanted: tuple[str, ...]  # to read next; empty when the walk is done
     cut: tuple[str, ...]  # why it is partial; empty when complete
+    # How the test file was found when the failure did not name it ("found from the class
+    # a.b.CTest"), and why its imports were not followed when they were not (the file was
+    # only located: nothing the PR changes could be imported).
+    found_by: str = ""
+    skipped: str = ""
 
     @property
     def partial(self) -> bool:
@@ -71,9 +76,12 @@ class ImportWalk:
 
     def describe(self) -> str:
         """One line for the evidence: what was followed, how far, and what cut it."""
+        test_file = f"{self.test_file} ({self.found_by})" if self.found_by else self.test_file
+        if self.skipped:
+            return f"the imports of {test_file} were not followed: {self.skipped}"
         found = _count(len(self.reached), "repository file")
         text = (
-            f"followed the imports of {self.test_file}: {found} found to depth {self.depth}, "
+            f"followed the imports of {test_file}: {found} found to depth {self.depth}, "
             f"{_count(len(self.read), 'file')} read"
         )
         if not self.cut:
@@ -208,7 +216,7 @@ def _count(number: int, noun: str) -> str:
     return f"{number:,} {noun}" if number == 1 else f"{number:,} {noun}s"
 
 
-def walk_key(limits: WalkLimits) -> str:
+def cache_key(limits: WalkLimits) -> str:
     """What a kept walk must match to be reused: this walk's version and languages, and
     the limits it ran under."""
     languages = ",".join(sorted(language.name for language in LANGUAGES))
