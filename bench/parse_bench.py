@@ -6,7 +6,9 @@ streams it in 1 MiB chunks through LogScanner and every log parser, and prints J
 {mb_per_s, grep_mb_per_s, ratio_to_grep, compile_ms, peak_rss_mb, failures_found, ...}. The
 scanner's marker database is compiled before the timed scan, as the bot compiles it once per
 process, and its compile time is reported alone as compile_ms. Exit status 1
-when a failure is missed. Run it on a quiet machine: `python bench/parse_bench.py`.
+when a failure is missed. `--scanner re2` measures the pre-filter without Hyperscan (what
+an install without it uses); the JSON's `scanner` names the one measured. Run it on a quiet
+machine: `python bench/parse_bench.py [--scanner auto|hyperscan|re2]`.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from bot.triage.failures import extract_from_chunks, log_scanner
+from bot.triage.literals import ENGINES
+from bot.triage.logscan import use_engine
 
 CHUNK = 1024 * 1024
 FAILURES = 20
@@ -117,7 +121,9 @@ def _peak_rss_mb() -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size-mb", type=int, default=200)
+    parser.add_argument("--scanner", choices=["auto", *ENGINES], default="auto")
     args = parser.parse_args()
+    scanner = use_engine(args.scanner)
     with tempfile.TemporaryDirectory(prefix="parse-bench-") as tmp:
         log = Path(tmp) / "job.log"
         write_log(log, args.size_mb * 1024 * 1024)
@@ -140,6 +146,7 @@ def main() -> int:
     found = {f.test_id for f in extraction.failures}
     missed = sorted(expected_ids() - found)
     result = {
+        "scanner": scanner,
         "size_mb": round(size_mb, 1),
         "mb_per_s": round(size_mb / elapsed, 1),
         "grep_mb_per_s": round(size_mb / grep_elapsed, 1),

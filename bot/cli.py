@@ -102,11 +102,24 @@ def _parse_arguments(parse: argparse.ArgumentParser) -> None:
     parse.add_argument("files", nargs="+", type=Path, metavar="FILE")
     parse.add_argument("--format", choices=PARSE_FORMATS, default="auto")
     parse.add_argument("--json", action="store_true", help="print a JSON list, one per FILE")
+    parse.add_argument(
+        "--scanner",
+        choices=SCANNER_CHOICES,
+        default="auto",
+        help="the log pre-filter's search (auto: hyperscan when installed, else re2)",
+    )
 
 
 def _run_without_settings(args: argparse.Namespace) -> int:
     """`parse`, `triage` and `demo`: they need no App settings, so none are read."""
     if args.command == "parse":
+        from bot.triage.logscan import use_engine
+
+        try:
+            use_engine(args.scanner)
+        except ValueError as exc:
+            print(f"flakybot parse: {exc}", file=sys.stderr)
+            return 2
         return parse_files(args.files, args.format, as_json=args.json)
     if args.command == "triage":
         from bot.tryout import command
@@ -141,6 +154,7 @@ def _fast_loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
 
 
 PARSE_FORMATS = ("auto", "log", "junit", "trx", "go-json", "mocha-json")
+SCANNER_CHOICES = ("auto", "hyperscan", "re2")
 _REPORT_SUFFIXES = frozenset({".xml", ".trx", ".json", ".jsonl", ".ndjson"})
 _CHUNK = 1024 * 1024
 
@@ -160,10 +174,13 @@ def parse_files(files: Sequence[Path], fmt: str, *, as_json: bool) -> int:
 
 def _parse_one(path: Path, fmt: str) -> dict[str, Any]:
     from bot.triage.failures import extract, extract_from_chunks
+    from bot.triage.logscan import engine_in_use
 
+    scanner = None  # reports are parsed whole, without the log pre-filter
     if fmt == "auto":
         fmt = _sniff(path)
     if fmt == "log":
+        scanner = engine_in_use()
         with path.open("rb") as stream:
             extraction = extract_from_chunks(iter(lambda: stream.read(_CHUNK), b""))
     else:
@@ -178,6 +195,7 @@ def _parse_one(path: Path, fmt: str) -> dict[str, Any]:
     return {
         "input": str(path),
         "format": fmt,
+        "scanner": scanner,
         "job": job,
         "infra": extraction.infra.model_dump() if extraction.infra else None,
         "problems": extraction.problems,
@@ -214,7 +232,8 @@ def _sniff(path: Path) -> str:
 
 def _describe(result: dict[str, Any]) -> str:
     failures = result["failures"]
-    lines = [f"{result['input']} ({result['format']})"]
+    scanner = f", {result['scanner']} scanner" if result["scanner"] else ""
+    lines = [f"{result['input']} ({result['format']}{scanner})"]
     if result["job"] == "infra":
         infra = result["infra"]
         lines.append(f"  job: infra ({infra['kind']}): {infra['line']}")
@@ -242,7 +261,13 @@ def _describe(result: dict[str, Any]) -> str:
 
 async def serve(settings: Settings) -> int:
     from bot.runtime import Bot
+    from bot.triage.logscan import use_engine
 
+    try:
+        scanner = use_engine(settings.log_scanner)
+    except ValueError as exc:  # LOG_SCANNER=hyperscan where it is not installed
+        print(f"flakybot serve: cannot start: LOG_SCANNER: {exc}", file=sys.stderr)
+        return 2
     try:
         bot = await Bot.create(settings)
     except ConfigError as exc:
@@ -250,6 +275,7 @@ async def serve(settings: Settings) -> int:
         return 2
     url = await bot.start()
     log.info("listening on %s%s", url, settings.webhook_path)
+    log.info("log scanner: %s", scanner)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

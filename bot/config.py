@@ -103,6 +103,9 @@ class Settings(BaseSettings):
     trusted_proxies: Annotated[list[IPvAnyNetwork] | None, NoDecode] = None
     # `serve`'s log lines: one JSON object each, or text for a person at a terminal.
     log_format: Literal["json", "text"] = "json"
+    # The log pre-filter's search (bot/triage/literals.py): Hyperscan when it is installed,
+    # else RE2; both keep the same lines.
+    log_scanner: Literal["auto", "hyperscan", "re2"] = "auto"
 
     @field_validator("dashboard_token")
     @classmethod
