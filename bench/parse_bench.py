@@ -3,12 +3,12 @@
 Writes a deterministic GitHub Actions job log of --size-mb megabytes (timestamps, groups,
 ANSI colours, passing pytest / jest / go test output) with 20 failures scattered through it,
 streams it in 1 MiB chunks through LogScanner and every log parser, and prints JSON:
-{mb_per_s, mb_per_cpu_s, grep_mb_per_s, ratio_to_grep, compile_ms, peak_rss_mb, failures_found, ...}. The
-scanner's marker database is compiled before the timed scan, as the bot compiles it once per
-process, and its compile time is reported alone as compile_ms. Exit status 1
-when a failure is missed. `--scanner re2` measures the pre-filter without Hyperscan (what
-an install without it uses); the JSON's `scanner` names the one measured. Run it on a quiet
-machine: `python bench/parse_bench.py [--scanner auto|hyperscan|re2]`.
+{mb_per_s, mb_per_cpu_s, grep_mb_per_s, ratio_to_grep, compile_ms, peak_rss_mb,
+failures_found, ...}. The scanner's marker database is compiled before the timed scan, as the
+bot compiles it once per process, and its compile time is reported alone as compile_ms. Exit
+status 1 when a failure is missed. `--scanner re2` measures the pre-filter without Hyperscan
+(what an install without it uses); the JSON's `scanner` names the one measured. Run it on a
+quiet machine: `python bench/parse_bench.py [--scanner auto|hyperscan|re2]`.
 """
 
 from __future__ import annotations
