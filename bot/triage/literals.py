@@ -4,8 +4,8 @@ The log pre-filter (`logscan`) asks this of every block of a job log. Two engine
 with the same set of places:
 
 - `hyperscan`: Hyperscan's multi-literal matcher, one pass over the block (GB/s). It is an
-  optional dependency: its wheels cover Linux x86_64 and aarch64 (glibc 2.28 or later),
-  macOS and Windows, not older or musl-based Linux on ARM (pyproject.toml).
+  optional dependency: its wheels cover Linux x86_64, Linux aarch64 with glibc 2.28 or
+  later, macOS and Windows, not Linux on ARM with an older glibc (pyproject.toml).
 - `re2`: google-re2 (a dependency already, with wheels for every platform) finds the lines
   holding a literal, and `bytes.find` every literal on them. Slower (README's figures).
 
