@@ -8,7 +8,9 @@ streams it in 1 MiB chunks through LogScanner and every log parser, and prints J
 {mb_per_s, grep_mb_per_s, ratio_to_grep, compile_ms, peak_rss_mb, failures_found, ...}. The
 scanner's marker database is compiled before the timed scan, as the bot compiles it once per
 process, and its compile time is reported alone as compile_ms. Exit status 1
-when a failure is missed.
+when a failure is missed. `--scanner re2` measures the pre-filter without Hyperscan (what an
+install without it uses); the JSON's `scanner` names the one measured, and `mb_per_cpu_s`
+(the process's CPU time) is the steadier figure on a shared machine.
 
 The report case (`--case report`) writes a deterministic JUnit file of --report-mb megabytes
 holding --cases test cases (nested suites, each case with its `file`/`line` attributes and a
@@ -38,6 +40,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from bot.triage.failures import extract_from_chunks, log_scanner
+from bot.triage.literals import ENGINES
+from bot.triage.logscan import use_engine
 from bot.triage.reports import read_report
 from bot.triage.reports.xml_safe import MAX_ELEMENTS
 
@@ -206,7 +210,8 @@ def report_case(size_mb: int, cases: int) -> dict[str, object]:
     }
 
 
-def log_case(size_mb: int) -> dict[str, object]:
+def log_case(size_mb: int, scanner: str) -> dict[str, object]:
+    engine = use_engine(scanner)
     with tempfile.TemporaryDirectory(prefix="parse-bench-") as tmp:
         log = Path(tmp) / "job.log"
         write_log(log, size_mb * 1024 * 1024)
@@ -217,9 +222,9 @@ def log_case(size_mb: int) -> dict[str, object]:
         log_scanner()
         compile_elapsed = time.perf_counter() - start
 
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         extraction = extract_from_chunks(_chunks(log))
-        elapsed = time.perf_counter() - start
+        elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
 
         grep = shutil.which("grep") or "grep"
         start = time.perf_counter()
@@ -229,8 +234,11 @@ def log_case(size_mb: int) -> dict[str, object]:
     found = {f.test_id for f in extraction.failures}
     return {
         "case": "log",
+        "scanner": engine,
         "size_mb": round(size_mb_real, 1),
         "mb_per_s": round(size_mb_real / elapsed, 1),
+        # Per second of this process's CPU time: steadier than mb_per_s on a shared machine.
+        "mb_per_cpu_s": round(size_mb_real / cpu, 1),
         "grep_mb_per_s": round(size_mb_real / grep_elapsed, 1),
         "ratio_to_grep": round(elapsed / grep_elapsed, 1),
         "compile_ms": round(compile_elapsed * 1000, 1),
@@ -254,6 +262,12 @@ def main() -> int:
     parser.add_argument("--size-mb", type=int, default=200, help="the log's size")
     parser.add_argument("--report-mb", type=int, default=50, help="the JUnit file's size")
     parser.add_argument("--cases", type=int, default=200_000, help="the JUnit file's cases")
+    parser.add_argument(
+        "--scanner",
+        choices=["auto", *ENGINES],
+        default="auto",
+        help="the log pre-filter's search (re2: what an install without Hyperscan uses)",
+    )
     args = parser.parse_args()
     if args.case == "both":
         # One process a case: ru_maxrss is a process's peak, the log's would hide the report's.
@@ -261,10 +275,11 @@ def main() -> int:
         for case in ("log", "report"):
             command = [sys.executable, __file__, "--case", case, "--size-mb", str(args.size_mb)]
             command += ["--report-mb", str(args.report_mb), "--cases", str(args.cases)]
+            command += ["--scanner", args.scanner]
             done = subprocess.run(command, check=False, capture_output=True, text=True)
             results.append(json.loads(done.stdout))
     elif args.case == "log":
-        results = [log_case(args.size_mb)]
+        results = [log_case(args.size_mb, args.scanner)]
     else:
         results = [report_case(args.report_mb, args.cases)]
     for result in results:

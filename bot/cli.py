@@ -110,11 +110,24 @@ def _parse_arguments(parse: argparse.ArgumentParser) -> None:
         action="store_true",
         help="print a JSON list, one entry per report and per job of a log",
     )
+    parse.add_argument(
+        "--scanner",
+        choices=SCANNER_CHOICES,
+        default="auto",
+        help="the log pre-filter's search (auto: hyperscan when installed, else re2)",
+    )
 
 
 def _run_without_settings(args: argparse.Namespace) -> int:
     """`parse`, `triage` and `demo`: they need no App settings, so none are read."""
     if args.command == "parse":
+        from bot.triage.logscan import use_engine
+
+        try:
+            use_engine(args.scanner)
+        except ValueError as exc:
+            print(f"flakybot parse: {exc}", file=sys.stderr)
+            return 2
         return parse_files(args.files, args.format, as_json=args.json)
     if args.command == "triage":
         from bot.tryout import command
@@ -149,6 +162,7 @@ def _fast_loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
 
 
 PARSE_FORMATS = ("auto", "log", "junit", "trx", "go-json", "mocha-json")
+SCANNER_CHOICES = ("auto", "hyperscan", "re2")
 _REPORT_SUFFIXES = frozenset({".xml", ".trx", ".json", ".jsonl", ".ndjson"})
 
 
@@ -170,12 +184,15 @@ def _parse_one(path: Path, fmt: str) -> list[dict[str, Any]]:
     hold several)."""
     from bot.job_logs import read_job_logs
     from bot.triage.failures import extract
+    from bot.triage.logscan import engine_in_use
 
     if fmt == "auto":
         fmt = _sniff(path)
     if fmt == "log":
+        scanner = engine_in_use()
         return [
             _result(path, fmt, found, log_form=dataclasses.asdict(form), read_as=form.describe())
+            | {"scanner": scanner}
             for form, found in read_job_logs(path)
         ]
     report = (path.name, path.read_bytes())
@@ -198,6 +215,7 @@ def _result(
         "format": fmt,
         "log_form": log_form,
         "read_as": read_as,
+        "scanner": None,  # reports are parsed whole, without the log pre-filter
         "job": job,
         "infra": extraction.infra.model_dump() if extraction.infra else None,
         "problems": extraction.problems,
@@ -239,7 +257,8 @@ def _sniff(path: Path) -> str:
 
 def _describe(result: dict[str, Any]) -> str:
     failures = result["failures"]
-    lines = [f"{result['input']}: read as {result['read_as']}"]
+    scanner = f", {result['scanner']} scanner" if result["scanner"] else ""
+    lines = [f"{result['input']}: read as {result['read_as']}{scanner}"]
     if result["job"] == "infra":
         infra = result["infra"]
         lines.append(f"  job: infra ({infra['kind']}): {infra['line']}")
@@ -273,7 +292,13 @@ def _from(failure: dict[str, Any]) -> str:
 
 async def serve(settings: Settings) -> int:
     from bot.runtime import Bot
+    from bot.triage.logscan import use_engine
 
+    try:
+        scanner = use_engine(settings.log_scanner)
+    except ValueError as exc:  # LOG_SCANNER=hyperscan where it is not installed
+        print(f"flakybot serve: cannot start: LOG_SCANNER: {exc}", file=sys.stderr)
+        return 2
     try:
         bot = await Bot.create(settings)
     except ConfigError as exc:
@@ -281,6 +306,7 @@ async def serve(settings: Settings) -> int:
         return 2
     url = await bot.start()
     log.info("listening on %s%s", url, settings.webhook_path)
+    log.info("log scanner: %s", scanner)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

@@ -99,13 +99,16 @@ class Settings(BaseSettings):
     dashboard_token: SecretStr | None = None
     # Where people reach the dashboard (`https://flakybot.example.com`): the PR comment links
     # each PR's page there. Unset: no link (the comment still counts what it leaves out).
-    dashboard_url: str = ""
+    dashboard_url: str | None = None
     # Reverse proxies (addresses or networks) whose X-Forwarded-For names the client, for
     # the dashboard's per-address sign-in throttle. Unset: the connecting address is the
     # client, and X-Forwarded-For, which anyone can send, is ignored.
     trusted_proxies: Annotated[list[IPvAnyNetwork] | None, NoDecode] = None
     # `serve`'s log lines: one JSON object each, or text for a person at a terminal.
     log_format: Literal["json", "text"] = "json"
+    # The log pre-filter's search (bot/triage/literals.py): Hyperscan when it is installed,
+    # else RE2; both keep the same lines.
+    log_scanner: Literal["auto", "hyperscan", "re2"] = "auto"
 
     @field_validator("dashboard_token")
     @classmethod
@@ -122,8 +125,8 @@ class Settings(BaseSettings):
 
     @field_validator("dashboard_url")
     @classmethod
-    def _web_address(cls, url: str) -> str:
-        url = url.strip().rstrip("/")
+    def _web_address(cls, url: str | None) -> str | None:
+        url = (url or "").strip().rstrip("/") or None
         if url and (urlsplit(url).scheme not in ("https", "http") or not urlsplit(url).netloc):
             raise ValueError("not a web address: give it as https://host[/path]")
         return url

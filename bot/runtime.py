@@ -141,7 +141,7 @@ def _context(settings: Settings, store: Store, github: GitHubApp, metrics: Metri
         metrics=metrics,
         log_cap_bytes=settings.log_cap_bytes,
         tracking_refresh_seconds=settings.tracking_refresh_seconds,
-        dashboard_url=settings.dashboard_url,
+        dashboard_url=settings.dashboard_url or "",
         sources=SourceCache(
             WalkLimits(
                 depth=settings.import_depth,

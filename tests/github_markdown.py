@@ -18,7 +18,8 @@ def to_html(markdown: str) -> str:
     """The HTML GitHub's parser makes of `markdown`. Raw HTML is kept as written (GitHub
     then sanitises it), so a test sees any element the text opened."""
     cmarkgfm = pytest.importorskip(
-        "cmarkgfm", reason="cmarkgfm (GitHub's markdown parser) has no wheel for this platform"
+        "cmarkgfm",
+        reason="optional tool: cmarkgfm (GitHub's markdown parser) has no wheel for this platform",
     )
     rendered = cmarkgfm.github_flavored_markdown_to_html(
         markdown, options=cmarkgfm.cmark.Options.CMARK_OPT_UNSAFE

@@ -283,3 +283,39 @@ def test_deliveries_lists_replays_and_shows_the_dead(tmp_path: Path) -> None:
     assert replay.returncode == 0
     assert unknown.returncode == 1 and "nope" in unknown.stderr
     assert "no dead-lettered deliveries" in after.stdout
+
+
+async def test_serve_logs_which_log_scanner_it_uses(tmp_path: Path) -> None:
+    port = free_port()
+    async with Simulator(builtin_scenario(), webhook_secret="scanner-secret") as sim:
+        env = serve_env(
+            sim,
+            secret="scanner-secret",
+            database_url=f"sqlite:///{tmp_path / 'bot.sqlite3'}",
+            PORT=str(port),
+            LOG_SCANNER="re2",
+        )
+        server = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "bot.cli",
+            "serve",
+            cwd=tmp_path,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        try:
+            await wait_listening(port)
+        finally:
+            server.send_signal(signal.SIGTERM)
+            _, stderr = await asyncio.wait_for(server.communicate(), 15)
+    messages = [json.loads(line)["message"] for line in stderr.decode().splitlines()]
+    assert "log scanner: re2" in messages
+
+
+def test_serve_refuses_a_log_scanner_it_does_not_know(tmp_path: Path) -> None:
+    result = flakybot("serve", cwd=tmp_path, env=clean_env(LOG_SCANNER="grep"))
+
+    assert result.returncode == 2
+    assert "log_scanner" in result.stderr.lower()

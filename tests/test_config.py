@@ -107,10 +107,10 @@ def test_an_empty_dashboard_token_leaves_the_dashboard_off(monkeypatch: pytest.M
 
 @pytest.mark.parametrize(
     ("given", "kept"),
-    [("https://triage.example.org/", "https://triage.example.org"), ("", "")],
+    [("https://triage.example.org/", "https://triage.example.org"), ("", None)],
 )
 def test_the_dashboard_url_is_kept_without_its_trailing_slash(
-    monkeypatch: pytest.MonkeyPatch, given: str, kept: str
+    monkeypatch: pytest.MonkeyPatch, given: str, kept: str | None
 ) -> None:
     monkeypatch.setenv("DASHBOARD_URL", given)
     assert _settings().dashboard_url == kept

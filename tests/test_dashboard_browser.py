@@ -30,7 +30,7 @@ def chromium() -> str:
     if CHROMIUM is None:
         if os.environ.get("CI"):
             pytest.fail("Chromium is missing: .ci/run installs Debian's chromium package")
-        pytest.skip("Chromium is not installed (apt-get install chromium)")
+        pytest.skip("optional tool: Chromium is not installed (apt-get install chromium)")
     return CHROMIUM
 
 

@@ -443,7 +443,16 @@ def test_dockerfile_copies_what_the_package_build_needs_and_the_ignore_file_keep
     }
     assert copied <= kept
     runs = [args for keyword, args in dockerfile() if keyword == "RUN"]
-    assert any(re.search(r"pip install --no-cache-dir \.(\s|$)", args) for args in runs)
+    assert any(
+        re.search(r"pip install --no-cache-dir '\.\[hyperscan\]'(\s|$)", args) for args in runs
+    )
+    assert project["optional-dependencies"]["hyperscan"] == ["hyperscan>=0.9"]
+
+
+def test_the_multi_platform_image_build_is_documented() -> None:
+    command = "docker buildx build --platform linux/amd64,linux/arm64 -f deploy/Dockerfile"
+    assert command in (DEPLOY / "Dockerfile").read_text()
+    assert command in (ROOT / "README.md").read_text()
 
 
 def test_k8s_deployment_runs_two_hardened_replicas() -> None:

@@ -63,7 +63,7 @@ async def _peak_rss_growth() -> AsyncIterator[list[int]]:
         peak[0] = max(peak[0], _rss() - base)
 
 
-pytestmark = pytest.mark.skipif(not STATUS.exists(), reason="needs /proc (Linux)")
+pytestmark = pytest.mark.skipif(not STATUS.exists(), reason="platform: needs /proc (Linux)")
 
 
 async def test_a_2_gib_log_is_read_by_its_tail(tmp_path: Path) -> None:

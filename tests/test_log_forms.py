@@ -169,4 +169,5 @@ def test_parse_says_which_form_it_read(tmp_path: Path) -> None:
         timeout=120,
         check=True,
     ).stdout
-    assert human.startswith(f"{MINITEST}: read as raw job log (timestamps)\n")
+    assert human.startswith(f"{MINITEST}: read as raw job log (timestamps), ")
+    assert human.splitlines()[0].endswith(" scanner")

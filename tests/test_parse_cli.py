@@ -157,3 +157,46 @@ def test_json_says_where_each_location_came_from(tmp_path: Path) -> None:
     }
     done = _run(report)
     assert "location: src/CartTest.kt:17 (from attribute)" in done.stdout
+
+
+def test_json_names_the_log_scanner_and_both_find_the_same(tmp_path: Path) -> None:
+    log = _corpus("logs/pytorch-test-infra/pytest_failure.txt")
+    report = _corpus("reports/test-reporter/__tests__/fixtures/python-xunit-pytest.xml")
+
+    (by_default, report_result) = _json(log, report)
+    (by_re2,) = _json("--scanner", "re2", log)
+
+    assert by_re2["scanner"] == "re2"
+    assert by_default["scanner"] in ("hyperscan", "re2")
+    assert report_result["scanner"] is None  # a report is parsed whole, never pre-filtered
+    assert by_re2["failures"] == by_default["failures"] != []
+    assert ", re2 scanner" in _run("--scanner", "re2", log).stdout.splitlines()[0]
+
+
+def test_without_hyperscan_parse_uses_re2_and_refuses_to_be_told_otherwise() -> None:
+    """A process where `import hyperscan` fails, as on a platform without its wheel."""
+    log = _corpus("logs/pytorch-test-infra/pytest_failure.txt")
+
+    def parse_without_hyperscan(*args: str) -> subprocess.CompletedProcess[str]:
+        code = (
+            "import sys; sys.modules['hyperscan'] = None; from bot.cli import main; "
+            "sys.exit(main(['parse', *sys.argv[1:]]))"
+        )
+        return subprocess.run(
+            [sys.executable, "-c", code, *args],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+
+    done = parse_without_hyperscan("--json", str(log))
+    refused = parse_without_hyperscan("--scanner", "hyperscan", str(log))
+
+    assert done.returncode == 0, done.stderr
+    (result,) = json.loads(done.stdout)
+    assert result["scanner"] == "re2"
+    assert result["failures"] == _json(log)[0]["failures"] != []
+    assert refused.returncode == 2
+    assert "pip install hyperscan" in refused.stderr

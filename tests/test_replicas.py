@@ -42,7 +42,7 @@ async def database_url() -> AsyncIterator[str]:
     except (OSError, asyncpg.PostgresError) as exc:
         if os.environ.get("CI"):
             raise
-        pytest.skip(f"PostgreSQL not reachable at {ADMIN_URL}: {exc}")
+        pytest.skip(f"optional tool: PostgreSQL not reachable at {ADMIN_URL}: {exc}")
     try:
         await admin.execute(f'CREATE DATABASE "{name}"')
         yield ADMIN_URL.rsplit("/", 1)[0] + f"/{name}"

@@ -16,7 +16,7 @@ from typing import Any
 
 from bot.triage.annotations import failures_from_annotations
 from bot.triage.infra import classify_infra
-from bot.triage.logscan import INFRA, LogScanner, parser_marker_names, parser_markers
+from bot.triage.logscan import INFRA, LogScanner, Marker, parser_marker_names, parser_markers
 from bot.triage.models import Extraction, Failure
 from bot.triage.parsers import PARSERS
 from bot.triage.parsers.actions_log import clean_log
@@ -56,9 +56,11 @@ def extract_from_chunks(
     annotations: Sequence[Mapping[str, Any]] = (),
     custom: Sequence[CustomPattern] = (),
     mass_threshold: int = MASS_THRESHOLD,
+    engine: str | None = None,
 ) -> Extraction:
-    """`extract` over a log streamed in raw chunks, read in bounded memory by LogScanner."""
-    scanner = log_scanner(custom)
+    """`extract` over a log streamed in raw chunks, read in bounded memory by LogScanner
+    (with the literal search `engine`; None: the process's, `logscan.engine_in_use()`)."""
+    scanner = log_scanner(custom, engine)
     for chunk in chunks:
         scanner.feed(chunk)
     lines = scanner.finish()
@@ -78,9 +80,10 @@ def extract_from_chunks(
     return extraction
 
 
-def log_scanner(custom: Sequence[CustomPattern] = ()) -> LogScanner:
+def log_scanner(custom: Sequence[CustomPattern] = (), engine: str | None = None) -> LogScanner:
     """A scanner keeping what every log parser and the repository's own patterns read."""
-    return LogScanner([*parser_markers(), *(pattern.compiled() for pattern in custom)])
+    markers: list[Marker] = [*parser_markers(), *(p.compiled() for p in custom)]
+    return LogScanner(markers, engine=engine)
 
 
 def markers_fired(scanner: LogScanner) -> frozenset[str]:

@@ -10,7 +10,8 @@ match without ("FAIL", "panic", "rootdir", ...); all those words are found case-
 pass of Hyperscan's multi-literal matcher over the raw chunk (GB/s), and only the lines
 holding one are cleaned and tried against the alternatives that word stands for. Python only
 touches candidate lines, kept windows and the tail; positions are byte offsets, so no pass
-counts the lines of the log.
+counts the lines of the log. Where Hyperscan is not installed, RE2 finds the same words
+(`literals.py`), slower; `use_engine` picks one for the process.
 """
 
 from __future__ import annotations
@@ -23,9 +24,15 @@ from collections import deque
 from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
-import hyperscan
-
 from bot.triage.infra import INFRA_MARKER
+from bot.triage.literals import (
+    ENGINES,
+    HYPERSCAN,
+    LiteralSearch,
+    compile_literals,
+    default_engine,
+    hyperscan_installed,
+)
 from bot.triage.parsers import REGISTRY
 from bot.triage.parsers.actions_log import clean_log
 from bot.triage.parsers.custom import MAX_LINE
@@ -62,6 +69,29 @@ Marker = re.Pattern[str] | UserRegex
 INFRA = "infra"
 
 
+# The literal search LogScanners use unless told otherwise; None: `default_engine()`.
+_chosen_engine: str | None = None
+
+
+def use_engine(name: str) -> str:
+    """Make the LogScanners made from now on search with `name`, one of ENGINES or "auto"
+    (Hyperscan when it is installed), and return the engine chosen. ValueError names what
+    is wrong: an unknown name, or Hyperscan asked for and not installed."""
+    global _chosen_engine
+    engine = default_engine() if name == "auto" else name
+    if engine not in ENGINES:
+        raise ValueError(f"unknown log scanner {name!r}: auto, {', '.join(ENGINES)}")
+    if engine == HYPERSCAN and not hyperscan_installed():
+        raise ValueError("the hyperscan log scanner is not installed: pip install hyperscan")
+    _chosen_engine = engine
+    return engine
+
+
+def engine_in_use() -> str:
+    """The literal search a LogScanner made now uses."""
+    return _chosen_engine or default_engine()
+
+
 def parser_markers() -> list[re.Pattern[str]]:
     """Every registered log parser's marker in REGISTRY order, then the infrastructure
     patterns: `parser_marker_names()` names them."""
@@ -83,7 +113,7 @@ class _Triggers:
     pattern may).
     """
 
-    def __init__(self, patterns: Iterable[Marker]) -> None:
+    def __init__(self, patterns: Iterable[Marker], engine: str) -> None:
         self.checks: list[_Check] = []
         self.owner: list[int] = []  # per check, the index of the pattern it comes from
         self.slow: list[int] = []
@@ -101,40 +131,21 @@ class _Triggers:
             [i for i, options in enumerate(options_of) if any(w in x for o in options for x in o)]
             for w in words
         ]
-        self._database: hyperscan.Database | None = None
+        self._search: LiteralSearch | None = None
         literals = [(literal, i) for i, word in enumerate(words) for literal in _literals(word)]
         if literals:
-            self._database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-            self._database.compile(
-                expressions=[literal for literal, _ in literals],
-                ids=[i for _, i in literals],
-                elements=len(literals),
-                flags=hyperscan.HS_FLAG_CASELESS,
-                literal=True,
-            )
+            self._search = compile_literals(literals, engine)
 
-    def scratch(self) -> hyperscan.Scratch | None:
-        """Hyperscan's working memory for one scan at a time: the database is shared by every
-        scanner of the same markers, which may run in several threads at once."""
-        return None if self._database is None else hyperscan.Scratch(self._database)
+    def scratch(self) -> object:
+        """The search's working memory for one scan at a time: the compiled search is shared
+        by every scanner of the same markers, which may run in several threads at once."""
+        return None if self._search is None else self._search.scratch()
 
-    def hits(
-        self, buf: bytes, lo: int, hi: int, scratch: hyperscan.Scratch | None
-    ) -> list[tuple[int, int]]:
+    def hits(self, buf: bytes, lo: int, hi: int, scratch: object) -> list[tuple[int, int]]:
         """(offset, word) for every word found in buf[lo:hi], in log order; the offset is
         inside the line holding the word, and the word -1 stands for every line. `scratch`
         is the caller's own, from `scratch()`."""
-        found: list[tuple[int, int]] = []
-
-        def on_match(word: int, begin: int, end: int, flags: int, context: object) -> None:
-            # The match's last byte: a word never holds a newline but at its end.
-            if lo < end <= hi:
-                found.append((end - 1, word))
-
-        if self._database is not None:
-            # The whole buffer is searched: the binding reads a memoryview slice from the
-            # start of its buffer, and copying the slice costs more than the bytes around it.
-            self._database.scan(buf, on_match, scratch=scratch)
+        found = [] if self._search is None else list(self._search.hits(buf, lo, hi, scratch))
         if self.slow:
             found.extend((m.start(), -1) for m in _LINE_START.finditer(buf, lo, hi))
         found.sort()
@@ -196,11 +207,11 @@ def _needed(parsed: Any, flags: int) -> list[set[str]]:
 
 
 @functools.lru_cache(maxsize=64)
-def _triggers_for(patterns: tuple[Marker, ...]) -> _Triggers:
+def _triggers_for(patterns: tuple[Marker, ...], engine: str) -> _Triggers:
     """Built once per set of markers: compiling them costs tens of milliseconds, and every
     job of a repository uses the same set. Sharing is safe, across threads too: a scan keeps
-    no state in them, and each scanner has its own Hyperscan scratch."""
-    return _Triggers(patterns)
+    no state in them, and each scanner has its own scratch."""
+    return _Triggers(patterns, engine)
 
 
 def _literals(word: str) -> list[bytes]:
@@ -402,6 +413,8 @@ class LogScanner:
     `markers_seen` holds the indices (into `markers`) of the markers that matched a line of
     the log, or may have: a line longer than what is read of it counts for every marker
     its words stand for. It is complete once `finish()` has returned.
+    `engine` is the literal search (`literals.ENGINES`) that finds candidate lines; both
+    keep the same lines. None: `engine_in_use()`.
     """
 
     def __init__(
@@ -411,11 +424,14 @@ class LogScanner:
         after: int = 300,
         tail_lines: int = 2000,
         max_kept_bytes: int = 16 * MIB,
+        engine: str | None = None,
     ) -> None:
         if markers is None:
             markers = parser_markers()
+        self.engine = engine or engine_in_use()
         self._triggers = _triggers_for(
-            (markers,) if isinstance(markers, re.Pattern | UserRegex) else tuple(markers)
+            (markers,) if isinstance(markers, re.Pattern | UserRegex) else tuple(markers),
+            self.engine,
         )
         self._scratch = self._triggers.scratch()
         self.before = before
