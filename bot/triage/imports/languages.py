@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from bot.triage.imports.language import Language
 from bot.triage.imports.python import PYTHON
+from bot.triage.imports.ruby import RUBY
 
-LANGUAGES: tuple[Language, ...] = (PYTHON,)
+LANGUAGES: tuple[Language, ...] = (PYTHON, RUBY)
 
 
 def language_of(test_file: str) -> Language | None:
