@@ -160,7 +160,7 @@ class Ruby:
         return [path for path in candidates if path in tree.files]
 
     def resolver(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> RubyResolver:
-        roots = [
+        roots: list[str | None] = [
             join(folder, root)
             for folder in ancestors(test_file)
             for root in LOAD_ROOTS
