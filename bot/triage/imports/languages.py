@@ -5,10 +5,11 @@ add one). A test file no language here reads keeps the name-and-folder rules of
 from __future__ import annotations
 
 from bot.triage.imports.language import Language
+from bot.triage.imports.php import PHP
 from bot.triage.imports.python import PYTHON
 from bot.triage.imports.ruby import RUBY
 
-LANGUAGES: tuple[Language, ...] = (PYTHON, RUBY)
+LANGUAGES: tuple[Language, ...] = (PYTHON, RUBY, PHP)
 
 
 def language_of(test_file: str) -> Language | None:

@@ -20,7 +20,6 @@ from variables, and `$LOAD_PATH` changes made in code. A `require` inside a here
 
 from __future__ import annotations
 
-import posixpath
 import re
 import shlex
 from collections.abc import Iterator, Mapping, Sequence
@@ -28,7 +27,7 @@ from dataclasses import dataclass, replace
 
 from bot.shared import Tree
 from bot.triage.imports.language import Start, Target
-from bot.triage.imports.paths import ancestors, join, parent
+from bot.triage.imports.paths import ancestors, join, parent, resolved
 
 RSPEC = ".rspec"
 HELPERS = ("spec_helper.rb", "rails_helper.rb", "test_helper.rb")
@@ -169,7 +168,7 @@ class Ruby:
         required: list[tuple[str, str]] = []  # (.rspec's path, the file it requires)
         for path, text in configs.items():
             names, included = rspec_options(text)
-            roots += [_clean(join(parent(path), folder)) for folder in included]
+            roots += [resolved(join(parent(path), folder)) for folder in included]
             required += [(path, name) for name in names]
         kept = tuple(dict.fromkeys(root for root in roots if root is not None))
         resolver = RubyResolver(tree, kept, tuple(ancestors(test_file)))
@@ -199,9 +198,9 @@ class RubyResolver:
         found: list[Target] = []
         for load in loads_of(source):
             if load.how == "relative":
-                target = _in_tree(_clean(join(parent(path), load.path)), self.tree)
+                target = _in_tree(resolved(join(parent(path), load.path)), self.tree)
             elif load.how == "file":
-                target = _in_tree(_clean(join(path, load.path)), self.tree)
+                target = _in_tree(resolved(join(path, load.path)), self.tree)
             else:
                 target = self.on_load_path(load.path)
             if target is not None:
@@ -215,7 +214,7 @@ class RubyResolver:
         # "./x" is found from the working folder, which is one of the test's folders.
         roots = self.folders if name.startswith(("./", "../")) else self.roots
         for root in roots:
-            found = _in_tree(_clean(join(root, name)), self.tree)
+            found = _in_tree(resolved(join(root, name)), self.tree)
             if found is not None:
                 return found
         return None
@@ -237,16 +236,6 @@ def _in_tree(path: str | None, tree: Tree) -> str | None:
         if candidate in tree.files:
             return candidate
     return None
-
-
-def _clean(path: str) -> str | None:
-    """`path` with `.` and `..` resolved; None when it climbs out of the repository."""
-    cleaned = posixpath.normpath(path) if path else "."
-    if cleaned == ".":
-        return ""
-    if cleaned.startswith(("../", "/")) or cleaned == "..":
-        return None
-    return cleaned
 
 
 RUBY = Ruby()
