@@ -1,0 +1,180 @@
+"""The C# and Rust walks: the test's project or crate, and the projects or crates it uses."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.triage.imports import Source
+from bot.triage.imports.csharp import Reference, references_of
+from bot.triage.imports.rust import Manifest, manifest_of, modules_of
+from tests.test_imports_ruby import walked
+from tests.test_imports_walk import depths, layout
+
+CSPROJ = """<Project Sdk="Microsoft.NET.Sdk">
+  <ItemGroup>
+    <ProjectReference Include="..\\..\\src\\Shop\\Shop.csproj" />
+    <ProjectReference Condition="'$(X)'=='y'" Include='../Data/Data.csproj;..\\Util\\Util.csproj'/>
+    <!-- <ProjectReference Include="..\\Old\\Old.csproj" /> -->
+    <ProjectReference Include="$(SolutionDir)src\\Gen\\Gen.csproj" />
+    <PackageReference Include="xunit" Version="2.9.2" />
+    <Compile Include="..\\..\\shared\\Money.cs" Link="Money.cs" />
+    <Compile Include="..\\..\\shared\\Generated\\**\\*.cs" />
+  </ItemGroup>
+</Project>
+"""
+
+
+def test_references_of_a_project_file() -> None:
+    assert references_of("tests/Shop.Tests/Shop.Tests.csproj", CSPROJ) == [
+        Reference("ProjectReference", "..\\..\\src\\Shop\\Shop.csproj", "src/Shop/Shop.csproj"),
+        Reference("ProjectReference", "../Data/Data.csproj", "tests/Data/Data.csproj"),
+        Reference("ProjectReference", "..\\Util\\Util.csproj", "tests/Util/Util.csproj"),
+        Reference("Compile", "..\\..\\shared\\Money.cs", "shared/Money.cs"),
+        Reference("Compile", "..\\..\\shared\\Generated\\**\\*.cs", "shared/Generated/"),
+    ]
+    assert references_of("A.csproj", '<ProjectReference Include="..\\Out.csproj"/>') == []
+
+
+SOLUTION: dict[str, Source] = {
+    "Shop.sln": "",
+    "src/Shop/Shop.csproj": '<ProjectReference Include="..\\Core\\Core.csproj" />',
+    "src/Shop/Cart.cs": "",
+    "src/Core/Core.csproj": "<Project />",
+    "src/Core/Money.cs": "",
+    "src/Admin/Admin.csproj": '<ProjectReference Include="..\\Core\\Core.csproj" />',
+    "src/Admin/Users.cs": "",
+    "tests/Shop.Tests/Shop.Tests.csproj": CSPROJ,
+    "tests/Shop.Tests/Cart/CartTests.cs": "using Shop;\nnamespace Shop.Tests;\n",
+    "shared/Money.cs": "",
+}
+
+
+def test_a_csharp_test_runs_its_project_and_what_it_references_transitively() -> None:
+    result = walked("tests/Shop.Tests/Cart/CartTests.cs", SOLUTION)
+    assert depths(result) == {
+        "tests/Shop.Tests/": 0,
+        "src/Shop/": 0,
+        "src/Shop/Shop.csproj": 0,
+        "shared/Money.cs": 0,
+        "src/Core/": 1,  # Shop.csproj references Core.csproj
+        "src/Core/Core.csproj": 1,
+    }
+    assert "src/Admin/" not in depths(result)
+    assert not result.partial
+    [core] = [r for r in result.reached if r.path == "src/Core/"]
+    assert [(s.importer, s.module) for s in core.chain] == [
+        ("src/Shop/Shop.csproj", "..\\Core\\Core.csproj")
+    ]
+
+
+def test_a_csharp_test_without_a_project_file_runs_nothing_more() -> None:
+    result = walked("Tests/CartTests.cs", {"Tests/CartTests.cs": "", "src/A.cs": ""})
+    assert depths(result) == {}
+
+
+def test_a_real_solution_serilog() -> None:
+    tree, files = layout("serilog")
+    result = walked("test/Serilog.Tests/Core/LoggerTests.cs", files, tree=tree)
+    assert set(depths(result)) >= {"test/Serilog.Tests/", "src/Serilog/", "test/TestDummies/"}
+    assert "test/Serilog.PerformanceTests/" not in depths(result)
+    assert not result.partial
+
+
+CARGO = """
+[package]
+name = "shop"
+build = "build.rs"
+
+[lib]
+path = "src/lib.rs"
+
+[[bin]]
+name = "shopd"
+path = "daemon/main.rs"
+
+[dependencies]
+serde = "1"
+money = { path = "../money" }
+tax.workspace = true
+
+[dev-dependencies]
+fixtures = { path = "../../testing/fixtures", version = "0.1" }
+
+[target.'cfg(unix)'.dependencies]
+unixy = { path = "../unixy" }
+"""
+
+
+def test_a_manifest_names_the_crate_targets_and_its_path_dependencies() -> None:
+    workspace = {"tax": "crates/tax"}
+    assert manifest_of("crates/shop/Cargo.toml", CARGO, workspace) == Manifest(
+        targets=("crates/shop/src/", "crates/shop/build.rs", "crates/shop/daemon/"),
+        dependencies=(
+            ("money", "crates/money"),
+            ("tax", "crates/tax"),
+            ("fixtures", "testing/fixtures"),
+            ("unixy", "crates/unixy"),
+        ),
+        is_package=True,
+    )
+    root = '[workspace]\n[workspace.dependencies]\ntax = { path = "crates/tax" }\n'
+    assert manifest_of("Cargo.toml", root).workspace == (("tax", "crates/tax"),)
+    assert manifest_of("Cargo.toml", "[package\n") == Manifest()
+
+
+@pytest.mark.parametrize(
+    ("source", "modules"),
+    [
+        ("mod common;\npub(crate) mod util;\n", [("common", None), ("util", None)]),
+        ("mod tests {\n    use super::*;\n}\n", []),
+        ('#[path = "support/helpers.rs"]\nmod helpers;\n', [("helpers", "support/helpers.rs")]),
+        ('// mod a;\n/* mod b; */\nlet s = "mod c;";\nlet r = r#"mod d;"#;\n', []),
+        ("fn f<'a>(x: &'a str) -> char { 'm' }\nmod e;\n", [("e", None)]),
+    ],
+)
+def test_modules_of(source: str, modules: list[tuple[str, str | None]]) -> None:
+    assert modules_of(source) == modules
+
+
+WORKSPACE: dict[str, Source] = {
+    "Cargo.toml": '[workspace]\nmembers = ["crates/*"]\n[workspace.dependencies]\n'
+    'tax = { path = "crates/tax" }\n',
+    "crates/shop/Cargo.toml": '[package]\nname = "shop"\n[dependencies]\ntax.workspace = true\n',
+    "crates/shop/src/lib.rs": "pub mod cart;\n",
+    "crates/shop/src/cart.rs": "",
+    "crates/shop/tests/checkout.rs": "mod common;\n#[test]\nfn total() {}\n",
+    "crates/shop/tests/common/mod.rs": "",
+    "crates/tax/Cargo.toml": '[package]\nname = "tax"\n'
+    '[dependencies]\nmoney = { path = "../money" }\n',
+    "crates/tax/src/lib.rs": "",
+    "crates/money/Cargo.toml": '[package]\nname = "money"\n',
+    "crates/money/src/lib.rs": "",
+    "crates/admin/Cargo.toml": '[package]\nname = "admin"\n',
+    "crates/admin/src/lib.rs": "",
+}
+
+
+def test_a_rust_integration_test_runs_its_crate_and_its_path_dependencies() -> None:
+    result = walked("crates/shop/tests/checkout.rs", WORKSPACE)
+    assert depths(result) == {
+        "crates/shop/src/": 0,
+        "crates/tax/": 0,  # `tax.workspace = true`, found in the root's [workspace.dependencies]
+        "crates/tax/Cargo.toml": 0,
+        "crates/shop/tests/common/mod.rs": 1,
+        "crates/money/": 1,  # tax depends on money
+        "crates/money/Cargo.toml": 1,
+    }
+    assert not result.partial
+
+
+def test_a_real_workspace_ripgrep() -> None:
+    tree, files = layout("ripgrep")
+    result = walked("tests/tests.rs", files, tree=tree)
+    found = depths(result)
+    assert found["crates/core/"] == 0  # [[bin]] path = "crates/core/main.rs"
+    assert found["build.rs"] == 0
+    assert found["crates/ignore/"] == 0
+    assert found["crates/searcher/"] == 1  # through crates/grep/Cargo.toml
+    assert found["tests/index/mod.rs"] == 1  # mod index;
+    assert "crates/globset/" in found
+    assert "fuzz/" not in found
