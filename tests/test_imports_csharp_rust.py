@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.triage.imports import Source
+from bot.triage.imports import Source, csharp, rust
 from bot.triage.imports.csharp import Reference, references_of
 from bot.triage.imports.rust import Manifest, manifest_of, modules_of
 from tests.test_imports_ruby import walked
@@ -51,20 +51,39 @@ SOLUTION: dict[str, Source] = {
 
 def test_a_csharp_test_runs_its_project_and_what_it_references_transitively() -> None:
     result = walked("tests/Shop.Tests/Cart/CartTests.cs", SOLUTION)
+    runs = {r.path: r.why for r in result.reached if not r.chain}
+    assert runs == {
+        "tests/Shop.Tests/": "the test's project (tests/Shop.Tests/Shop.Tests.csproj)",
+        "src/Shop/": "a project tests/Shop.Tests/Shop.Tests.csproj references",
+        "shared/Money.cs": "a source file tests/Shop.Tests/Shop.Tests.csproj compiles",
+        "src/Core/": "a project src/Shop/Shop.csproj references",  # read with the test file
+    }
+    assert len(result.reached) == len(runs)  # src/Admin/ is referenced by nothing it runs
+    assert not result.partial
+    # Every project file is read with the test file, in the walk's first round.
+    assert set(result.read) == {"tests/Shop.Tests/Cart/CartTests.cs"} | {
+        path for path in SOLUTION if path.endswith(".csproj")
+    }
+
+
+def test_in_a_large_solution_referenced_projects_are_read_one_by_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(csharp, "PROJECTS_READ", 2)
+    result = walked("tests/Shop.Tests/Cart/CartTests.cs", SOLUTION)
     assert depths(result) == {
         "tests/Shop.Tests/": 0,
         "src/Shop/": 0,
-        "src/Shop/Shop.csproj": 0,
+        "src/Shop/Shop.csproj": 0,  # read and followed by the walk
         "shared/Money.cs": 0,
-        "src/Core/": 1,  # Shop.csproj references Core.csproj
+        "src/Core/": 1,
         "src/Core/Core.csproj": 1,
     }
-    assert "src/Admin/" not in depths(result)
-    assert not result.partial
     [core] = [r for r in result.reached if r.path == "src/Core/"]
     assert [(s.importer, s.module) for s in core.chain] == [
         ("src/Shop/Shop.csproj", "..\\Core\\Core.csproj")
     ]
+    assert "src/Admin/Admin.csproj" not in result.read
 
 
 def test_a_csharp_test_without_a_project_file_runs_nothing_more() -> None:
@@ -159,12 +178,28 @@ def test_a_rust_integration_test_runs_its_crate_and_its_path_dependencies() -> N
     assert depths(result) == {
         "crates/shop/src/": 0,
         "crates/tax/": 0,  # `tax.workspace = true`, found in the root's [workspace.dependencies]
+        "crates/money/": 0,  # tax depends on money: crates/tax/Cargo.toml was read at once
+        "crates/shop/tests/common/mod.rs": 1,
+    }
+    [money] = [r for r in result.reached if r.path == "crates/money/"]
+    assert money.why == "a crate crates/tax/Cargo.toml depends on (money)"
+    assert not result.partial
+
+
+def test_in_a_large_workspace_dependencies_are_read_crate_by_crate(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(rust, "MANIFESTS_READ", 2)
+    result = walked("crates/shop/tests/checkout.rs", WORKSPACE)
+    assert depths(result) == {
+        "crates/shop/src/": 0,
+        "crates/tax/": 0,
         "crates/tax/Cargo.toml": 0,
         "crates/shop/tests/common/mod.rs": 1,
-        "crates/money/": 1,  # tax depends on money
+        "crates/money/": 1,
         "crates/money/Cargo.toml": 1,
     }
-    assert not result.partial
+    assert "crates/admin/Cargo.toml" not in result.read
 
 
 def test_a_real_workspace_ripgrep() -> None:
@@ -174,7 +209,7 @@ def test_a_real_workspace_ripgrep() -> None:
     assert found["crates/core/"] == 0  # [[bin]] path = "crates/core/main.rs"
     assert found["build.rs"] == 0
     assert found["crates/ignore/"] == 0
-    assert found["crates/searcher/"] == 1  # through crates/grep/Cargo.toml
+    assert found["crates/searcher/"] == 0  # through crates/grep/Cargo.toml, read at once
     assert found["tests/index/mod.rs"] == 1  # mod index;
     assert "crates/globset/" in found
     assert "fuzz/" not in found

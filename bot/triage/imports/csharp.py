@@ -4,8 +4,11 @@ A C# test's `using` names namespaces, not files, so the walk works per project: 
 project is the nearest folder up from the test file holding a `.csproj`; everything under
 that folder is compiled with the test (the SDK's default `Compile` glob), so the folder runs
 for it. Each `<ProjectReference Include="..\Shop\Shop.csproj" />` of that project adds the
-referenced project's folder, and the referenced project files are read in turn (references
-are transitive in SDK-style projects) as far as the depth limit allows. A `<Compile
+referenced project's folder, and so on transitively (references are transitive in SDK-style
+projects). The project files are read with the test file, all of them when the repository
+has at most `PROJECTS_READ`, so the references are known at once whatever their depth; in a
+larger repository each referenced project file is read in turn, as far as the depth limit
+allows. A `<Compile
 Include="..\Shared\Money.cs" />` adds the linked file (a wildcard: the folder before it).
 
 Not followed: `Directory.Build.props`/`.targets` (a build file: a caveat, as a change there
@@ -17,6 +20,7 @@ folder would be the whole repository).
 from __future__ import annotations
 
 import re
+from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -25,6 +29,7 @@ from bot.triage.imports.language import Start, Target
 from bot.triage.imports.paths import ancestors, join, parent, resolved
 
 PROJECT_SUFFIXES = (".csproj", ".fsproj", ".vbproj")
+PROJECTS_READ = 40  # more project files than this: references are read project by project
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _ITEM = re.compile(
     r"<(?P<kind>ProjectReference|Compile)\b[^>]*?\bInclude\s*=\s*(?P<q>[\"'])(?P<include>.*?)(?P=q)",
@@ -81,38 +86,62 @@ class CSharp:
         return test_file.endswith(".cs")
 
     def config_files(self, test_file: str, tree: Tree) -> Sequence[str]:
-        """The test's own project files: those of the nearest folder up that has one."""
-        projects = [path for path in tree.files if path.endswith(PROJECT_SUFFIXES)]
-        for folder in ancestors(test_file):
-            found = sorted(path for path in projects if parent(path) == folder)
-            if found:
-                return found
-        return []
+        """The test's own project files, then, when the repository has at most
+        `PROJECTS_READ` of them, every project file: its references are then known in the
+        walk's first read, however deep they go."""
+        projects = sorted(path for path in tree.files if path.endswith(PROJECT_SUFFIXES))
+        own = _own_projects(test_file, projects)
+        if len(projects) > PROJECTS_READ:
+            return own
+        return [*own, *(path for path in projects if path not in own)]
 
     def resolver(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> CSharpResolver:
-        starts: list[Start] = []
-        for project in self.config_files(test_file, tree):
-            folder = project_folder(project)
-            if folder is not None:
-                starts.append(Start(folder, f"the test's project ({project})", follow=False))
-            for reference in references_of(project, configs.get(project, "")):
-                starts += _reference_starts(reference, project, tree)
+        projects = sorted(path for path in tree.files if path.endswith(PROJECT_SUFFIXES))
+        own = _own_projects(test_file, projects)
+        starts = [
+            Start(folder, f"the test's project ({project})", follow=False)
+            for project in own
+            if (folder := project_folder(project)) is not None
+        ]
+        starts += _referenced(own, tree, configs)
         unique: dict[str, Start] = {}
         for start in starts:
             unique.setdefault(start.path, start)
         return CSharpResolver(tree, tuple(unique.values()))
 
 
-def _reference_starts(reference: Reference, project: str, tree: Tree) -> list[Start]:
-    """A referenced project: its folder, and its project file, read for its own references."""
-    if reference.kind == "Compile":
-        why = f"a source file {project} compiles"
-        return [Start(reference.path, why, follow=False)] if _exists(reference.path, tree) else []
-    why = f"a project {project} references"
-    folder = project_folder(reference.path)
-    starts = [Start(folder, why, follow=False)] if folder and _exists(folder, tree) else []
-    if reference.path in tree.files:
-        starts.append(Start(reference.path, why))
+def _own_projects(test_file: str, projects: Sequence[str]) -> list[str]:
+    """The project files of the nearest folder up from the test that has any."""
+    for folder in ancestors(test_file):
+        found = [path for path in projects if parent(path) == folder]
+        if found:
+            return found
+    return []
+
+
+def _referenced(own: Sequence[str], tree: Tree, configs: Mapping[str, str]) -> list[Start]:
+    """What the test's projects reference, transitively through the project files already
+    read; a referenced project file not read yet is a Start the walk reads and follows."""
+    starts: list[Start] = []
+    queue = deque(own)
+    seen = set(own)
+    while queue:
+        project = queue.popleft()
+        for reference in references_of(project, configs.get(project, "")):
+            if reference.path in seen or not _exists(reference.path, tree):
+                continue
+            seen.add(reference.path)
+            if reference.kind == "Compile":
+                starts.append(Start(reference.path, f"a source file {project} compiles", False))
+                continue
+            why = f"a project {project} references"
+            folder = project_folder(reference.path)
+            if folder is not None and _exists(folder, tree):
+                starts.append(Start(folder, why, follow=False))
+            if reference.path in configs:
+                queue.append(reference.path)
+            else:
+                starts.append(Start(reference.path, why))
     return starts
 
 

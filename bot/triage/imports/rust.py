@@ -7,9 +7,11 @@ runs for the test: the crate's library and binaries (`src/`, or the folders of `
 binaries), its build script, and the crates it depends on by path (`[dependencies]`,
 `[dev-dependencies]`, `[build-dependencies]`, per-target tables; `foo.workspace = true`
 found in the workspace root's `[workspace.dependencies]`): each such crate's whole folder,
-and its own `Cargo.toml` read in turn for its path dependencies, as far as the depth limit
-allows. The test file's `mod name;` declarations (and `#[path = "..."]`) are followed to
-their files (`tests/common/mod.rs`).
+and so on through their own Cargo.toml files. The Cargo.toml files are read with the test
+file, all of them when the repository has at most `MANIFESTS_READ`, so the dependencies are
+known at once whatever their depth; in a larger repository each dependency's Cargo.toml is
+read in turn, as far as the depth limit allows. The test file's `mod name;` declarations
+(and `#[path = "..."]`) are followed to their files (`tests/common/mod.rs`).
 
 Not followed: `use crate::...` paths (the crate's folders already hold them), crates from a
 registry or git (not the repository's), and `include!`/`include_str!` of other files.
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +31,7 @@ from bot.triage.imports.language import Start, Target
 from bot.triage.imports.paths import ancestors, join, parent, resolved
 
 MANIFEST = "Cargo.toml"
+MANIFESTS_READ = 40  # more Cargo.toml files than this: dependencies are read crate by crate
 _DEPENDENCY_TABLES = ("dependencies", "dev-dependencies", "build-dependencies")
 _ROOT_FILES = frozenset({"lib.rs", "main.rs", "mod.rs", "build.rs"})
 _CRATE_ROOT_FOLDERS = ("tests", "examples", "benches", "bin")
@@ -156,37 +160,64 @@ class Rust:
         return test_file.endswith(".rs")
 
     def config_files(self, test_file: str, tree: Tree) -> Sequence[str]:
-        candidates = [join(folder, MANIFEST) for folder in ancestors(test_file)]
-        return [path for path in candidates if path in tree.files]
+        """The Cargo.toml files from the test's folder up, then, when the repository has at
+        most `MANIFESTS_READ` of them, every Cargo.toml: the path dependencies are then
+        known in the walk's first read, however deep they go."""
+        near = _ancestor_manifests(test_file, tree)
+        every = sorted(p for p in tree.files if p.rpartition("/")[2] == MANIFEST)
+        if len(every) > MANIFESTS_READ:
+            return near
+        return [*near, *(path for path in every if path not in near)]
 
     def resolver(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> RustResolver:
-        manifests = [p for p in self.config_files(test_file, tree) if p in configs]
+        near = _ancestor_manifests(test_file, tree)
         workspace: dict[str, str] = {}
-        for path in reversed(manifests):  # the root's first, a nearer one overrides
-            workspace.update(manifest_of(path, configs[path]).workspace)
-        resolver = RustResolver(tree, tuple(workspace.items()))
-        if not manifests:
-            return resolver
-        crate = manifests[0]
+        for path in reversed(near):  # the root's first, a nearer one overrides
+            if path in configs:
+                workspace.update(manifest_of(path, configs[path]).workspace)
+        if not near or near[0] not in configs:
+            return RustResolver(tree, tuple(workspace.items()))
+        crate = near[0]
         manifest = manifest_of(crate, configs[crate], workspace)
         starts = [
             Start(target, f"the code of the test's crate ({crate})", not target.endswith("/"))
             for target in manifest.targets
             if _exists(target, tree)
         ]
-        for name, folder in manifest.dependencies:
-            starts += _dependency_starts(name, folder, crate, tree)
+        starts += _dependencies(crate, tree, configs, workspace)
         unique: dict[str, Start] = {}
         for start in starts:
             unique.setdefault(start.path, start)
-        return RustResolver(tree, resolver.workspace, tuple(unique.values()))
+        return RustResolver(tree, tuple(workspace.items()), tuple(unique.values()))
 
 
-def _dependency_starts(name: str, folder: str, crate: str, tree: Tree) -> list[Start]:
-    why = f"a crate {crate} depends on ({name})"
-    manifest = join(folder, MANIFEST)
-    starts = [Start(folder + "/", why, follow=False)] if folder in tree.directories else []
-    return starts + ([Start(manifest, why)] if manifest in tree.files else [])
+def _ancestor_manifests(test_file: str, tree: Tree) -> list[str]:
+    candidates = [join(folder, MANIFEST) for folder in ancestors(test_file)]
+    return [path for path in candidates if path in tree.files]
+
+
+def _dependencies(
+    crate: str, tree: Tree, configs: Mapping[str, str], workspace: Mapping[str, str]
+) -> list[Start]:
+    """The crates `crate` depends on by path, transitively through the Cargo.toml files
+    already read; one not read yet is a Start the walk reads and follows."""
+    starts: list[Start] = []
+    queue = deque([crate])
+    seen = {parent(crate)}
+    while queue:
+        manifest = queue.popleft()
+        for name, folder in manifest_of(manifest, configs[manifest], workspace).dependencies:
+            if folder in seen or folder not in tree.directories:
+                continue
+            seen.add(folder)
+            why = f"a crate {manifest} depends on ({name})"
+            starts.append(Start(folder + "/", why, follow=False))
+            theirs = join(folder, MANIFEST)
+            if theirs in configs:
+                queue.append(theirs)
+            elif theirs in tree.files:
+                starts.append(Start(theirs, why))
+    return starts
 
 
 @dataclass(frozen=True)
