@@ -155,6 +155,15 @@ def test_modules_of(source: str, modules: list[tuple[str, str | None]]) -> None:
     assert modules_of(source) == modules
 
 
+def test_unclosed_comments_and_strings_end_the_scan_in_one_pass() -> None:
+    assert modules_of("mod a;\n" + "/* " * 30_000 + "\nmod b;") == [("a", None)]
+    assert modules_of('"\\' * 30_000 + "x\nmod c;\n" + 'r#"' * 20_000) == [("c", None)]
+    project = '<ProjectReference Include="../A/A.csproj" />' + "<Compile " * 30_000
+    assert [r.path for r in references_of("t/T.csproj", project + "<!--" * 20_000)] == [
+        "A/A.csproj"
+    ]
+
+
 WORKSPACE: dict[str, Source] = {
     "Cargo.toml": '[workspace]\nmembers = ["crates/*"]\n[workspace.dependencies]\n'
     'tax = { path = "crates/tax" }\n',

@@ -139,3 +139,12 @@ def test_a_real_psr4_suite_slim() -> None:
     assert found["tests/TestCase.php"] == 1  # use Slim\Tests\TestCase (autoload-dev)
     assert found["Slim/Routing/RouteGroup.php"] == 2  # RouteCollector's own namespace
     assert "Slim/App.php" not in found
+
+
+def test_unclosed_comments_and_heredocs_run_to_the_end_in_one_pass() -> None:
+    assert names_of("<?php\nuse A\\B;\n" + "/* " * 30_000 + "\nuse C\\D;", "").aliases == {
+        "b": "A\\B"
+    }
+    assert names_of("<?php\n" + "<<<X\n" * 20_000 + "use C\\D;", "").aliases == {}
+    strings = "'\\" * 30_000 + "x\nuse A\\B;\n"
+    assert names_of("<?php\n" + strings, "").aliases == {"b": "A\\B"}

@@ -147,3 +147,10 @@ def test_a_real_rspec_suite_httparty() -> None:
     assert found["lib/httparty.rb"] == 1
     assert found["lib/httparty/request.rb"] == 2
     assert "lib/httparty/request/multipart_boundary.rb" not in found
+
+
+def test_an_unclosed_string_ends_at_its_line_and_the_scan_stays_one_pass() -> None:
+    # 60,000 quotes that each open a string with no end: a scan that looked for each one's
+    # end again would take minutes; the next line is code again.
+    hostile = "'\\" * 30_000 + 'x\n"\\' * 30_000 + "x\nrequire 'after'\n=begin\n" * 2
+    assert loads_of(hostile) == [Load("require", "after", "after")]

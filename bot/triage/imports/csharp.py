@@ -30,11 +30,9 @@ from bot.triage.imports.paths import ancestors, join, parent, resolved
 
 PROJECT_SUFFIXES = (".csproj", ".fsproj", ".vbproj")
 PROJECTS_READ = 40  # more project files than this: references are read project by project
-_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
-_ITEM = re.compile(
-    r"<(?P<kind>ProjectReference|Compile)\b[^>]*?\bInclude\s*=\s*(?P<q>[\"'])(?P<include>.*?)(?P=q)",
-    re.DOTALL,
-)
+_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)  # unclosed: to the end, in one pass
+_ITEM_KINDS = ("ProjectReference", "Compile")
+_INCLUDE = re.compile(r"\bInclude\s*=\s*(?P<q>[\"'])(?P<include>[^\"']*)(?P=q)")
 _WILDCARD = re.compile(r"[*?]")
 
 
@@ -51,10 +49,15 @@ class Reference:
 def references_of(project: str, text: str) -> list[Reference]:
     """The repository paths a project file names (module doc), relative to its folder."""
     found: list[Reference] = []
-    for item in _ITEM.finditer(_COMMENT.sub("", text)):
-        include = item.group("include").strip()
-        for one in include.split(";"):
-            reference = _reference(project, item.group("kind"), one.strip())
+    # Each element's text runs from its "<" to the next "<": one pass over the file.
+    for element in _COMMENT.sub("", text).split("<"):
+        tag = element.partition(">")[0]
+        name = tag.split(None, 1)[0] if tag.strip() else ""
+        include = _INCLUDE.search(tag) if name in _ITEM_KINDS else None
+        if include is None:
+            continue
+        for one in include.group("include").split(";"):
+            reference = _reference(project, name, one.strip())
             if reference is not None:
                 found.append(reference)
     return found

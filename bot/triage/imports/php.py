@@ -32,18 +32,22 @@ PHPUNIT = ("phpunit.xml", "phpunit.xml.dist")
 _INCLUDES = frozenset({"require", "require_once", "include", "include_once"})
 _NOT_CLASSES = frozenset({"namespace", "function", "const", "use", "as", "new", "class"})
 
+# Unclosed, a comment or heredoc runs to the end and a string to the end of its line (ruby.py
+# says why: one pass over the file, whatever it holds).
 _TOKEN = re.compile(
-    r"(?P<heredoc><<<[ \t]*(?P<q>['\"]?)(?P<label>\w+)(?P=q)\n.*?\n[ \t]*(?P=label)\b)"
-    r"|(?P<comment>//[^\n]*|#(?!\[)[^\n]*|/\*.*?\*/)"
-    r"|'(?P<single>(?:[^'\\]|\\.)*)'"
-    r'|"(?P<double>(?:[^"\\]|\\.)*)"'
+    r"(?P<heredoc><<<[ \t]*(?P<q>['\"]?)(?P<label>\w+)(?P=q)\n.*?(?:\n[ \t]*(?P=label)\b|\Z))"
+    r"|(?P<comment>//[^\n]*|#(?!\[)[^\n]*|/\*.*?(?:\*/|\Z))"
+    r"|'(?P<single>(?:[^'\\\n]|\\.)*+)(?:'|$|\\)"
+    r'|"(?P<double>(?:[^"\\\n]|\\.)*+)(?:"|$|\\)'
     r"|(?P<variable>\$\w+)"
     r"|(?P<name>\\?[A-Za-z_]\w*(?:\\[A-Za-z_]\w*)*)"
     r"|(?P<arrow>->|::|\?->)"
     r"|(?P<other>\S)",
-    re.DOTALL,
+    re.DOTALL | re.MULTILINE,
 )
-_BOOTSTRAP = re.compile(r"<phpunit\b[^>]*?\bbootstrap\s*=\s*([\"'])(?P<path>[^\"']+)\1", re.DOTALL)
+_BOOTSTRAP = re.compile(
+    r"<phpunit\b[^>]{0,4000}?\bbootstrap\s*=\s*([\"'])(?P<path>[^\"']+)\1", re.DOTALL
+)
 
 
 @dataclass(frozen=True)

@@ -35,16 +35,19 @@ TEST_ROOTS = ("spec", "test")
 LOAD_ROOTS = ("lib", "spec", "test")
 _LOADERS = frozenset({"require", "require_relative", "load", "autoload"})
 
-# A word, a quoted string (its text in group 2 or 3), or any other character.
+# A word, a quoted string, a comment, or any other character. A string ends at its quote or,
+# unclosed, at the end of its line (a later line of a multi-line string is read as code: an
+# over-count); an unclosed embedded document runs to the end. So every token is found in
+# one pass, never by scanning to the end of the file again for each quote.
 _TOKEN = re.compile(
     r"(?P<word>[A-Za-z_$][\w$]*[?!]?)"
-    r"|'(?P<single>(?:[^'\\]|\\.)*)'"
-    r'|"(?P<double>(?:[^"\\#]|\\.|#\{[^}\n]*\}|#(?!\{))*)"'
+    r"|'(?P<single>(?:[^'\\\n]|\\.)*+)(?:'|$|\\)"
+    r'|"(?P<double>(?:[^"\\#\n]|\\.|#\{[^}\n]*\}|#)*+)(?:"|$|\\)'
     r"|(?P<comment>#[^\n]*)"
     r"|(?P<other>\S)",
-    re.DOTALL,
+    re.DOTALL | re.MULTILINE,
 )
-_EMBEDDED_DOC = re.compile(r"^=begin\b.*?^=end\b[^\n]*", re.DOTALL | re.MULTILINE)
+_EMBEDDED_DOC = re.compile(r"^=begin\b.*?(?:^=end\b[^\n]*|\Z)", re.DOTALL | re.MULTILINE)
 _ARGUMENT_TOKENS = 16  # how far past `require` an argument's path is looked for
 
 

@@ -36,14 +36,16 @@ _DEPENDENCY_TABLES = ("dependencies", "dev-dependencies", "build-dependencies")
 _ROOT_FILES = frozenset({"lib.rs", "main.rs", "mod.rs", "build.rs"})
 _CRATE_ROOT_FOLDERS = ("tests", "examples", "benches", "bin")
 
+# Unclosed, a comment or raw string runs to the end and a string to the end of its line
+# (ruby.py says why: one pass over the file, whatever it holds).
 _TOKEN = re.compile(
-    r"(?P<comment>//[^\n]*|/\*.*?\*/)"
-    r'|(?P<raw>b?r(?P<hashes>#*)".*?"(?P=hashes))'
-    r'|"(?P<string>(?:[^"\\]|\\.)*)"'
+    r"(?P<comment>//[^\n]*|/\*.*?(?:\*/|\Z))"
+    r'|(?P<raw>b?r(?P<hashes>#*)".*?(?:"(?P=hashes)|\Z))'
+    r'|"(?P<string>(?:[^"\\\n]|\\.)*+)(?:"|$|\\)'
     r"|(?P<char>b?'(?:[^'\\\n]|\\[^'\n]{1,10})')"
     r"|(?P<word>[A-Za-z_]\w*)"
     r"|(?P<other>\S)",
-    re.DOTALL,
+    re.DOTALL | re.MULTILINE,
 )
 
 
