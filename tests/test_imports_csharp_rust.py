@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
+from bot.sim import Simulator
+from bot.sim.scenario import load_scenario
 from bot.triage.imports import Source, csharp, rust
 from bot.triage.imports.csharp import Reference, references_of
 from bot.triage.imports.rust import Manifest, manifest_of, modules_of
 from tests.test_imports_ruby import walked
 from tests.test_imports_walk import depths, layout
+from tests.test_tryout import flakybot
+
+SCENARIOS = Path(__file__).parent / "scenarios"
 
 CSPROJ = """<Project Sdk="Microsoft.NET.Sdk">
   <ItemGroup>
@@ -222,3 +230,21 @@ def test_a_real_workspace_ripgrep() -> None:
     assert found["tests/index/mod.rs"] == 1  # mod index;
     assert "crates/globset/" in found
     assert "fuzz/" not in found
+
+
+async def test_triage_json_marks_the_project_folder_holding_the_change() -> None:
+    scenario = load_scenario(SCENARIOS / "csharp-project-reference.yml")
+    async with Simulator(scenario, webhook_secret="-") as sim:
+        sim.next_completion("dotnet")
+        status, out, err = await flakybot(
+            "triage", "acme/shop#21", "--json", "--api-url", sim.url,
+            "--token", sim.personal_token(), env={},
+        )  # fmt: skip
+    assert (status, err) == (0, "")
+    [verdict] = json.loads(out)["failed_checks"][0]["verdicts"]
+    assert verdict["verdict"] == "related"
+    footprint = verdict["footprint"]
+    assert footprint["changed_paths_in_footprint"] == ["src/Shop/Pricing/Discount.cs"]
+    changed = [i["path"] for i in footprint["imports"] if i["changed_by_pr"]]
+    assert changed == ["src/Shop/"]
+    assert footprint["walk"].endswith("4 files read; complete")
