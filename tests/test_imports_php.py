@@ -122,6 +122,17 @@ def test_psr4_with_several_folders_psr0_and_fully_qualified_names() -> None:
     assert found["old/Old.php"] == 1  # the alias O, PSR-4's second folder
 
 
+def test_a_trait_used_inside_a_class_is_looked_up_in_the_namespace() -> None:
+    files: dict[str, Source] = {
+        "composer.json": '{"autoload-dev": {"psr-4": {"Tests\\\\": "tests/"}}}',
+        "tests/Unit/Helpers.php": "<?php\nnamespace Tests\\Unit;\ntrait Helpers {}\n",
+        "tests/Unit/CartTest.php": (
+            "<?php\nnamespace Tests\\Unit;\nclass CartTest {\n    use Helpers;\n}\n"
+        ),
+    }
+    assert depths(walked("tests/Unit/CartTest.php", files)) == {"tests/Unit/Helpers.php": 1}
+
+
 def test_phpunit_xml_wins_over_the_dist_file() -> None:
     files = dict(SHOP)
     files["phpunit.xml"] = '<phpunit colors="true"\n  bootstrap="tests/Support/Fixtures.php">'

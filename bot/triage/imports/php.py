@@ -170,7 +170,8 @@ def _use(tokens: list[tuple[str, str]], index: int, names: Names) -> int:
                 alias = tokens[index + 2][1]
                 index += 2
             names.aliases[alias.lower()] = full
-            names.written.append("\\" + full)
+            # `use Helpers;` inside a class is a trait of the file's namespace, or a global one.
+            names.written.append(full if "\\" not in full else "\\" + full)
         elif text == "}":
             prefix = ""
         index += 1
