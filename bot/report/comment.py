@@ -439,14 +439,20 @@ def _changed_paths(decision: Decision) -> str:
 
 def _import_chains(decision: Decision) -> list[str]:
     """How the test reaches each changed file it imports: "`tests/test_invoice.py` imports
-    `billing.tax` (`src/billing/tax.py`), which this PR changes"."""
-    entries = {entry.path: entry for entry in decision.footprint if entry.reason in IMPORT_REASONS}
-    chains = [
-        describe_chain(entries[path], code_span)
-        for path in decision.matched_paths[:_CHAINS_LISTED]
-        if path in entries
-    ]
-    return [f"- **Imports:** {chain}, which this PR changes" for chain in chains]
+    `billing.tax` (`src/billing/tax.py`), which this PR changes"; for a folder that runs for
+    it (a C# project, a Rust crate), which changed file is in it."""
+    entries = [entry for entry in decision.footprint if entry.reason in IMPORT_REASONS]
+    lines: list[str] = []
+    for path in decision.matched_paths[:_CHAINS_LISTED]:
+        entry = next((e for e in entries if entry_contains(e.path, path)), None)
+        if entry is None:
+            continue
+        chain = describe_chain(entry, code_span)
+        if entry.path == path:
+            lines.append(f"- **Imports:** {chain}, which this PR changes")
+        else:  # a folder that runs for the test
+            lines.append(f"- **Imports:** {chain}, and this PR changes {code_span(path)} in it")
+    return lines
 
 
 def _reasons_by_path(decision: Decision) -> dict[str, str]:

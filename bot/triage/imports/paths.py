@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import posixpath
+
 
 def parent(path: str) -> str:
     """The folder holding `path`; "" for a file at the repository root."""
@@ -21,3 +23,14 @@ def ancestors(path: str) -> list[str]:
         found.append(folder)
         folder = parent(folder)
     return [*found, ""]
+
+
+def resolved(path: str) -> str | None:
+    """`path` with its `.` and `..` segments resolved ("" for the root); None when it climbs
+    out of the repository or is absolute."""
+    cleaned = posixpath.normpath(path) if path else "."
+    if cleaned == ".":
+        return ""
+    if cleaned == ".." or cleaned.startswith(("../", "/")):
+        return None
+    return cleaned

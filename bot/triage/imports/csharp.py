@@ -1,0 +1,179 @@
+r"""C#: what a test compiles with, read from its project files (never built).
+
+A C# test's `using` names namespaces, not files, so the walk works per project: the test's
+project is the nearest folder up from the test file holding a `.csproj`; everything under
+that folder is compiled with the test (the SDK's default `Compile` glob), so the folder runs
+for it. Each `<ProjectReference Include="..\Shop\Shop.csproj" />` of that project adds the
+referenced project's folder, and so on transitively (references are transitive in SDK-style
+projects). The project files are read with the test file, all of them when the repository
+has at most `PROJECTS_READ`, so the references are known at once whatever their depth; in a
+larger repository each referenced project file is read in turn, as far as the depth limit
+allows. A `<Compile
+Include="..\Shared\Money.cs" />` adds the linked file (a wildcard: the folder before it).
+
+Not followed: `Directory.Build.props`/`.targets` (a build file: a caveat, as a change there
+can break any test), `PackageReference`s (not the repository's), references spelled with
+MSBuild properties (`$(SolutionDir)...`), and a project file at the repository root (its
+folder would be the whole repository).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from bot.shared import Tree
+from bot.triage.imports.language import Start, Target
+from bot.triage.imports.paths import ancestors, join, parent, resolved
+
+PROJECT_SUFFIXES = (".csproj", ".fsproj", ".vbproj")
+PROJECTS_READ = 40  # more project files than this: references are read project by project
+_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)  # unclosed: to the end, in one pass
+_ITEM_KINDS = ("ProjectReference", "Compile")
+_INCLUDE = re.compile(r"\bInclude\s*=\s*(?P<q>[\"'])(?P<include>[^\"']*)(?P=q)")
+_WILDCARD = re.compile(r"[*?]")
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A project (`kind` "ProjectReference") or source file ("Compile") a project file
+    names, as written and as a repository path (a folder ends with "/")."""
+
+    kind: str
+    include: str
+    path: str
+
+
+def references_of(project: str, text: str) -> list[Reference]:
+    """The repository paths a project file names (module doc), relative to its folder."""
+    found: list[Reference] = []
+    # Each element's text runs from its "<" to the next "<": one pass over the file.
+    for element in _COMMENT.sub("", text).split("<"):
+        tag = element.partition(">")[0]
+        name = tag.split(None, 1)[0] if tag.strip() else ""
+        include = _INCLUDE.search(tag) if name in _ITEM_KINDS else None
+        if include is None:
+            continue
+        for one in include.group("include").split(";"):
+            reference = _reference(project, name, one.strip())
+            if reference is not None:
+                found.append(reference)
+    return found
+
+
+def _reference(project: str, kind: str, include: str) -> Reference | None:
+    if not include or "$(" in include or "@(" in include:
+        return None
+    parts = include.replace("\\", "/").split("/")
+    wild = next((i for i, part in enumerate(parts) if _WILDCARD.search(part)), None)
+    if wild is not None:  # `..\Shared\**\*.cs`: everything under `..\Shared\`
+        folder = resolved(join(parent(project), *parts[:wild]))
+        return Reference(kind, include, folder + "/") if folder else None
+    path = resolved(join(parent(project), *parts))
+    return Reference(kind, include, path) if path else None
+
+
+def project_folder(project: str) -> str | None:
+    """The folder a project compiles, as a footprint folder; None at the repository root."""
+    folder = parent(project)
+    return folder + "/" if folder else None
+
+
+class CSharp:
+    name = "C#"
+    sources = (".cs",)
+
+    def tests(self, test_file: str) -> bool:
+        return test_file.endswith(".cs")
+
+    def config_files(self, test_file: str, tree: Tree) -> Sequence[str]:
+        """The test's own project files, then, when the repository has at most
+        `PROJECTS_READ` of them, every project file: its references are then known in the
+        walk's first read, however deep they go."""
+        projects = sorted(path for path in tree.files if path.endswith(PROJECT_SUFFIXES))
+        own = _own_projects(test_file, projects)
+        if len(projects) > PROJECTS_READ:
+            return own
+        return [*own, *(path for path in projects if path not in own)]
+
+    def resolver(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> CSharpResolver:
+        projects = sorted(path for path in tree.files if path.endswith(PROJECT_SUFFIXES))
+        own = _own_projects(test_file, projects)
+        starts = [
+            Start(folder, f"the test's project ({project})", follow=False)
+            for project in own
+            if (folder := project_folder(project)) is not None
+        ]
+        starts += _referenced(own, tree, configs)
+        unique: dict[str, Start] = {}
+        for start in starts:
+            unique.setdefault(start.path, start)
+        return CSharpResolver(tree, tuple(unique.values()))
+
+
+def _own_projects(test_file: str, projects: Sequence[str]) -> list[str]:
+    """The project files of the nearest folder up from the test that has any."""
+    for folder in ancestors(test_file):
+        found = [path for path in projects if parent(path) == folder]
+        if found:
+            return found
+    return []
+
+
+def _referenced(own: Sequence[str], tree: Tree, configs: Mapping[str, str]) -> list[Start]:
+    """What the test's projects reference, transitively through the project files already
+    read; a referenced project file not read yet is a Start the walk reads and follows."""
+    starts: list[Start] = []
+    queue = deque(own)
+    seen = set(own)
+    while queue:
+        project = queue.popleft()
+        for reference in references_of(project, configs.get(project, "")):
+            if reference.path in seen or not _exists(reference.path, tree):
+                continue
+            seen.add(reference.path)
+            if reference.kind == "Compile":
+                starts.append(Start(reference.path, f"a source file {project} compiles", False))
+                continue
+            why = f"a project {project} references"
+            folder = project_folder(reference.path)
+            if folder is not None and _exists(folder, tree):
+                starts.append(Start(folder, why, follow=False))
+            if reference.path in configs:
+                queue.append(reference.path)
+            else:
+                starts.append(Start(reference.path, why))
+    return starts
+
+
+@dataclass(frozen=True)
+class CSharpResolver:
+    tree: Tree
+    runs: tuple[Start, ...]
+
+    def starts(self) -> Sequence[Start]:
+        return self.runs
+
+    def imports(self, path: str, source: str) -> Sequence[Target]:
+        """A project file's references (the folder and the project file of each project it
+        references); a C# file's `using`s name namespaces, not files: none."""
+        if not path.endswith(PROJECT_SUFFIXES):
+            return []
+        found: list[Target] = []
+        for reference in references_of(path, source):
+            if reference.kind == "ProjectReference":
+                folder = project_folder(reference.path)
+                if folder is not None and folder[:-1] in self.tree.directories:
+                    found.append(Target(folder, reference.include))
+            if _exists(reference.path, self.tree):
+                found.append(Target(reference.path, reference.include))
+        return list(dict.fromkeys(found))
+
+
+def _exists(path: str, tree: Tree) -> bool:
+    return path[:-1] in tree.directories if path.endswith("/") else path in tree.files
+
+
+CSHARP = CSharp()

@@ -1,0 +1,244 @@
+"""Ruby: what a spec or test file loads, read with a small tokenizer (never run), and where
+each loaded file is in the repository.
+
+Followed: `require_relative "x"` (beside the requiring file), `require "x"` and `load "x.rb"`
+looked up under the load path rake and rspec give a test (`lib/`, `spec/` and `test/` of the
+test's folder and of each folder above it, nearest first, then the `-I` folders `.rspec`
+names), `autoload :Name, "x"` like a require, and the idioms `require
+File.expand_path("../x", __dir__)` (or `__FILE__`) and `File.join(File.dirname(__FILE__),
+"x")`. A file found nowhere is a gem's or the standard library's and is left out.
+
+What runs for a test besides what it requires: the files `.rspec` loads (`--require
+spec_helper`), and the conventional helpers (`spec_helper.rb`, `rails_helper.rb`,
+`test_helper.rb`) of the test's `spec/` or `test/` folder: rspec and rake load every test
+file of a run into one process, so a helper one test requires configures all of them.
+
+Not followed: Rails' (Zeitwerk's) autoloading of `app/` by constant name, requires built
+from variables, and `$LOAD_PATH` changes made in code. A `require` inside a heredoc counts
+(over-counting costs a wider footprint; missing one a false "unrelated").
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from bot.shared import Tree
+from bot.triage.imports.language import Start, Target
+from bot.triage.imports.paths import ancestors, join, parent, resolved
+
+RSPEC = ".rspec"
+HELPERS = ("spec_helper.rb", "rails_helper.rb", "test_helper.rb")
+TEST_ROOTS = ("spec", "test")
+LOAD_ROOTS = ("lib", "spec", "test")
+_LOADERS = frozenset({"require", "require_relative", "load", "autoload"})
+
+# A word, a quoted string, a comment, or any other character. A string ends at its quote or,
+# unclosed, at the end of its line (a later line of a multi-line string is read as code: an
+# over-count); an unclosed embedded document runs to the end. So every token is found in
+# one pass, never by scanning to the end of the file again for each quote.
+_TOKEN = re.compile(
+    r"(?P<word>[A-Za-z_$][\w$]*[?!]?)"
+    r"|'(?P<single>(?:[^'\\\n]|\\.)*+)(?:'|$|\\)"
+    r'|"(?P<double>(?:[^"\\#\n]|\\.|#\{[^}\n]*\}|#)*+)(?:"|$|\\)'
+    r"|(?P<comment>#[^\n]*)"
+    r"|(?P<other>\S)",
+    re.DOTALL | re.MULTILINE,
+)
+_EMBEDDED_DOC = re.compile(r"^=begin\b.*?(?:^=end\b[^\n]*|\Z)", re.DOTALL | re.MULTILINE)
+_ARGUMENT_TOKENS = 16  # how far past `require` an argument's path is looked for
+
+
+@dataclass(frozen=True)
+class Load:
+    """One file a Ruby file loads: `how` is "require" (looked up on the load path),
+    "relative" (beside the loading file) or "file" (relative to the loading file's own
+    path, as `File.expand_path("../x", __FILE__)` is); `written` as the source spells it."""
+
+    how: str
+    path: str
+    written: str
+
+
+def _tokens(source: str) -> list[tuple[str, str]]:
+    """(kind, text) pairs: kind "word", "string" or "other"; comments dropped."""
+    found: list[tuple[str, str]] = []
+    for match in _TOKEN.finditer(_EMBEDDED_DOC.sub("", source)):
+        kind = match.lastgroup or "other"
+        if kind == "comment":
+            continue
+        if kind in ("single", "double"):
+            found.append(("string", match.group(kind)))
+        else:
+            found.append((kind, match.group(kind)))
+    return found
+
+
+def loads_of(source: str) -> list[Load]:
+    """Every file the source loads with a literal path (module doc), in order."""
+    tokens = _tokens(source)
+    found: list[Load] = []
+    for index, (kind, text) in enumerate(tokens):
+        if kind == "word" and text in _LOADERS:
+            load = _argument(text, tokens[index + 1 : index + 1 + _ARGUMENT_TOKENS])
+            if load is not None:
+                found.append(load)
+    return found
+
+
+def _argument(loader: str, after: list[tuple[str, str]]) -> Load | None:
+    if loader == "autoload":  # autoload :Name, "path"
+        strings = [text for kind, text in after[:5] if kind == "string"]
+        return Load("require", strings[0], strings[0]) if strings else None
+    words = _words_before_string(after)
+    if words is None:
+        return None
+    leading, path = words
+    if not leading:
+        how = "relative" if loader == "require_relative" else "require"
+        return Load(how, path, path)
+    if "expand_path" in leading:
+        rest = [text for kind, text in after if kind == "word"]
+        anchor = next((word for word in rest if word in ("__dir__", "__FILE__")), None)
+        if anchor is None:
+            return None
+        return Load("relative" if anchor == "__dir__" else "file", path, path)
+    if "dirname" in leading and "__FILE__" in leading:
+        return Load("relative", path.lstrip("/"), path)
+    return None
+
+
+def _words_before_string(after: list[tuple[str, str]]) -> tuple[list[str], str] | None:
+    """The words between the loader and its first string, and that string."""
+    words: list[str] = []
+    for kind, text in after:
+        if kind == "string":
+            return words, text
+        if kind == "word":
+            words.append(text)
+        elif text not in "().,+":
+            return None
+    return None
+
+
+def rspec_options(text: str) -> tuple[list[str], list[str]]:
+    """The files `.rspec` requires and the folders it adds to the load path."""
+    try:
+        words = shlex.split(text, comments=True)
+    except ValueError:
+        words = text.split()
+    required: list[str] = []
+    included: list[str] = []
+    for option, value in _options(words):
+        if option in ("-r", "--require"):
+            required.append(value)
+        elif option in ("-I", "--include"):
+            included += value.split(":")
+    return required, included
+
+
+def _options(words: list[str]) -> Iterator[tuple[str, str]]:
+    for index, word in enumerate(words):
+        option, equals, value = word.partition("=")
+        if equals and option.startswith("--"):
+            yield option, value
+        elif word.startswith("-I") and len(word) > 2:
+            yield "-I", word[2:]
+        elif index + 1 < len(words):
+            yield word, words[index + 1]
+
+
+class Ruby:
+    name = "Ruby"
+    sources = (".rb",)
+
+    def tests(self, test_file: str) -> bool:
+        return test_file.endswith(".rb")
+
+    def config_files(self, test_file: str, tree: Tree) -> Sequence[str]:
+        candidates = [join(folder, RSPEC) for folder in ancestors(test_file)]
+        return [path for path in candidates if path in tree.files]
+
+    def resolver(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> RubyResolver:
+        roots: list[str | None] = [
+            join(folder, root)
+            for folder in ancestors(test_file)
+            for root in LOAD_ROOTS
+            if join(folder, root) in tree.directories
+        ]
+        required: list[tuple[str, str]] = []  # (.rspec's path, the file it requires)
+        for path, text in configs.items():
+            names, included = rspec_options(text)
+            roots += [resolved(join(parent(path), folder)) for folder in included]
+            required += [(path, name) for name in names]
+        kept = tuple(dict.fromkeys(root for root in roots if root is not None))
+        resolver = RubyResolver(tree, kept, tuple(ancestors(test_file)))
+        starts = [
+            Start(found, f"a file {rspec} requires")
+            for rspec, name in required
+            if (found := resolver.on_load_path(name)) is not None
+        ]
+        starts += [Start(path, "a test helper") for path in _helpers(test_file, tree)]
+        unique: dict[str, Start] = {}
+        for start in starts:
+            unique.setdefault(start.path, start)  # the first reason wins
+        return replace(resolver, helpers=tuple(unique.values()))
+
+
+@dataclass(frozen=True)
+class RubyResolver:
+    tree: Tree
+    roots: tuple[str, ...]  # the load path
+    folders: tuple[str, ...]  # where the run may have started: the test's folders, nearest first
+    helpers: tuple[Start, ...] = ()
+
+    def starts(self) -> Sequence[Start]:
+        return self.helpers
+
+    def imports(self, path: str, source: str) -> Sequence[Target]:
+        found: list[Target] = []
+        for load in loads_of(source):
+            if load.how == "relative":
+                target = _in_tree(resolved(join(parent(path), load.path)), self.tree)
+            elif load.how == "file":
+                target = _in_tree(resolved(join(path, load.path)), self.tree)
+            else:
+                target = self.on_load_path(load.path)
+            if target is not None:
+                found.append(Target(target, load.written))
+        return list(dict.fromkeys(found))
+
+    def on_load_path(self, name: str) -> str | None:
+        """The repository file `require name` loads: the first load path root holding it."""
+        if name.startswith("/"):
+            return None
+        # "./x" is found from the working folder, which is one of the test's folders.
+        roots = self.folders if name.startswith(("./", "../")) else self.roots
+        for root in roots:
+            found = _in_tree(resolved(join(root, name)), self.tree)
+            if found is not None:
+                return found
+        return None
+
+
+def _helpers(test_file: str, tree: Tree) -> list[str]:
+    """The helpers of the nearest `spec/` or `test/` folder holding the test."""
+    for folder in ancestors(test_file):
+        if folder.rpartition("/")[2] in TEST_ROOTS:
+            return [join(folder, name) for name in HELPERS if join(folder, name) in tree.files]
+    return []
+
+
+def _in_tree(path: str | None, tree: Tree) -> str | None:
+    """The file a load names: as written, or with `.rb` added as Ruby does."""
+    if path is None:
+        return None
+    for candidate in (path + ".rb", path) if not path.endswith(".rb") else (path,):
+        if candidate in tree.files:
+            return candidate
+    return None
+
+
+RUBY = Ruby()

@@ -1,0 +1,273 @@
+"""Rust: what a test is compiled with, read from the crate's `Cargo.toml` and the test's
+`mod` declarations (never built).
+
+The test's crate is the nearest folder up from the test file holding a `Cargo.toml`. What
+runs for the test: the crate's library and binaries (`src/`, or the folders of `[lib]` and
+`[[bin]]` paths; an integration test in `tests/` links the library and may run the
+binaries), its build script, and the crates it depends on by path (`[dependencies]`,
+`[dev-dependencies]`, `[build-dependencies]`, per-target tables; `foo.workspace = true`
+found in the workspace root's `[workspace.dependencies]`): each such crate's whole folder,
+and so on through their own Cargo.toml files. The Cargo.toml files are read with the test
+file, all of them when the repository has at most `MANIFESTS_READ`, so the dependencies are
+known at once whatever their depth; in a larger repository each dependency's Cargo.toml is
+read in turn, as far as the depth limit allows. The test file's `mod name;` declarations
+(and `#[path = "..."]`) are followed to their files (`tests/common/mod.rs`).
+
+Not followed: `use crate::...` paths (the crate's folders already hold them), crates from a
+registry or git (not the repository's), and `include!`/`include_str!` of other files.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections import deque
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from bot.shared import Tree
+from bot.triage.imports.language import Start, Target
+from bot.triage.imports.paths import ancestors, join, parent, resolved
+
+MANIFEST = "Cargo.toml"
+MANIFESTS_READ = 40  # more Cargo.toml files than this: dependencies are read crate by crate
+_DEPENDENCY_TABLES = ("dependencies", "dev-dependencies", "build-dependencies")
+_ROOT_FILES = frozenset({"lib.rs", "main.rs", "mod.rs", "build.rs"})
+_CRATE_ROOT_FOLDERS = ("tests", "examples", "benches", "bin")
+
+# Unclosed, a comment or raw string runs to the end and a string to the end of its line
+# (ruby.py says why: one pass over the file, whatever it holds).
+_TOKEN = re.compile(
+    r"(?P<comment>//[^\n]*|/\*.*?(?:\*/|\Z))"
+    r'|(?P<raw>b?r(?P<hashes>#*)".*?(?:"(?P=hashes)|\Z))'
+    r'|"(?P<string>(?:[^"\\\n]|\\.)*+)(?:"|$|\\)'
+    r"|(?P<char>b?'(?:[^'\\\n]|\\[^'\n]{1,10})')"
+    r"|(?P<word>[A-Za-z_]\w*)"
+    r"|(?P<other>\S)",
+    re.DOTALL | re.MULTILINE,
+)
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """What one Cargo.toml says: the folders (ending in "/") and files its crate's own
+    targets compile, its
+    path dependencies ((name as written, crate folder)), and, at a workspace root, the
+    workspace's path dependencies by name."""
+
+    targets: tuple[str, ...] = ()
+    dependencies: tuple[tuple[str, str], ...] = ()
+    workspace: tuple[tuple[str, str], ...] = ()
+    is_package: bool = False
+
+
+def manifest_of(path: str, text: str, workspace: Mapping[str, str] | None = None) -> Manifest:
+    """The crate a Cargo.toml at `path` describes; `workspace` the workspace root's path
+    dependencies, for `foo.workspace = true`. Empty when it does not parse."""
+    try:
+        data = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, UnicodeError, RecursionError):
+        return Manifest()
+    folder = parent(path)
+    own = _path_dependencies(_table(_table(data.get("workspace")).get("dependencies")), folder)
+    known = {**dict(own), **(workspace or {})}
+    found: list[tuple[str, str]] = []
+    for table in _dependency_tables(data):
+        for name, spec in table.items():
+            spec = _table(spec)
+            if isinstance(spec.get("path"), str):
+                where = resolved(join(folder, spec["path"]))
+                if where is not None:
+                    found.append((name, where))
+            elif spec.get("workspace") is True and name in known:
+                found.append((name, known[name]))
+    return Manifest(
+        targets=tuple(_targets(data, folder)),
+        dependencies=tuple(dict.fromkeys(found)),
+        workspace=tuple(own),
+        is_package="package" in data,
+    )
+
+
+def _dependency_tables(data: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    for name in _DEPENDENCY_TABLES:
+        yield _table(data.get(name))
+    for target in _table(data.get("target")).values():
+        for name in _DEPENDENCY_TABLES:
+            yield _table(_table(target).get(name))
+
+
+def _path_dependencies(table: dict[str, Any], folder: str) -> list[tuple[str, str]]:
+    found: list[tuple[str, str]] = []
+    for name, spec in table.items():
+        where = _table(spec).get("path")
+        cleaned = resolved(join(folder, where)) if isinstance(where, str) else None
+        if cleaned is not None:
+            found.append((name, cleaned))
+    return found
+
+
+def _targets(data: dict[str, Any], folder: str) -> list[str]:
+    """What the crate's own targets compile: `src/`, and the folders of the files `[lib]`,
+    `[[bin]]` and the build script name (a file at the crate's top: that file)."""
+    package = _table(data.get("package"))
+    named = [_table(data.get("lib")).get("path"), package.get("build", "build.rs")]
+    named += [_table(binary).get("path") for binary in _list(data.get("bin"))]
+    found = [join(folder, "src") + "/"]
+    for path in named:
+        cleaned = resolved(join(folder, path)) if isinstance(path, str) else None
+        if cleaned:
+            holder = parent(cleaned)
+            found.append(holder + "/" if holder and holder != folder else cleaned)
+    return list(dict.fromkeys(found))
+
+
+def _table(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: object) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def modules_of(source: str) -> list[tuple[str, str | None]]:
+    """The out-of-line modules a Rust file declares: (name, its `#[path]` if any)."""
+    tokens = [
+        (kind, match.group(kind))
+        for match in _TOKEN.finditer(source)
+        if (kind := match.lastgroup or "other") not in ("comment", "raw", "char")
+    ]
+    found: list[tuple[str, str | None]] = []
+    attribute: str | None = None  # a `#[path = "..."]` waiting for its `mod`
+    for index, (_, text) in enumerate(tokens):
+        following = tokens[index + 1 : index + 4]
+        if text == "path" and [t for _, t in following][::2] == ["=", "]"]:
+            if following[1][0] == "string":
+                attribute = following[1][1]
+        elif text == "mod" and len(following) >= 2 and following[0][0] == "word":
+            if following[1][1] == ";":
+                found.append((following[0][1], attribute))
+            attribute = None
+        elif text in (";", "}", "{"):
+            attribute = None
+    return found
+
+
+class Rust:
+    name = "Rust"
+    sources = (".rs",)
+
+    def tests(self, test_file: str) -> bool:
+        return test_file.endswith(".rs")
+
+    def config_files(self, test_file: str, tree: Tree) -> Sequence[str]:
+        """The Cargo.toml files from the test's folder up, then, when the repository has at
+        most `MANIFESTS_READ` of them, every Cargo.toml: the path dependencies are then
+        known in the walk's first read, however deep they go."""
+        near = _ancestor_manifests(test_file, tree)
+        every = sorted(p for p in tree.files if p.rpartition("/")[2] == MANIFEST)
+        if len(every) > MANIFESTS_READ:
+            return near
+        return [*near, *(path for path in every if path not in near)]
+
+    def resolver(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> RustResolver:
+        near = _ancestor_manifests(test_file, tree)
+        workspace: dict[str, str] = {}
+        for path in reversed(near):  # the root's first, a nearer one overrides
+            if path in configs:
+                workspace.update(manifest_of(path, configs[path]).workspace)
+        if not near or near[0] not in configs:
+            return RustResolver(tree, tuple(workspace.items()))
+        crate = near[0]
+        manifest = manifest_of(crate, configs[crate], workspace)
+        starts = [
+            Start(target, f"the code of the test's crate ({crate})", not target.endswith("/"))
+            for target in manifest.targets
+            if _exists(target, tree)
+        ]
+        starts += _dependencies(crate, tree, configs, workspace)
+        unique: dict[str, Start] = {}
+        for start in starts:
+            unique.setdefault(start.path, start)
+        return RustResolver(tree, tuple(workspace.items()), tuple(unique.values()))
+
+
+def _ancestor_manifests(test_file: str, tree: Tree) -> list[str]:
+    candidates = [join(folder, MANIFEST) for folder in ancestors(test_file)]
+    return [path for path in candidates if path in tree.files]
+
+
+def _dependencies(
+    crate: str, tree: Tree, configs: Mapping[str, str], workspace: Mapping[str, str]
+) -> list[Start]:
+    """The crates `crate` depends on by path, transitively through the Cargo.toml files
+    already read; one not read yet is a Start the walk reads and follows."""
+    starts: list[Start] = []
+    queue = deque([crate])
+    seen = {parent(crate)}
+    while queue:
+        manifest = queue.popleft()
+        for name, folder in manifest_of(manifest, configs[manifest], workspace).dependencies:
+            if folder in seen or folder not in tree.directories:
+                continue
+            seen.add(folder)
+            why = f"a crate {manifest} depends on ({name})"
+            starts.append(Start(folder + "/", why, follow=False))
+            theirs = join(folder, MANIFEST)
+            if theirs in configs:
+                queue.append(theirs)
+            elif theirs in tree.files:
+                starts.append(Start(theirs, why))
+    return starts
+
+
+@dataclass(frozen=True)
+class RustResolver:
+    tree: Tree
+    workspace: tuple[tuple[str, str], ...]
+    runs: tuple[Start, ...] = ()
+
+    def starts(self) -> Sequence[Start]:
+        return self.runs
+
+    def imports(self, path: str, source: str) -> Sequence[Target]:
+        if path.rpartition("/")[2] == MANIFEST:
+            return self._dependencies(path, source)
+        found: list[Target] = []
+        for name, attribute in modules_of(source):
+            for candidate in _module_files(path, name, attribute):
+                if candidate in self.tree.files:
+                    found.append(Target(candidate, f"mod {name}"))
+                    break
+        return found
+
+    def _dependencies(self, path: str, source: str) -> list[Target]:
+        manifest = manifest_of(path, source, dict(self.workspace))
+        found: list[Target] = []
+        for name, folder in manifest.dependencies:
+            if folder in self.tree.directories:
+                found.append(Target(folder + "/", name))
+            if join(folder, MANIFEST) in self.tree.files:
+                found.append(Target(join(folder, MANIFEST), name))
+        return found
+
+
+def _module_files(path: str, name: str, attribute: str | None) -> list[str]:
+    """Where `mod name;` in `path` lives: beside a crate root or `mod.rs`, else in the
+    folder named after the file; `#[path]` is relative to the file's folder."""
+    folder = parent(path)
+    if attribute is not None:
+        found = resolved(join(folder, attribute))
+        return [found] if found else []
+    file_name = path.rpartition("/")[2]
+    is_root = file_name in _ROOT_FILES or folder.rpartition("/")[2] in _CRATE_ROOT_FOLDERS
+    where = folder if is_root else join(folder, file_name.removesuffix(".rs"))
+    return [join(where, name + ".rs"), join(where, name, "mod.rs")]
+
+
+def _exists(path: str, tree: Tree) -> bool:
+    return path[:-1] in tree.directories if path.endswith("/") else path in tree.files
+
+
+RUST = Rust()

@@ -1,0 +1,161 @@
+"""The PHP import walk: composer's autoload rules, `use`, same-namespace names, includes."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.triage.imports import Source
+from bot.triage.imports.php import Autoload, autoload_of, names_of
+from tests.test_imports_ruby import walked
+from tests.test_imports_walk import depths, layout
+
+COMPOSER = """{
+  "autoload": {"psr-4": {"App\\\\": "src/", "Legacy\\\\": ["lib/", "old/"]},
+               "psr-0": {"Twig_": "twig/"}, "files": ["src/helpers.php"]},
+  "autoload-dev": {"psr-4": {"App\\\\Tests\\\\": "tests/"}}
+}"""
+
+
+def test_autoload_rules_are_relative_to_the_composer_json() -> None:
+    assert autoload_of("packages/shop/composer.json", COMPOSER) == Autoload(
+        psr4=(
+            ("App\\", "packages/shop/src"),
+            ("Legacy\\", "packages/shop/lib"),
+            ("Legacy\\", "packages/shop/old"),
+            ("App\\Tests\\", "packages/shop/tests"),
+        ),
+        psr0=(("Twig_", "packages/shop/twig"),),
+        files=("packages/shop/src/helpers.php",),
+    )
+    assert autoload_of("composer.json", "{not json") == Autoload()
+    assert autoload_of("composer.json", '{"autoload": {"psr-4": {"A\\\\": "../x"}}}') == Autoload()
+
+
+@pytest.mark.parametrize(
+    ("source", "aliases", "written"),
+    [
+        ("<?php\nuse App\\Cart;\n", {"cart": "App\\Cart"}, ["\\App\\Cart"]),
+        ("<?php\nuse App\\Cart as C, App\\Tax;\n", {"c": "App\\Cart", "tax": "App\\Tax"}, None),
+        (
+            "<?php\nuse App\\{Cart, Money\\Tax as T};\n",
+            {"cart": "App\\Cart", "t": "App\\Money\\Tax"},
+            None,
+        ),
+        ("<?php\nuse function App\\helper;\nuse const App\\X;\n", {}, []),
+        # Comments, strings and heredocs name nothing.
+        ("<?php\n// use App\\A;\n# use App\\B;\n/* use App\\C; */\n", {}, []),
+        ("<?php\n$x = 'App\\\\Cart';\n$y = \"new Cart\";\n", {}, []),
+        ("<?php\n$s = <<<EOT\nnew Cart\nEOT;\n", {}, []),
+        # A method name is not a class; an attribute is.
+        ("<?php\n$this->Cart(); Tax::rate();\n#[Covers]\n", {}, ["Tax", "Covers"]),
+    ],
+)
+def test_names_of(source: str, aliases: dict[str, str], written: list[str] | None) -> None:
+    names = names_of(source, "tests")
+    assert names.aliases == aliases
+    if written is not None:
+        assert [w for w in names.written if w.lower() != "php"] == written
+
+
+@pytest.mark.parametrize(
+    ("source", "includes"),
+    [
+        ("<?php require 'config.php';", [(None, "config.php")]),
+        ("<?php require_once __DIR__ . '/../bootstrap.php';", [("tests/unit", "../bootstrap.php")]),
+        ("<?php include(dirname(__DIR__) . '/x.php');", [("tests", "x.php")]),
+        ("<?php include dirname(__DIR__, 2) . '/x.php';", [("", "x.php")]),
+        ("<?php include dirname(__FILE__) . '/x.php';", [("tests/unit", "x.php")]),
+        ("<?php require $path . '/x.php';", []),
+        ("<?php require getenv('X');", []),
+    ],
+)
+def test_includes(source: str, includes: list[tuple[str | None, str]]) -> None:
+    assert names_of(source, "tests/unit").includes == includes
+
+
+SHOP: dict[str, Source] = {
+    "composer.json": COMPOSER,
+    "phpunit.xml.dist": '<?xml version="1.0"?>\n<phpunit bootstrap="tests/bootstrap.php">\n',
+    "tests/bootstrap.php": "<?php require __DIR__ . '/../vendor/autoload.php';\n",
+    "src/helpers.php": "<?php\n",
+    "src/Cart.php": "<?php\nnamespace App;\nclass Cart { function t() { return new Tax; } }\n",
+    "src/Tax.php": "<?php\nnamespace App;\nuse App\\Money\\Rate;\nclass Tax {}\n",
+    "src/Money/Rate.php": "<?php\n",
+    "src/Unused.php": "<?php\n",
+    "tests/Support/Fixtures.php": "<?php\n",
+    "tests/CartTest.php": (
+        "<?php\nnamespace App\\Tests;\nuse App\\Cart;\nuse PHPUnit\\Framework\\TestCase;\n"
+        "final class CartTest extends TestCase {\n"
+        "  public function testTotal(): void { $f = new Support\\Fixtures(); new Cart(); }\n}\n"
+    ),
+    "twig/Twig/Environment.php": "<?php\n",
+    "tests/LegacyTest.php": (
+        "<?php\nuse Legacy\\Old as O;\nclass LegacyTest { function t() { new Twig_Environment; "
+        "new \\Legacy\\Thing; O::x(); } }\n"
+    ),
+    "old/Old.php": "<?php\n",
+    "lib/Thing.php": "<?php\n",
+}
+
+
+def test_a_test_reaches_its_class_through_psr4_and_the_class_its_namespace_names() -> None:
+    result = walked("tests/CartTest.php", SHOP)
+    assert depths(result) == {
+        "tests/bootstrap.php": 0,
+        "src/helpers.php": 0,
+        "src/Cart.php": 1,
+        "tests/Support/Fixtures.php": 1,  # App\Tests\Support\Fixtures, namespace-relative
+        "src/Tax.php": 2,  # same namespace as Cart, no `use` needed
+    }
+    starts = {r.path: r.why for r in result.reached if not r.chain}
+    assert starts == {
+        "tests/bootstrap.php": "phpunit's bootstrap file (phpunit.xml.dist)",
+        "src/helpers.php": "a file composer.json autoloads",
+    }
+
+
+def test_psr4_with_several_folders_psr0_and_fully_qualified_names() -> None:
+    result = walked("tests/LegacyTest.php", SHOP)
+    found = depths(result)
+    assert found["twig/Twig/Environment.php"] == 1  # PSR-0: Twig_Environment
+    assert found["lib/Thing.php"] == 1  # \Legacy\Thing, PSR-4's first folder
+    assert found["old/Old.php"] == 1  # the alias O, PSR-4's second folder
+
+
+def test_a_trait_used_inside_a_class_is_looked_up_in_the_namespace() -> None:
+    files: dict[str, Source] = {
+        "composer.json": '{"autoload-dev": {"psr-4": {"Tests\\\\": "tests/"}}}',
+        "tests/Unit/Helpers.php": "<?php\nnamespace Tests\\Unit;\ntrait Helpers {}\n",
+        "tests/Unit/CartTest.php": (
+            "<?php\nnamespace Tests\\Unit;\nclass CartTest {\n    use Helpers;\n}\n"
+        ),
+    }
+    assert depths(walked("tests/Unit/CartTest.php", files)) == {"tests/Unit/Helpers.php": 1}
+
+
+def test_phpunit_xml_wins_over_the_dist_file() -> None:
+    files = dict(SHOP)
+    files["phpunit.xml"] = '<phpunit colors="true"\n  bootstrap="tests/Support/Fixtures.php">'
+    result = walked("tests/CartTest.php", files)
+    starts = {r.path for r in result.reached if not r.chain}
+    assert starts == {"tests/Support/Fixtures.php", "src/helpers.php"}
+
+
+def test_a_real_psr4_suite_slim() -> None:
+    tree, files = layout("slim")
+    result = walked("tests/Middleware/RoutingMiddlewareTest.php", files, tree=tree)
+    found = depths(result)
+    assert found["tests/bootstrap.php"] == 0  # phpunit.xml.dist's bootstrap
+    assert found["Slim/Middleware/RoutingMiddleware.php"] == 1  # use Slim\Middleware\...
+    assert found["tests/TestCase.php"] == 1  # use Slim\Tests\TestCase (autoload-dev)
+    assert found["Slim/Routing/RouteGroup.php"] == 2  # RouteCollector's own namespace
+    assert "Slim/App.php" not in found
+
+
+def test_unclosed_comments_and_heredocs_run_to_the_end_in_one_pass() -> None:
+    assert names_of("<?php\nuse A\\B;\n" + "/* " * 30_000 + "\nuse C\\D;", "").aliases == {
+        "b": "A\\B"
+    }
+    assert names_of("<?php\n" + "<<<X\n" * 20_000 + "use C\\D;", "").aliases == {}
+    strings = "'\\" * 30_000 + "x\nuse A\\B;\n"
+    assert names_of("<?php\n" + strings, "").aliases == {"b": "A\\B"}

@@ -1,0 +1,156 @@
+"""The Ruby import walk: what a spec or test file loads, read by a small tokenizer."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import pytest
+
+from bot.triage.imports import ImportWalk, Source, Tree, WalkLimits, walk
+from bot.triage.imports.ruby import Load, loads_of, rspec_options
+from tests.test_imports_walk import depths, layout, tree_of
+
+
+def walked(test_file: str, files: Mapping[str, Source], tree: Tree | None = None) -> ImportWalk:
+    """Walk as the handler does, with its depth + 1 rounds of reads."""
+    tree = tree or tree_of(files)
+    limits = WalkLimits()
+    sources: dict[str, Source] = {}
+    for _ in range(limits.depth + 1):
+        for path in walk(test_file, tree, sources, limits).wanted:
+            sources[path] = files[path]
+    return walk(test_file, tree, sources, limits)
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("require 'a/b'\n", [Load("require", "a/b", "a/b")]),
+        ('require("a")\n', [Load("require", "a", "a")]),
+        ("require_relative '../lib/x'\n", [Load("relative", "../lib/x", "../lib/x")]),
+        ("load 'tasks/x.rb'\n", [Load("require", "tasks/x.rb", "tasks/x.rb")]),
+        ('autoload :Builder, "rack/builder"\n', [Load("require", "rack/builder", "rack/builder")]),
+        (
+            "require File.expand_path('../lib/x', __dir__)\n",
+            [Load("relative", "../lib/x", "../lib/x")],
+        ),
+        (
+            'require File.expand_path("../../lib/x", __FILE__)\n',
+            [Load("file", "../../lib/x", "../../lib/x")],
+        ),
+        (
+            "require File.join(File.dirname(__FILE__), 'support', 'x')\n",
+            [Load("relative", "support", "support")],
+        ),
+        ("require File.dirname(__FILE__) + '/x'\n", [Load("relative", "x", "/x")]),
+        # Comments, embedded documents and strings are not loads.
+        ("# require 'a'\nx = 1 # require 'b'\n", []),
+        ("=begin\nrequire 'a'\n=end\nrequire 'b'\n", [Load("require", "b", "b")]),
+        ("puts \"require 'a'\"\nputs 'require \"b\"'\n", []),
+        ('x = "#{require_it} # not a comment"\nrequire "c"\n', [Load("require", "c", "c")]),
+        # Built from a variable: not a literal, left out.
+        ("require name\nputs 'x'\n", []),
+        ("require_relative path; y = 'z'\n", []),
+    ],
+)
+def test_loads_of(source: str, expected: list[Load]) -> None:
+    assert loads_of(source) == expected
+
+
+def test_rspec_options_name_required_files_and_load_path_folders() -> None:
+    text = "--require spec_helper\n-r rails_helper\n--format documentation\n-Ispec/lib\n"
+    text += "--include=shared:more # a comment\n"
+    assert rspec_options(text) == (["spec_helper", "rails_helper"], ["spec/lib", "shared", "more"])
+
+
+SHOP: dict[str, Source] = {
+    ".rspec": "--require spec_helper\n",
+    "lib/shop.rb": "require 'shop/cart'\n",
+    "lib/shop/cart.rb": "require_relative 'tax'\n",
+    "lib/shop/tax.rb": "",
+    "lib/shop/unused.rb": "",
+    "spec/spec_helper.rb": "require 'shop'\n",
+    "spec/support/fake.rb": "",
+    "spec/shop/cart_spec.rb": "require 'shop/cart'\nrequire 'support/fake'\nrequire 'json'\n",
+}
+
+
+def test_a_spec_reaches_lib_through_the_load_path_and_the_helper_runs_for_it() -> None:
+    result = walked("spec/shop/cart_spec.rb", SHOP)
+    assert depths(result) == {
+        "spec/spec_helper.rb": 0,
+        "lib/shop/cart.rb": 1,
+        "spec/support/fake.rb": 1,  # spec/ is on rspec's load path
+        "lib/shop.rb": 1,
+        "lib/shop/tax.rb": 2,
+    }
+    [helper] = [r for r in result.reached if r.path == "spec/spec_helper.rb"]
+    assert helper.why == "a file .rspec requires"
+    assert result.cut == ("imports deeper than 2 not followed",)  # tax.rb is not read
+
+
+def test_conventional_helpers_run_without_rspec_naming_them() -> None:
+    files = {k: v for k, v in SHOP.items() if k != ".rspec"}
+    files["spec/rails_helper.rb"] = "require 'spec_helper'\n"
+    result = walked("spec/shop/cart_spec.rb", files)
+    found = {r.path: r.why for r in result.reached if not r.chain}
+    assert found == {
+        "spec/spec_helper.rb": "a test helper",
+        "spec/rails_helper.rb": "a test helper",
+    }
+
+
+def test_a_minitest_test_helper_and_require_relative_across_folders() -> None:
+    files: dict[str, Source] = {
+        "test/test_helper.rb": "require 'minitest/autorun'\n",
+        "test/models/order_test.rb": "require_relative '../../lib/order'\n",
+        "lib/order.rb": "require 'order/line'\n",
+        "lib/order/line.rb": "",
+    }
+    result = walked("test/models/order_test.rb", files)
+    assert depths(result) == {"test/test_helper.rb": 0, "lib/order.rb": 1, "lib/order/line.rb": 2}
+
+
+def test_a_gem_in_a_subfolder_uses_its_own_lib_first() -> None:
+    files: dict[str, Source] = {
+        "lib/util.rb": "",
+        "gems/billing/lib/util.rb": "",
+        "gems/billing/spec/util_spec.rb": "require 'util'\nrequire './lib/util'\n",
+    }
+    result = walked("gems/billing/spec/util_spec.rb", files)
+    assert depths(result) == {"gems/billing/lib/util.rb": 1}
+
+
+def test_a_require_that_climbs_out_of_the_repository_is_not_ours() -> None:
+    files: dict[str, Source] = {"spec/a_spec.rb": "require_relative '../../x'\n", "x.rb": ""}
+    assert depths(walked("spec/a_spec.rb", files)) == {}
+
+
+def test_a_real_minitest_suite_rack() -> None:
+    tree, files = layout("rack")
+    result = walked("test/spec_mock_request.rb", files, tree=tree)
+    found = depths(result)
+    assert found["test/helper.rb"] == 1  # require_relative 'helper'
+    assert found["lib/rack/mock_request.rb"] == 1  # require_relative '../lib/rack/mock_request'
+    assert found["lib/rack.rb"] == 2  # helper.rb: require_relative '../lib/rack'
+    assert found["lib/rack/mock_response.rb"] == 2  # mock_request.rb: require_relative
+    assert result.cut == ("imports deeper than 2 not followed",)
+
+
+def test_a_real_rspec_suite_httparty() -> None:
+    tree, files = layout("httparty")
+    result = walked("spec/httparty/request_spec.rb", files, tree=tree)
+    found = depths(result)
+    # require 'spec_helper' (a test helper: it runs), which requires "httparty" (lib/), which
+    # requires "httparty/request": the changed file two levels down.
+    assert found["spec/spec_helper.rb"] == 0
+    assert found["lib/httparty.rb"] == 1
+    assert found["lib/httparty/request.rb"] == 2
+    assert "lib/httparty/request/multipart_boundary.rb" not in found
+
+
+def test_an_unclosed_string_ends_at_its_line_and_the_scan_stays_one_pass() -> None:
+    # 60,000 quotes that each open a string with no end: a scan that looked for each one's
+    # end again would take minutes; the next line is code again.
+    hostile = "'\\" * 30_000 + 'x\n"\\' * 30_000 + "x\nrequire 'after'\n=begin\n" * 2
+    assert loads_of(hostile) == [Load("require", "after", "after")]

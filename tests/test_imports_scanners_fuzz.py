@@ -1,0 +1,50 @@
+"""The Ruby, PHP, C# and Rust scanners read any text a pull request can put in a file:
+whatever it holds, they answer (maybe nothing) and never raise."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot.triage.imports.csharp import references_of
+from bot.triage.imports.php import autoload_of, names_of
+from bot.triage.imports.ruby import loads_of, rspec_options
+from bot.triage.imports.rust import manifest_of, modules_of
+
+# Text built from the characters the scanners treat specially, so the odd cases are common.
+SPECIAL = "'\"`\\#/*<>{}[]()=;:,.$?!\n\t rmoudsequireclaPIR_0"
+TEXT = st.text(alphabet=st.sampled_from(SPECIAL), max_size=300) | st.text(max_size=300)
+
+
+@settings(max_examples=150, deadline=None)
+@given(TEXT)
+def test_the_scanners_answer_any_text(text: str) -> None:
+    for load in loads_of(text):
+        assert load.how in ("require", "relative", "file")
+    rspec_options(text)
+    names_of(text, "tests/unit")
+    autoload_of("composer.json", text)
+    references_of("tests/T/T.csproj", text)
+    manifest_of("crates/a/Cargo.toml", text)
+    for name, _ in modules_of(text):
+        assert name.isidentifier()
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.sampled_from(["src/", "../x", "A\\", ""]),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.sampled_from(["autoload", "psr-4", "psr-0", "files", "A\\"]), inner)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(JSON)
+def test_composer_json_of_any_shape_gives_rules_inside_the_repository(data: object) -> None:
+    rules = autoload_of("packages/a/composer.json", json.dumps(data))
+    folders = [folder for _, folder in rules.psr4 + rules.psr0] + list(rules.files)
+    assert all(".." not in folder.split("/") for folder in folders)
