@@ -4,10 +4,11 @@ add one). A test file no language here reads keeps the name-and-folder rules of
 
 from __future__ import annotations
 
+from bot.triage.imports.javascript import JAVASCRIPT, TYPESCRIPT
 from bot.triage.imports.language import Language
 from bot.triage.imports.python import PYTHON
 
-LANGUAGES: tuple[Language, ...] = (PYTHON,)
+LANGUAGES: tuple[Language, ...] = (PYTHON, JAVASCRIPT, TYPESCRIPT)
 
 
 def language_of(test_file: str) -> Language | None:

@@ -1,0 +1,183 @@
+"""What a JavaScript/TypeScript repository's configuration says about its tests' imports:
+`tsconfig.json`/`jsconfig.json` (`baseUrl`, `paths`), the setup files jest and vitest run
+for every test, and a package's entry points from its `package.json`. Parsed, never run.
+
+The files read (in the walk's first round, with the test file) are those of these names in
+the test's folder and every folder above it: so the nearest tsconfig is known, and
+`extends` is followed when it names a relative file that is itself one of them (a
+`tsconfig.base.json` or `tsconfig.json` further up); an `extends` to a package (say
+`@tsconfig/node18`) or to another file is not followed.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+
+from bot.shared import Tree
+from bot.triage.imports.jsscan import key_strings, loads_jsonc
+from bot.triage.imports.paths import ancestors, join, parent
+
+TSCONFIGS = ("tsconfig.json", "jsconfig.json")
+MANIFEST = "package.json"
+_SCRIPT_CONFIG = ("js", "ts", "cjs", "mjs", "cts", "mts")
+RUNNER_CONFIGS = (
+    *(f"jest.config.{ext}" for ext in (*_SCRIPT_CONFIG, "json")),
+    *(f"vitest.config.{ext}" for ext in _SCRIPT_CONFIG),
+    *(f"vite.config.{ext}" for ext in _SCRIPT_CONFIG),
+)
+CONFIG_NAMES = (*TSCONFIGS, "tsconfig.base.json", MANIFEST, *RUNNER_CONFIGS)
+SETUP_KEYS = ("setupFiles", "setupFilesAfterEnv", "globalSetup")
+ROOT_DIR = "<rootDir>"
+# A package's entry points, in the order bundlers and node look at them.
+_ENTRY_FIELDS = ("source", "module", "main", "types", "typings", "browser")
+
+
+def config_candidates(test_file: str, tree: Tree) -> list[str]:
+    """The configuration files to read for a test: every one of `CONFIG_NAMES` in its
+    folder or a folder above, nearest first."""
+    return [
+        path
+        for folder in ancestors(test_file)
+        for name in CONFIG_NAMES
+        if (path := join(folder, name)) in tree.files
+    ]
+
+
+def normalize(folder: str, relative: str) -> str | None:
+    """`relative` from `folder` as a repository path; None when it climbs out of it."""
+    joined = posixpath.normpath(posixpath.join(folder or ".", relative))
+    if joined == ".":
+        return ""
+    if joined.startswith(("../", "/")) or joined == "..":
+        return None
+    return joined
+
+
+@dataclass(frozen=True)
+class Aliases:
+    """The nearest tsconfig's module lookup: `baseUrl` and `paths` as repository paths
+    (`paths` substitutions are resolved against `paths_base`, TypeScript's rule: the
+    `baseUrl` when set, else the folder of the file that declares `paths`)."""
+
+    base_url: str | None = None
+    paths: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    paths_base: str = ""
+    paths_folder: str = ""  # where the file declaring `paths` is (while merging `extends`)
+
+
+def aliases(test_file: str, configs: Mapping[str, str]) -> Aliases:
+    """`baseUrl` and `paths` of the tsconfig (or jsconfig) nearest the test, `extends`
+    followed through the files read."""
+    for folder in ancestors(test_file):
+        for name in TSCONFIGS:
+            path = join(folder, name)
+            if path in configs:
+                found = _options(path, configs, frozenset())
+                base = found.base_url if found.base_url is not None else found.paths_folder
+                return Aliases(found.base_url, found.paths, base)
+    return Aliases()
+
+
+def _options(path: str, configs: Mapping[str, str], seen: frozenset[str]) -> Aliases:
+    """A tsconfig's `baseUrl` (as a repository folder) and `paths` with the folder of the
+    file declaring them (in `paths_base`), over those of the files it extends."""
+    data = loads_jsonc(configs.get(path, ""))
+    if not isinstance(data, dict) or path in seen:
+        return Aliases()
+    folder = parent(path)
+    merged = Aliases()
+    extends = data.get("extends")
+    for base in [extends] if isinstance(extends, str) else extends or []:
+        if isinstance(base, str) and base.startswith("."):
+            target = normalize(folder, base if base.endswith(".json") else base + ".json")
+            if target is not None:
+                merged = _over(merged, _options(target, configs, seen | {path}))
+    options = data.get("compilerOptions")
+    if not isinstance(options, dict):
+        return merged
+    base_url = options.get("baseUrl")
+    if isinstance(base_url, str) and (resolved := normalize(folder, base_url)) is not None:
+        merged = replace(merged, base_url=resolved)
+    paths = options.get("paths")
+    if isinstance(paths, dict):
+        listed = tuple(
+            (pattern, tuple(s for s in subs if isinstance(s, str)))
+            for pattern, subs in paths.items()
+            if isinstance(subs, list)
+        )
+        merged = replace(merged, paths=listed, paths_folder=folder)
+    return merged
+
+
+def _over(base: Aliases, top: Aliases) -> Aliases:
+    """`top`'s settings where it has them, else `base`'s (a later `extends` wins)."""
+    return Aliases(
+        base_url=top.base_url if top.base_url is not None else base.base_url,
+        paths=top.paths or base.paths,
+        paths_folder=top.paths_folder if top.paths else base.paths_folder,
+    )
+
+
+@dataclass(frozen=True)
+class SetupRef:
+    """A setup file as a runner's configuration names it (`<rootDir>/jest.setup.ts`,
+    `./tests/setup.ts`, `@testing-library/jest-dom`), with the folder it is relative to."""
+
+    config: str
+    root: str
+    value: str
+
+
+def setup_refs(configs: Mapping[str, str]) -> list[SetupRef]:
+    """The setup files (`setupFiles`, `setupFilesAfterEnv`, `globalSetup`) named in the
+    jest and vitest configurations read, and in `package.json`'s `jest` key."""
+    found: list[SetupRef] = []
+    for path, text in configs.items():
+        name = path.rpartition("/")[2]
+        if name == MANIFEST or name.endswith(".json"):
+            data = loads_jsonc(text)
+            section = data.get("jest") if isinstance(data, dict) and name == MANIFEST else data
+            values = _json_values(section) if isinstance(section, dict) else {}
+        elif name in RUNNER_CONFIGS:
+            values = key_strings(text, (*SETUP_KEYS, "rootDir"))
+        else:
+            continue
+        root_dir = values.pop("rootDir", [])
+        root = normalize(parent(path), root_dir[0]) if root_dir else parent(path)
+        for value in (v for key in SETUP_KEYS for v in values.get(key, [])):
+            found.append(SetupRef(path, root if root is not None else parent(path), value))
+    return found
+
+
+def _json_values(section: dict[str, object]) -> dict[str, list[str]]:
+    values: dict[str, list[str]] = {}
+    for key in (*SETUP_KEYS, "rootDir"):
+        value = section.get(key)
+        items = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+        values[key] = [item for item in items if isinstance(item, str)]
+    return values
+
+
+def package_entries(manifest: Mapping[str, object], subpath: str) -> list[str]:
+    """The files a package's `package.json` names for `name` (subpath "") or
+    `name/subpath`: its entry fields and the string leaves of its `exports` entry."""
+    exports = manifest.get("exports")
+    key = "./" + subpath if subpath else "."
+    if isinstance(exports, dict) and any(k.startswith(".") for k in exports):
+        exports = exports.get(key)
+    elif subpath:
+        exports = None
+    entries = [] if subpath else [manifest.get(field) for field in _ENTRY_FIELDS]
+    return [e for e in [*entries, *_leaves(exports)] if isinstance(e, str) and "*" not in e]
+
+
+def _leaves(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [leaf for item in value.values() for leaf in _leaves(item)]
+    if isinstance(value, list):
+        return [leaf for item in value for leaf in _leaves(item)]
+    return []
