@@ -6,7 +6,7 @@ import pytest
 
 from bot.triage.imports import ImportWalk, Source, WalkLimits, walk
 from bot.triage.imports.javascript import JAVASCRIPT, TYPESCRIPT
-from bot.triage.imports.jsconfig import aliases, setup_refs
+from bot.triage.imports.jsconfig import aliases, likely_setup_files, setup_refs
 from bot.triage.imports.jsscan import key_strings, loads_jsonc, specifiers
 from bot.triage.imports.languages import language_of
 from tests.test_imports_walk import depths, layout, tree_of, walked
@@ -249,7 +249,29 @@ def test_setup_files_named_in_runner_configs_run_for_the_test(config: str, text:
     [setup] = [r for r in result.reached if r.path == "test/setup.ts"]
     assert (setup.why, setup.depth) == (f"a setup file named in {config}", 0)
     assert depths(result)["test/helpers.ts"] == 1
-    assert not result.partial
+    # Read with the configuration (its name is a setup file's), so its imports are read in
+    # the second round: nothing left to read after as many rounds as a Python test takes.
+    assert (result.partial, result.wanted) == (False, ())
+
+
+def test_files_named_like_setup_files_near_the_test_are_read_with_the_configuration() -> None:
+    tree = tree_of(
+        {
+            "jest.setup.js": "",
+            "test/setup.ts": "",
+            "packages/a/setupTests.tsx": "",
+            "packages/a/test/vitest.setup.mts": "",
+            "packages/a/src/deep/more/setup-env.ts": "",  # too far from the folders above
+            "packages/b/test/setup.ts": "",  # another package's
+            "packages/a/src/backup.ts": "",
+        }
+    )
+    assert likely_setup_files("packages/a/src/x.test.ts", tree) == [
+        "packages/a/test/vitest.setup.mts",
+        "packages/a/setupTests.tsx",
+        "test/setup.ts",
+        "jest.setup.js",
+    ]
 
 
 def test_a_setup_module_that_is_not_the_repositorys_is_left_out() -> None:

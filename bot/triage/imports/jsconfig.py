@@ -12,6 +12,7 @@ the test's folder and every folder above it: so the nearest tsconfig is known, a
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
@@ -30,19 +31,47 @@ RUNNER_CONFIGS = (
 CONFIG_NAMES = (*TSCONFIGS, "tsconfig.base.json", MANIFEST, *RUNNER_CONFIGS)
 SETUP_KEYS = ("setupFiles", "setupFilesAfterEnv", "globalSetup")
 ROOT_DIR = "<rootDir>"
+# A setup file's usual names: setup.ts, setupTests.js, jest.setup.ts, vitest.setup.mts,
+# setup-env.ts, test-setup.js.
+_SETUP_NAME = re.compile(
+    r"^(?:(?:jest|vitest|test)[.-]?)?setup(?:[.-]?(?:tests?|env|files?|after-?env))?"
+    r"\.[cm]?[jt]sx?$",
+    re.IGNORECASE,
+)
+_SETUP_GUESSES = 8
 # A package's entry points, in the order bundlers and node look at them.
 _ENTRY_FIELDS = ("source", "module", "main", "types", "typings", "browser")
 
 
 def config_candidates(test_file: str, tree: Tree) -> list[str]:
     """The configuration files to read for a test: every one of `CONFIG_NAMES` in its
-    folder or a folder above, nearest first."""
-    return [
+    folder or a folder above, nearest first; then the files named like a setup file near
+    it (`likely_setup_files`)."""
+    configs = [
         path
         for folder in ancestors(test_file)
         for name in CONFIG_NAMES
         if (path := join(folder, name)) in tree.files
     ]
+    return configs + likely_setup_files(test_file, tree)
+
+
+def likely_setup_files(test_file: str, tree: Tree) -> list[str]:
+    """Files named like a setup file (`jest.setup.ts`, `setupTests.js`, `test/setup.ts`) in
+    a folder above the test or a folder beside one. Read with the configuration, before the
+    configuration says which run, so that a setup file's own imports are read one round
+    sooner (the first triage's call budget); one the configuration does not name is read
+    and left out."""
+    folders = set(ancestors(test_file))
+    found = [
+        path
+        for path in tree.files
+        if "etup" in path
+        and _SETUP_NAME.match(path.rpartition("/")[2])
+        and (parent(path) in folders or parent(parent(path)) in folders)
+        and "node_modules/" not in path
+    ]
+    return sorted(found, key=lambda path: (-path.count("/"), path))[:_SETUP_GUESSES]
 
 
 def normalize(folder: str, relative: str) -> str | None:
