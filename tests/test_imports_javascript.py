@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from bot.demo import final_decisions, running, settle
+from bot.sim.scenario import load_scenario
 from bot.triage.imports import ImportWalk, Source, WalkLimits, walk
 from bot.triage.imports.javascript import JAVASCRIPT, TYPESCRIPT
 from bot.triage.imports.jsconfig import aliases, likely_setup_files, setup_refs
 from bot.triage.imports.jsscan import key_strings, loads_jsonc, specifiers
 from bot.triage.imports.languages import language_of
+from bot.triage.models import Verdict
 from tests.test_imports_walk import depths, layout, tree_of, walked
 
 SCANNED = [
@@ -326,3 +331,28 @@ def test_formik_native_reaches_formik_as_a_workspace_package() -> None:
         "packages/formik/src/index.tsx",
         "packages/formik/package.json",
     ]
+
+
+SCENARIOS = Path(__file__).parent / "scenarios"
+
+
+@pytest.mark.parametrize(
+    ("name", "graphql"),
+    [("js-imports-workspace-package", 2), ("js-imports-jest-setup-file", 2)],
+)
+async def test_end_to_end_the_walk_stays_within_the_call_budget(
+    tmp_path: Path, name: str, graphql: int
+) -> None:
+    """Against the simulator: one tree, and one GraphQL query per round (the test file with
+    the configuration, then what it and its setup files import)."""
+    async with running(load_scenario(SCENARIOS / f"{name}.yml"), tmp_path) as (sim, bot):
+        await sim.play(after_each=lambda: settle(sim, bot))
+        await settle(sim, bot)
+        decisions = await final_decisions(bot.store, "acme/shop", [21])
+
+    [decision] = decisions.values()
+    assert decision.verdict is Verdict.RELATED
+    [walk] = [item.text for item in decision.items if item.kind == "imports"]
+    assert walk.startswith("followed the imports of ")
+    assert sim.calls["GET /repos/{owner}/{repo}/git/trees/{tree_sha}"] == 1
+    assert sim.calls["POST /graphql"] == graphql
