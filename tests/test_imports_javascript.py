@@ -181,6 +181,58 @@ def test_paths_are_relative_to_base_url_when_set() -> None:
     assert aliases("test/a.test.ts", configs).paths_base == "src"
 
 
+ALIAS_CONFIGS = [
+    (
+        "web/vite.config.ts",
+        "export default defineConfig({ resolve: { alias: {\n"
+        "  '@': fileURLToPath(new URL('./src', import.meta.url)),\n"
+        "  '~lib': path.resolve(__dirname, 'src/lib'),\n} } })",
+    ),
+    (
+        "web/vitest.config.mts",
+        "export default { resolve: { alias: [\n"
+        "  { find: /^never$/, replacement: 'x' },\n"
+        "  { find: '@', replacement: resolve(__dirname, './src') },\n"
+        "  { find: '~lib', replacement: '/src/lib' },\n] } }",
+    ),
+    (
+        "web/jest.config.js",
+        "module.exports = { moduleNameMapper: {\n"
+        "  '\\\\.(css|less)$': 'identity-obj-proxy',\n"
+        "  '^@/(.*)$': '<rootDir>/src/$1',\n"
+        "  '^~lib$': '<rootDir>/src/lib/index',\n"
+        "  '^~lib/(.*)$': ['<rootDir>/src/lib/$1'],\n} }",
+    ),
+    (
+        "web/package.json",
+        '{"jest": {"moduleNameMapper": {"^@/(.*)$": "<rootDir>/src/$1",'
+        ' "^~lib/(.*)$": "<rootDir>/src/lib/$1", "^~lib$": "<rootDir>/src/lib"}}}',
+    ),
+]
+
+
+@pytest.mark.parametrize(("config", "text"), ALIAS_CONFIGS)
+def test_vite_aliases_and_jest_module_name_mappers(config: str, text: str) -> None:
+    files = {
+        config: text,
+        "web/src/app/main.ts": "",
+        "web/src/lib/index.ts": "",
+        "web/src/lib/dates.ts": "",
+        "web/test/a.test.ts": "",
+    }
+    resolver = TYPESCRIPT.resolver("web/test/a.test.ts", tree_of(files), {config: text})
+    resolved = {
+        spec: [t.path for t in resolver.resolve(spec, "web/test/a.test.ts")]
+        for spec in ("@/app/main", "~lib", "~lib/dates", "react")
+    }
+    assert resolved == {
+        "@/app/main": ["web/src/app/main.ts"],
+        "~lib": ["web/src/lib/index.ts"],
+        "~lib/dates": ["web/src/lib/dates.ts"],
+        "react": [],
+    }
+
+
 MONOREPO = {
     "package.json": '{"name": "acme", "workspaces": ["packages/*"]}',
     "packages/utils/package.json": '{"name": "@acme/utils", "main": "dist/index.js"}',

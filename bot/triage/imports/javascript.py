@@ -9,17 +9,19 @@ and, transitively, what those load: `import ... from`, `export ... from`, `impor
 
 A specifier resolves as node and TypeScript do: a relative one (`./x`, `../x`) against the
 importing file, as written, with an extension added (`.ts`, `.tsx`, `.d.ts`, `.js`, ...) or
-as a folder's `index.*`, and `./x.js` written for `x.ts` (TypeScript's NodeNext style); a
-bare one through the nearest tsconfig's `paths` and then its `baseUrl`; else it may name a
-package of the repository itself (a monorepo's workspace): a folder holding a package.json
-whose name is the package's last segment (`@acme/utils` in `packages/utils/`) or
-scope-last (`@babel/core` in `packages/babel-core/`), or whose package.json was read and
-names it. That package's `src/index.*` (or `index.*`, `lib/index.*`; for `pkg/sub`, `sub`
-under the folder, its `src/` or `lib/`) and its package.json are imported, and the
-package.json's entries (`main`, `module`, `exports`, ...; a built file in `dist/` or `lib/`
-that is not in the tree is looked for under `src/`) at the next depth. Anything else
-(`react`, `node:fs`) is not the repository's and is left out. Not followed: bundler aliases
-(vite's `resolve.alias`, webpack's), jest's `moduleNameMapper` and `moduleDirectories`,
+as a folder's `index.*`, and `./x.js` written for `x.ts` (TypeScript's NodeNext style). A
+bare one goes through, in order: an alias of the bundler or test runner (vite's
+`resolve.alias` with a literal replacement, jest's `moduleNameMapper` of the form
+`^prefix(.*)$`), the nearest tsconfig's `paths`, its `baseUrl`; else it may name a package
+of the repository itself (a monorepo's workspace): a folder holding a package.json whose
+name is the package's last segment (`@acme/utils` in `packages/utils/`) or scope-last
+(`@babel/core` in `packages/babel-core/`), or whose package.json was read and names it.
+That package's `src/index.*` (or `index.*`, `lib/index.*`; for `pkg/sub`, `sub` under the
+folder, its `src/` or `lib/`) and its package.json are imported, and the package.json's
+entries (`main`, `module`, `exports`, ...; a built file in `dist/` or `lib/` that is not in
+the tree is looked for under `src/`) at the next depth. Anything else (`react`, `node:fs`)
+is not the repository's and is left out. Not followed: webpack's aliases, a vite alias found
+by a regular expression, other `moduleNameMapper` patterns, jest's `moduleDirectories`,
 package.json `imports` (`#x`), and `import.meta.glob`.
 """
 
@@ -32,7 +34,7 @@ from dataclasses import dataclass
 
 from bot.shared import Tree
 from bot.triage.imports import jsconfig
-from bot.triage.imports.jsconfig import Aliases, SetupRef, normalize
+from bot.triage.imports.jsconfig import Alias, Aliases, SetupRef, normalize
 from bot.triage.imports.jsscan import loads_jsonc, specifiers
 from bot.triage.imports.language import Start, Target
 from bot.triage.imports.paths import join, parent
@@ -78,6 +80,7 @@ class Script:
             named=named,
             packages=_package_folders(tree),
             setups=tuple(jsconfig.setup_refs(configs)),
+            aliased=tuple(jsconfig.module_aliases(configs)),
         )
 
 
@@ -88,6 +91,7 @@ class ScriptResolver:
     named: Mapping[str, str]  # package name -> folder, from the package.json files read
     packages: Mapping[str, tuple[str, ...]]  # folder name -> folders holding a package.json
     setups: tuple[SetupRef, ...]
+    aliased: tuple[Alias, ...] = ()  # vite's `resolve.alias`, jest's `moduleNameMapper`
 
     def starts(self) -> Sequence[Start]:
         found = {
@@ -116,8 +120,17 @@ class ScriptResolver:
         elif bare.startswith("/") or ":" in bare.split("/", 1)[0]:
             files = []  # absolute, `node:fs`, a URL: not the repository's
         else:
-            files = self._paths(bare) or self._base_url(bare) or self._workspace(bare)
+            files = self._bare(bare)
         return [Target(path, spec) for path in files]
+
+    def _bare(self, spec: str) -> list[str]:
+        """A bare specifier, in the order the tools look: an alias of the bundler or test
+        runner, tsconfig `paths`, its `baseUrl`, a package of the repository."""
+        for alias in self.aliased:
+            base = alias.apply(spec)
+            if base is not None and (files := self.files_at(base)):
+                return files
+        return self._paths(spec) or self._base_url(spec) or self._workspace(spec)
 
     def files_at(self, base: str) -> list[str]:
         """The files a path without (or with) its extension names: the file itself, the
@@ -206,7 +219,7 @@ class ScriptResolver:
         files = [] if base is None else self.files_at(base)
         if files or value.startswith(("./", "../", "/")):
             return files
-        return self._paths(value) or self._base_url(value) or self._workspace(value)
+        return self._bare(value)
 
 
 def _split_package(spec: str) -> tuple[str, str]:

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from bot.shared import Tree
-from bot.triage.imports.jsscan import key_strings, loads_jsonc
+from bot.triage.imports.jsscan import key_entries, key_strings, loads_jsonc
 from bot.triage.imports.paths import ancestors, join, parent
 
 TSCONFIGS = ("tsconfig.json", "jsconfig.json")
@@ -39,6 +39,11 @@ _SETUP_NAME = re.compile(
     re.IGNORECASE,
 )
 _SETUP_GUESSES = 8
+# jest's `moduleNameMapper` keys read: `^@/(.*)$`, `^~/(.*)`, `^config$`.
+_MAPPER = re.compile(
+    r"^\^(?P<prefix>(?:[^\\()\[\]{}.*+?|^$]|\\[./@~-])*)(?:(?P<rest>\(\.\*\)\$?)|\$)$"
+)
+_UNESCAPE = re.compile(r"\\(.)")
 # A package's entry points, in the order bundlers and node look at them.
 _ENTRY_FIELDS = ("source", "module", "main", "types", "typings", "browser")
 
@@ -147,6 +152,68 @@ def _over(base: Aliases, top: Aliases) -> Aliases:
         paths=top.paths or base.paths,
         paths_folder=top.paths_folder if top.paths else base.paths_folder,
     )
+
+
+@dataclass(frozen=True)
+class Alias:
+    """A module alias of a bundler or test runner: a specifier equal to `prefix` (`whole`)
+    or starting with it becomes `template` (a repository path) with `$1` the rest."""
+
+    prefix: str
+    template: str
+    whole: bool = False
+
+    def apply(self, spec: str) -> str | None:
+        if self.whole:
+            return self.template if spec == self.prefix else None
+        if spec.startswith(self.prefix):
+            return self.template.replace("$1", spec[len(self.prefix) :])
+        return None
+
+
+def module_aliases(configs: Mapping[str, str]) -> list[Alias]:
+    """The aliases of vite's `resolve.alias` (`'@': path.resolve(__dirname, 'src')`,
+    `{find: '@', replacement: ...}`: the replacement's last literal, relative to the
+    config's folder) and jest's `moduleNameMapper` of the form `^prefix(.*)$` or
+    `^name$` (other regular expressions are not evaluated: they come from the repository)."""
+    found: list[Alias] = []
+    for path, text in configs.items():
+        name, folder = path.rpartition("/")[2], parent(path)
+        if name.startswith(("vite.config.", "vitest.config.")):
+            for find, values in key_entries(text, "alias"):
+                target = normalize(folder, values[-1].lstrip("/")) if values else None
+                if target is not None:
+                    found += [Alias(find, target, whole=True), Alias(find + "/", target + "/$1")]
+        elif name.startswith("jest.config.") or name == MANIFEST:
+            found += _mapped_modules(path, text)
+    return found
+
+
+def _mapped_modules(path: str, text: str) -> list[Alias]:
+    data = loads_jsonc(text) if path.endswith(".json") else None
+    if isinstance(data, dict):
+        section = data.get("jest") if path.endswith(MANIFEST) else data
+        mapper = section.get("moduleNameMapper") if isinstance(section, dict) else None
+        entries = [
+            (key, value if isinstance(value, list) else [value])
+            for key, value in (mapper.items() if isinstance(mapper, dict) else [])
+        ]
+    elif path.endswith(MANIFEST):
+        return []
+    else:
+        entries = list(key_entries(text, "moduleNameMapper"))
+    found: list[Alias] = []
+    for pattern, values in entries:
+        match = _MAPPER.match(pattern)
+        first = next((v for v in values if isinstance(v, str)), None)
+        if match is None or first is None or not match["prefix"]:
+            continue
+        prefix = _UNESCAPE.sub(r"\1", match["prefix"])
+        value = first.replace(ROOT_DIR, ".")
+        target = normalize(parent(path), value.lstrip("/") if value.startswith("/") else value)
+        if target is not None:
+            found.append(Alias(prefix, target, whole=not match["rest"]))
+    return found
 
 
 @dataclass(frozen=True)

@@ -194,19 +194,75 @@ def key_strings(source: str, keys: Iterable[str]) -> dict[str, list[str]]:
 
 
 def _value_strings(toks: Sequence[Token], start: int) -> list[str]:
-    depth, values = 0, []
-    for kind, text in toks[start:]:
+    return _value(toks, start)[0]
+
+
+def _value(toks: Sequence[Token], start: int) -> tuple[list[str], int]:
+    """The string literals of the value from `start`, and where it ends: the index of the
+    `,` or closing bracket after it."""
+    depth, index = 0, start
+    values: list[str] = []
+    for index in range(start, len(toks)):
+        kind, text = toks[index]
         if kind == "punct" and text in "([{":
             depth += 1
         elif kind == "punct" and text in ")]}":
             depth -= 1
             if depth < 0:
-                break
+                return values, index
         elif kind == "punct" and text == "," and depth == 0:
-            break
+            return values, index
         elif kind == "string":
             values.append(text)
-    return values
+    return values, len(toks)
+
+
+def key_entries(source: str, key: str) -> list[tuple[str, list[str]]]:
+    """The entries of an object given to `key`, each with the string literals of its value:
+    `key: {'@': path.resolve(__dirname, 'src')}` gives ('@', ['src']); for an array of
+    objects, `key: [{find: '@', replacement: 'src'}]`, each object's `find` (a string
+    literal; a regular expression is skipped) with its `replacement`'s literals."""
+    toks = tokens(source) or ()
+    found: list[tuple[str, list[str]]] = []
+    for index, (kind, text) in enumerate(toks):
+        if kind not in ("name", "string") or text != key or not _is(toks, index + 1, "punct", ":"):
+            continue
+        if _is(toks, index + 2, "punct", "{"):
+            found += _entries(toks, index + 2)[0]
+        elif _is(toks, index + 2, "punct", "["):
+            found += _find_replacements(toks, index + 3)
+    return found
+
+
+def _entries(toks: Sequence[Token], start: int) -> tuple[list[tuple[str, list[str]]], int]:
+    """The entries of the object whose `{` is at `start`, and the index after its `}`."""
+    entries: list[tuple[str, list[str]]] = []
+    index = start + 1
+    while index < len(toks) and toks[index] != Token("punct", "}"):
+        before = index
+        if toks[index].kind in ("name", "string") and _is(toks, index + 1, "punct", ":"):
+            strings, index = _value(toks, index + 2)
+            entries.append((toks[before].text, strings))
+        else:  # a spread or a shorthand property: no literal key
+            index = _value(toks, index)[1]
+        if _is(toks, index, "punct", ","):
+            index += 1
+        if index == before:  # a stray closing bracket: stop rather than loop
+            break
+    return entries, index + 1
+
+
+def _find_replacements(toks: Sequence[Token], start: int) -> list[tuple[str, list[str]]]:
+    found: list[tuple[str, list[str]]] = []
+    index = start
+    while _is(toks, index, "punct", "{"):
+        entries, index = _entries(toks, index)
+        fields = dict(entries)
+        if len(fields.get("find", [])) == 1 and "replacement" in fields:
+            found.append((fields["find"][0], fields["replacement"]))
+        if _is(toks, index, "punct", ","):
+            index += 1
+    return found
 
 
 _JSONC_COMMENTS = re.compile(r'("(?:\\.|[^"\\\n])*")|//[^\n]*|/\*.*?\*/', re.DOTALL)
