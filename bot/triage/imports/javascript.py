@@ -27,6 +27,7 @@ package.json `imports` (`#x`), and `import.meta.glob`.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
@@ -50,6 +51,7 @@ _TS_FOR_JS = {".js": (".ts", ".tsx"), ".jsx": (".tsx",), ".mjs": (".mts",), ".cj
 _BUILD_FOLDERS = frozenset({"dist", "lib", "build", "esm", "cjs", "out"})
 _PACKAGE_ENTRY_FOLDERS = ("src", "", "lib")
 _SKIPPED_FOLDERS = frozenset({"node_modules"})
+_NESTED_MANIFEST = "/" + jsconfig.MANIFEST
 _SCRIPT_SUFFIX = re.compile(r"(?:\.d)?\.[cm]?[jt]sx?$")
 
 
@@ -78,7 +80,6 @@ class Script:
             tree=tree,
             aliases=jsconfig.aliases(test_file, configs),
             named=named,
-            packages=_package_folders(tree),
             setups=tuple(jsconfig.setup_refs(configs)),
             aliased=tuple(jsconfig.module_aliases(configs)),
         )
@@ -89,9 +90,14 @@ class ScriptResolver:
     tree: Tree
     aliases: Aliases
     named: Mapping[str, str]  # package name -> folder, from the package.json files read
-    packages: Mapping[str, tuple[str, ...]]  # folder name -> folders holding a package.json
     setups: tuple[SetupRef, ...]
     aliased: tuple[Alias, ...] = ()  # vite's `resolve.alias`, jest's `moduleNameMapper`
+
+    @functools.cached_property
+    def packages(self) -> Mapping[str, tuple[str, ...]]:
+        """Folder name -> the folders of that name holding a package.json: a pass over the
+        whole tree, made only when a bare specifier is left after the aliases."""
+        return _package_folders(self.tree)
 
     def starts(self) -> Sequence[Start]:
         found = {
@@ -243,9 +249,10 @@ def _package_folders(tree: Tree) -> dict[str, tuple[str, ...]]:
     under node_modules)."""
     found: dict[str, list[str]] = defaultdict(list)
     for path in tree.files:
-        folder, _, name = path.rpartition("/")
-        skipped = _SKIPPED_FOLDERS.intersection(folder.split("/"))
-        if name == jsconfig.MANIFEST and folder and not skipped:
+        if not path.endswith(_NESTED_MANIFEST):
+            continue
+        folder = path.removesuffix(_NESTED_MANIFEST)
+        if not _SKIPPED_FOLDERS.intersection(folder.split("/")):
             found[folder.rpartition("/")[2]].append(folder)
     return {name: tuple(folders) for name, folders in found.items()}
 

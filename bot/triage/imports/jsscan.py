@@ -19,19 +19,21 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-# In code: whitespace, comments, strings, names, numbers, a backtick, a slash, anything else.
+# In code: whitespace and comments skipped, then one token: a block comment that never
+# ends, a string, a name, a number, a backtick, a slash, anything else, or the end.
 _CODE = re.compile(
     r"""
-    (?P<space>\s+)
-  | (?P<line>//[^\n]*|<!--[^\n]*|\#![^\n]*)
-  | (?P<block>/\*.*?\*/)
-  | (?P<open>/\*)
-  | (?P<string>'(?:\\.|[^'\\\n])*'?|"(?:\\.|[^"\\\n])*"?)
-  | (?P<name>[A-Za-z_$\u0080-\uffff][\w$\u0080-\uffff]*)
-  | (?P<number>\.?\d[\w.]*)
-  | (?P<tick>`)
-  | (?P<slash>/)
-  | (?P<punct>.)
+    (?:\s+|//[^\n]*|<!--[^\n]*|\#![^\n]*|/\*.*?\*/)*
+    (?:
+      (?P<open>/\*)
+    | (?P<string>'(?:\\.|[^'\\\n])*'?|"(?:\\.|[^"\\\n])*"?)
+    | (?P<name>[A-Za-z_$\u0080-\uffff][\w$\u0080-\uffff]*)
+    | (?P<number>\.?\d[\w.]*)
+    | (?P<tick>`)
+    | (?P<slash>/)
+    | (?P<punct>.)
+    | (?P<end>\Z)
+    )
     """,
     re.VERBOSE | re.DOTALL,
 )
@@ -59,6 +61,7 @@ _BEFORE_EXPRESSION = frozenset(
     ]
 )
 _AFTER_OPERAND = frozenset(")]}")
+_PLAIN = frozenset({"name", "punct", "number"})
 # `jest.mock('x')`, `vi.importActual('x')`: the test framework loads the module.
 _MOCKERS = frozenset({"jest", "vi"})
 _MOCK_CALLS = frozenset(
@@ -86,34 +89,49 @@ def tokens(source: str) -> tuple[Token, ...] | None:
     """The file's tokens without comments; None when a comment or template never ends."""
     found: list[Token] = []
     braces: list[bool] = []  # per open brace: True when it opened a template's `${`
-    pos, end = 0, len(source)
-    while pos < end:
-        match = _CODE.match(source, pos)
-        assert match is not None  # `.` with DOTALL matches any character
-        kind, text = match.lastgroup or "punct", match.group()
-        pos = match.end()
-        if kind == "open":
-            return None
-        if kind == "tick" or (text == "}" and braces and braces[-1]):
-            if text == "}":
-                braces.pop()
-            pos = _template(source, pos, kind == "tick", found, braces)
-            if pos < 0:
-                return None
-        elif kind == "slash" and _starts_regex(found):
-            regex = _REGEX.match(source, match.start())
-            assert regex is not None
-            found.append(Token("regex", regex.group()))
-            pos = regex.end()
-        elif kind == "string":
-            found.append(Token("string", _ESCAPE.sub(r"\1", text[1:-1] if len(text) > 1 else "")))
-        elif kind in ("name", "punct", "slash", "number"):
+    append, match_at, pos = found.append, _CODE.match, 0
+    while True:  # the common tokens first: this loop is the walk's hot spot
+        match = match_at(source, pos)
+        assert match is not None  # `.` with DOTALL, or the end, always matches
+        kind, pos = match.lastgroup or "end", match.end()
+        if kind in _PLAIN:
+            text = match.group(kind)
             if text == "{":
                 braces.append(False)
-            elif text == "}" and braces:
-                braces.pop()
-            found.append(Token("punct" if kind == "slash" else kind, text))
-    return tuple(found)
+            elif text == "}" and braces and braces.pop():
+                # the end of a template's `${...}`: the template goes on
+                pos = _template(source, pos, False, found, braces)
+                if pos < 0:
+                    return None
+                continue
+            append(_token(kind, text))
+        elif kind == "string":
+            append(_token(kind, _string_value(match.group(kind))))
+        elif kind == "slash":
+            if not _starts_regex(found):
+                append(_token("punct", "/"))
+                continue
+            regex = _REGEX.match(source, match.start(kind))
+            assert regex is not None
+            append(_token("regex", regex.group()))
+            pos = regex.end()
+        elif kind == "tick":
+            pos = _template(source, pos, True, found, braces)
+            if pos < 0:
+                return None
+        else:  # the end, or a block comment that never ends
+            return tuple(found) if kind == "end" else None
+
+
+def _token(kind: str, text: str) -> Token:
+    return tuple.__new__(Token, (kind, text))  # as Token(kind, text), without its Python __new__
+
+
+def _string_value(text: str) -> str:
+    """A string literal's value: quotes off (a literal cut by a line break has no closing
+    quote), escapes undone."""
+    inner = text[1:-1] if len(text) > 1 and text[-1] == text[0] else text[1:]
+    return _ESCAPE.sub(r"\1", inner) if "\\" in inner else inner
 
 
 def _template(source: str, pos: int, head: bool, found: list[Token], braces: list[bool]) -> int:
