@@ -126,6 +126,18 @@ def test_relative_specifiers_resolve_like_node_and_typescript(
     assert [t.path for t in resolver.resolve(spec, importer)] == expected
 
 
+def test_data_and_styles_are_in_the_footprint_unread() -> None:
+    files = {
+        "test/a.test.ts": "import rows from './rows.json'\nimport '../src/a.css'\n",
+        "test/rows.json": "[" + "1," * 200_000 + "1]",  # over the size limit: never read
+        "src/a.css": "p { color: red }",
+    }
+    result = walked("test/a.test.ts", files)
+    assert depths(result) == {"test/rows.json": 1, "src/a.css": 1}
+    assert result.read == ("test/a.test.ts",)
+    assert not result.partial
+
+
 TSCONFIG = """{
   // comments and trailing commas, as tsconfig allows
   "extends": "../tsconfig.base.json",

@@ -127,7 +127,7 @@ class ScriptResolver:
             files = []  # absolute, `node:fs`, a URL: not the repository's
         else:
             files = self._bare(bare)
-        return [Target(path, spec) for path in files]
+        return [Target(path, spec, follow=_loads_more(path)) for path in files]
 
     def _bare(self, spec: str) -> list[str]:
         """A bare specifier, in the order the tools look: an alias of the bundler or test
@@ -214,7 +214,7 @@ class ScriptResolver:
             if base is None:
                 continue
             files = self.files_at(base) or self.files_at(_built_to_source(folder, base))
-            found += [Target(file, entry) for file in files]
+            found += [Target(file, entry, follow=_loads_more(file)) for file in files]
         return list(dict.fromkeys(found))
 
     def _setup_files(self, ref: SetupRef) -> list[str]:
@@ -226,6 +226,11 @@ class ScriptResolver:
         if files or value.startswith(("./", "../", "/")):
             return files
         return self._bare(value)
+
+
+def _loads_more(path: str) -> bool:
+    """Whether the file can load others: a script or a package.json, not data or styles."""
+    return path.endswith(SCANNED) or path.rpartition("/")[2] == jsconfig.MANIFEST
 
 
 def _split_package(spec: str) -> tuple[str, str]:
