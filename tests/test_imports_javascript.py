@@ -112,6 +112,7 @@ RESOLVED = [
     ("src/lib/a.ts", "../data.json?raw", ["src/data.json"]),
     ("src/lib/a.ts", ".", ["src/lib/index.ts"]),
     ("src/t.test.ts", "./absent", []),
+    ("src/t.test.ts", "/src/lib/a", ["src/lib/a.ts"]),  # vite: from the project's root
     ("src/t.test.ts", "../../outside", []),
     ("src/t.test.ts", "react", []),
     ("src/t.test.ts", "node:fs", []),

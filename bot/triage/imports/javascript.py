@@ -9,8 +9,9 @@ and, transitively, what those load: `import ... from`, `export ... from`, `impor
 
 A specifier resolves as node and TypeScript do: a relative one (`./x`, `../x`) against the
 importing file, as written, with an extension added (`.ts`, `.tsx`, `.d.ts`, `.js`, ...) or
-as a folder's `index.*`, and `./x.js` written for `x.ts` (TypeScript's NodeNext style). A
-bare one goes through, in order: an alias of the bundler or test runner (vite's
+as a folder's `index.*`, and `./x.js` written for `x.ts` (TypeScript's NodeNext style); an
+absolute one (`/src/main.ts`) from vite's root (a vite config's folder, else the
+repository's). A bare one goes through, in order: an alias of the bundler or test runner (vite's
 `resolve.alias` with a literal replacement, jest's `moduleNameMapper` of the form
 `^prefix(.*)$`), the nearest tsconfig's `paths`, its `baseUrl`; else it may name a package
 of the repository itself (a monorepo's workspace): a folder holding a package.json whose
@@ -72,14 +73,19 @@ class Script:
 
     def resolver(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> ScriptResolver:
         named: dict[str, str] = {}
+        roots: list[str] = []
         for path, text in configs.items():
-            manifest = loads_jsonc(text) if path.endswith(jsconfig.MANIFEST) else None
+            folder, _, file_name = path.rpartition("/")
+            manifest = loads_jsonc(text) if file_name == jsconfig.MANIFEST else None
             if isinstance(manifest, dict) and isinstance(name := manifest.get("name"), str):
-                named.setdefault(name, parent(path))
+                named.setdefault(name, folder)
+            if file_name.startswith(("vite.config.", "vitest.config.")):
+                roots.append(folder)
         return ScriptResolver(
             tree=tree,
             aliases=jsconfig.aliases(test_file, configs),
             named=named,
+            roots=(*roots, ""),
             setups=tuple(jsconfig.setup_refs(configs)),
             aliased=tuple(jsconfig.module_aliases(configs)),
         )
@@ -90,6 +96,7 @@ class ScriptResolver:
     tree: Tree
     aliases: Aliases
     named: Mapping[str, str]  # package name -> folder, from the package.json files read
+    roots: tuple[str, ...]  # where a `/x` specifier is looked for: vite's roots, then ours
     setups: tuple[SetupRef, ...]
     aliased: tuple[Alias, ...] = ()  # vite's `resolve.alias`, jest's `moduleNameMapper`
 
@@ -123,8 +130,11 @@ class ScriptResolver:
         if bare.startswith(("./", "../")) or bare in (".", ".."):
             base = normalize(parent(importer), bare)
             files = [] if base is None else self.files_at(base)
-        elif bare.startswith("/") or ":" in bare.split("/", 1)[0]:
-            files = []  # absolute, `node:fs`, a URL: not the repository's
+        elif bare.startswith("/"):  # vite reads `/src/main.ts` from its root
+            found = (self.files_at(join(root, bare.lstrip("/"))) for root in self.roots)
+            files = next((files for files in found if files), [])
+        elif ":" in bare.split("/", 1)[0]:
+            files = []  # `node:fs`, `virtual:x`, a URL: not the repository's
         else:
             files = self._bare(bare)
         return [Target(path, spec, follow=_loads_more(path)) for path in files]
