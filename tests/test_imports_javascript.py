@@ -177,6 +177,25 @@ def test_tsconfig_paths_and_base_url_through_extends(spec: str, expected: list[s
     assert [t.path for t in resolver.resolve(spec, "web/src/t.test.ts")] == expected
 
 
+def test_a_solution_style_tsconfig_finds_paths_in_the_config_it_references() -> None:
+    """Vite's react-ts template: tsconfig.json only references tsconfig.app.json, which
+    holds `paths`; both are read in the first round."""
+    files = {
+        "tsconfig.json": '{"files": [], "references": [{"path": "./tsconfig.app.json"}]}',
+        "tsconfig.app.json": '{"compilerOptions": {"paths": {"@/*": ["./src/*"]}}}',
+        "tsconfig.node.json": '{"compilerOptions": {"types": ["node"]}}',
+        "src/lib/utils.ts": "",
+        "src/App.test.tsx": "import { cn } from '@/lib/utils'\n",
+    }
+    tree = tree_of(files)
+    assert [p for p in TYPESCRIPT.config_files("src/App.test.tsx", tree) if "config" in p] == [
+        "tsconfig.json",
+        "tsconfig.app.json",
+        "tsconfig.node.json",
+    ]
+    assert depths(walked("src/App.test.tsx", files)) == {"src/lib/utils.ts": 1}
+
+
 def test_paths_without_base_url_are_relative_to_the_file_declaring_them() -> None:
     configs = {
         "tsconfig.base.json": '{"compilerOptions": {"paths": {"~/*": ["./src/*"]}}}',

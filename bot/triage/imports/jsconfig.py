@@ -2,18 +2,20 @@
 `tsconfig.json`/`jsconfig.json` (`baseUrl`, `paths`), the setup files jest and vitest run
 for every test, and a package's entry points from its `package.json`. Parsed, never run.
 
-The files read (in the walk's first round, with the test file) are those of these names in
-the test's folder and every folder above it: so the nearest tsconfig is known, and
-`extends` is followed when it names a relative file that is itself one of them (a
-`tsconfig.base.json` or `tsconfig.json` further up); an `extends` to a package (say
-`@tsconfig/node18`) or to another file is not followed.
+The files read (in the walk's first round, with the test file) are, in the test's folder
+and every folder above it: tsconfig.json, jsconfig.json and their variants
+(`tsconfig.base.json`, `tsconfig.app.json`, ...), package.json, and the jest, vitest and vite
+configurations; so the nearest tsconfig is known, `extends` is followed when it names a
+relative file that is one of them, and a solution-style tsconfig.json (`references` only)
+is read through the variants beside it. An `extends` to a package (`@tsconfig/node18`) or to
+a file elsewhere is not followed.
 """
 
 from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from bot.shared import Tree
@@ -28,7 +30,10 @@ RUNNER_CONFIGS = (
     *(f"vitest.config.{ext}" for ext in _SCRIPT_CONFIG),
     *(f"vite.config.{ext}" for ext in _SCRIPT_CONFIG),
 )
-CONFIG_NAMES = (*TSCONFIGS, "tsconfig.base.json", MANIFEST, *RUNNER_CONFIGS)
+CONFIG_NAMES = (*TSCONFIGS, MANIFEST, *RUNNER_CONFIGS)
+# Other tsconfig files of a folder: `tsconfig.base.json` to extend, `tsconfig.app.json` that a
+# solution-style tsconfig.json only references (vite's templates put `paths` there).
+_TSCONFIG_VARIANT = re.compile(r"^[tj]sconfig[.-][\w.-]*\.json$")
 SETUP_KEYS = ("setupFiles", "setupFilesAfterEnv", "globalSetup")
 ROOT_DIR = "<rootDir>"
 # A setup file's usual names: setup.ts, setupTests.js, jest.setup.ts, vitest.setup.mts,
@@ -52,13 +57,24 @@ def config_candidates(test_file: str, tree: Tree) -> list[str]:
     """The configuration files to read for a test: every one of `CONFIG_NAMES` in its
     folder or a folder above, nearest first; then the files named like a setup file near
     it (`likely_setup_files`)."""
-    configs = [
-        path
-        for folder in ancestors(test_file)
-        for name in CONFIG_NAMES
-        if (path := join(folder, name)) in tree.files
+    folders = ancestors(test_file)
+    named = [
+        path for f in folders for name in CONFIG_NAMES if (path := join(f, name)) in tree.files
     ]
-    return configs + likely_setup_files(test_file, tree)
+    return named + _tsconfig_variants(folders, tree) + likely_setup_files(test_file, tree)
+
+
+def _tsconfig_variants(folders: Sequence[str], tree: Tree) -> list[str]:
+    """The `tsconfig.*.json` and `jsconfig.*.json` files in the folders, nearest first."""
+    rank = {folder: index for index, folder in enumerate(folders)}
+    found = [
+        path
+        for path in tree.files
+        if "sconfig" in path
+        and _TSCONFIG_VARIANT.match(path.rpartition("/")[2])
+        and parent(path) in rank
+    ]
+    return sorted(found, key=lambda path: (rank[parent(path)], path))
 
 
 def likely_setup_files(test_file: str, tree: Tree) -> list[str]:
@@ -102,16 +118,23 @@ class Aliases:
 
 
 def aliases(test_file: str, configs: Mapping[str, str]) -> Aliases:
-    """`baseUrl` and `paths` of the tsconfig (or jsconfig) nearest the test, `extends`
-    followed through the files read."""
+    """`baseUrl` and `paths` of the tsconfig (or jsconfig) nearest the test that sets
+    either, `extends` followed through the files read: in each folder up from the test,
+    tsconfig.json, jsconfig.json, then the folder's other tsconfig files (those a
+    solution-style tsconfig.json references, say tsconfig.app.json)."""
     for folder in ancestors(test_file):
-        for name in TSCONFIGS:
-            path = join(folder, name)
-            if path in configs:
-                found = _options(path, configs, frozenset())
+        names = [join(folder, name) for name in TSCONFIGS]
+        names += sorted(p for p in configs if parent(p) == folder and _is_variant(p))
+        for path in names:
+            found = _options(path, configs, frozenset()) if path in configs else Aliases()
+            if found.paths or found.base_url is not None:
                 base = found.base_url if found.base_url is not None else found.paths_folder
                 return Aliases(found.base_url, found.paths, base)
     return Aliases()
+
+
+def _is_variant(path: str) -> bool:
+    return bool(_TSCONFIG_VARIANT.match(path.rpartition("/")[2]))
 
 
 def _options(path: str, configs: Mapping[str, str], seen: frozenset[str]) -> Aliases:
