@@ -1,4 +1,6 @@
-"""Throughput and memory of streamed log extraction, against `grep -c FAIL` on the same file.
+"""Throughput and memory of streamed log extraction and of a streamed JUnit report.
+
+The log case (`--case log`) measures against `grep -c FAIL` on the same file:
 
 Writes a deterministic GitHub Actions job log of --size-mb megabytes (timestamps, groups,
 ANSI colours, passing pytest / jest / go test output) with 20 failures scattered through it,
@@ -6,7 +8,18 @@ streams it in 1 MiB chunks through LogScanner and every log parser, and prints J
 {mb_per_s, grep_mb_per_s, ratio_to_grep, compile_ms, peak_rss_mb, failures_found, ...}. The
 scanner's marker database is compiled before the timed scan, as the bot compiles it once per
 process, and its compile time is reported alone as compile_ms. Exit status 1
-when a failure is missed. Run it on a quiet machine: `python bench/parse_bench.py`.
+when a failure is missed.
+
+The report case (`--case report`) writes a deterministic JUnit file of --report-mb megabytes
+holding --cases test cases (nested suites, each case with its `file`/`line` attributes and a
+line of output, 20 failed with a JVM stack), streams it in 1 MiB chunks through
+`read_report` (iterparse, each case cleared once read) and prints {mb_per_s, mb_per_cpu_s,
+cases_per_s, peak_rss_mb, failures_found, located (by source), ...}. The bot caps a file at
+`xml_safe.MAX_ELEMENTS`; this file holds four times that, so the bench raises the cap for the
+parse and says so (`max_elements`) and what the default cap does (`default_cap`).
+
+Each case runs in a process of its own, so peak RSS is that case's. Run it on a quiet
+machine: `python bench/parse_bench.py` (both cases).
 """
 
 from __future__ import annotations
@@ -20,13 +33,17 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 from bot.triage.failures import extract_from_chunks, log_scanner
+from bot.triage.reports import read_report
+from bot.triage.reports.xml_safe import MAX_ELEMENTS
 
 CHUNK = 1024 * 1024
 FAILURES = 20
+SUITE_CASES = 100  # cases per inner suite
 
 
 def _noise(rng: random.Random, n: int) -> str:
@@ -114,14 +131,86 @@ def _peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--size-mb", type=int, default=200)
-    args = parser.parse_args()
+def _case_xml(n: int, pad: str) -> str:
+    module, feature = n // 10_000, n // SUITE_CASES
+    klass = f"com.example.m{module}.Feature{feature}Test"
+    path = f"src/test/java/com/example/m{module}/Feature{feature}Test.java"
+    head = (
+        f'<testcase classname="{klass}" name="handlesCase{n}" time="0.003" '
+        f'file="{path}" line="{20 + n % 400}">'
+    )
+    failure = ""
+    if n % (REPORT_EVERY) == REPORT_EVERY // 2:
+        failure = (
+            f'<failure message="expected:&lt;{n}&gt; but was:&lt;{n + 1}&gt;" '
+            'type="org.opentest4j.AssertionFailedError">'
+            f"org.opentest4j.AssertionFailedError: expected: &lt;{n}&gt;\n"
+            f"\tat {klass}.handlesCase{n}(Feature{feature}Test.java:{20 + n % 400})\n"
+            "\tat java.base/java.lang.reflect.Method.invoke(Method.java:580)\n</failure>"
+        )
+    return f"{head}{failure}<system-out>case {n}: {pad}</system-out></testcase>\n"
+
+
+REPORT_EVERY = 10_000  # one failed case in so many: 20 in 200,000
+
+
+def write_junit(path: Path, cases: int, size: int) -> None:
+    """About `size` bytes of JUnit XML holding `cases` test cases, written as it goes."""
+    base = len(_case_xml(cases - 1, ""))
+    pad = "x" * max(0, size // cases - base)
+    with path.open("w", encoding="utf-8", newline="\n") as out:
+        out.write('<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="bench">\n')
+        for n in range(cases):
+            if n % SUITE_CASES == 0:
+                if n:
+                    out.write("</testsuite></testsuite>\n")
+                out.write(
+                    f'<testsuite name="m{n // 10_000}"><testsuite name="Feature{n // SUITE_CASES}">'
+                )
+            out.write(_case_xml(n, pad))
+        out.write("</testsuite></testsuite>\n</testsuites>\n")
+
+
+def report_case(size_mb: int, cases: int) -> dict[str, object]:
+    with tempfile.TemporaryDirectory(prefix="parse-bench-") as tmp:
+        report = Path(tmp) / "TEST-bench.xml"
+        write_junit(report, cases, size_mb * 1024 * 1024)
+        size_mb_real = report.stat().st_size / 1e6
+        rss_before = _peak_rss_mb()
+        cap = 10 * cases
+        start, cpu_start = time.perf_counter(), time.process_time()
+        result = read_report(report.name, _chunks(report), max_elements=cap)
+        elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
+        refused = read_report(report.name, _chunks(report)).problems
+    expected = cases // REPORT_EVERY
+    sources = Counter(f.location_source for f in result.failures if f.location)
+    return {
+        "case": "report",
+        "size_mb": round(size_mb_real, 1),
+        "cases": result.tests_total,
+        "elements": result.elements,
+        "mb_per_s": round(size_mb_real / elapsed, 1),
+        "cases_per_s": round(result.tests_total / elapsed),
+        "seconds": round(elapsed, 2),
+        # CPU time: on a shared machine the wall clock also counts other processes' turns.
+        "cpu_seconds": round(cpu, 2),
+        "mb_per_cpu_s": round(size_mb_real / cpu, 1),
+        "peak_rss_mb": round(_peak_rss_mb(), 1),
+        "peak_rss_before_parse_mb": round(rss_before, 1),
+        "failures_found": len(result.failures),
+        "failures_expected": expected,
+        "located": dict(sources),
+        "max_elements": cap,
+        "default_cap": refused[0] if refused else f"read under {MAX_ELEMENTS} elements",
+        "problems": result.problems,
+    }
+
+
+def log_case(size_mb: int) -> dict[str, object]:
     with tempfile.TemporaryDirectory(prefix="parse-bench-") as tmp:
         log = Path(tmp) / "job.log"
-        write_log(log, args.size_mb * 1024 * 1024)
-        size_mb = log.stat().st_size / 1e6
+        write_log(log, size_mb * 1024 * 1024)
+        size_mb_real = log.stat().st_size / 1e6
         rss_before = _peak_rss_mb()
 
         start = time.perf_counter()
@@ -138,21 +227,49 @@ def main() -> int:
         grep_elapsed = time.perf_counter() - start
 
     found = {f.test_id for f in extraction.failures}
-    missed = sorted(expected_ids() - found)
-    result = {
-        "size_mb": round(size_mb, 1),
-        "mb_per_s": round(size_mb / elapsed, 1),
-        "grep_mb_per_s": round(size_mb / grep_elapsed, 1),
+    return {
+        "case": "log",
+        "size_mb": round(size_mb_real, 1),
+        "mb_per_s": round(size_mb_real / elapsed, 1),
+        "grep_mb_per_s": round(size_mb_real / grep_elapsed, 1),
         "ratio_to_grep": round(elapsed / grep_elapsed, 1),
         "compile_ms": round(compile_elapsed * 1000, 1),
         "peak_rss_mb": round(_peak_rss_mb(), 1),
         "peak_rss_before_scan_mb": round(rss_before, 1),
         "failures_found": len(found & expected_ids()),
         "failures_expected": FAILURES,
-        "missed": missed,
+        "missed": sorted(expected_ids() - found),
     }
-    print(json.dumps(result))
-    return 1 if missed else 0
+
+
+def _missed(result: dict[str, object]) -> bool:
+    if result["case"] == "log":
+        return bool(result["missed"])
+    return result["failures_found"] != result["failures_expected"]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--case", choices=("both", "log", "report"), default="both")
+    parser.add_argument("--size-mb", type=int, default=200, help="the log's size")
+    parser.add_argument("--report-mb", type=int, default=50, help="the JUnit file's size")
+    parser.add_argument("--cases", type=int, default=200_000, help="the JUnit file's cases")
+    args = parser.parse_args()
+    if args.case == "both":
+        # One process a case: ru_maxrss is a process's peak, the log's would hide the report's.
+        results = []
+        for case in ("log", "report"):
+            command = [sys.executable, __file__, "--case", case, "--size-mb", str(args.size_mb)]
+            command += ["--report-mb", str(args.report_mb), "--cases", str(args.cases)]
+            done = subprocess.run(command, check=False, capture_output=True, text=True)
+            results.append(json.loads(done.stdout))
+    elif args.case == "log":
+        results = [log_case(args.size_mb)]
+    else:
+        results = [report_case(args.report_mb, args.cases)]
+    for result in results:
+        print(json.dumps(result))
+    return 1 if any(_missed(r) for r in results) else 0
 
 
 if __name__ == "__main__":

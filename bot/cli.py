@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import json
 import logging
 import signal
@@ -12,13 +13,16 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from bot.config import ConfigError, Settings, settings_problems
 from bot.logs import configure
 from bot.store import DeliveryState, open_store
+
+if TYPE_CHECKING:
+    from bot.triage.models import Extraction
 
 log = logging.getLogger("flakybot")
 
@@ -101,7 +105,11 @@ def _deliveries_arguments(deliveries: argparse.ArgumentParser) -> None:
 def _parse_arguments(parse: argparse.ArgumentParser) -> None:
     parse.add_argument("files", nargs="+", type=Path, metavar="FILE")
     parse.add_argument("--format", choices=PARSE_FORMATS, default="auto")
-    parse.add_argument("--json", action="store_true", help="print a JSON list, one per FILE")
+    parse.add_argument(
+        "--json",
+        action="store_true",
+        help="print a JSON list, one entry per report and per job of a log",
+    )
 
 
 def _run_without_settings(args: argparse.Namespace) -> int:
@@ -142,7 +150,6 @@ def _fast_loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
 
 PARSE_FORMATS = ("auto", "log", "junit", "trx", "go-json", "mocha-json")
 _REPORT_SUFFIXES = frozenset({".xml", ".trx", ".json", ".jsonl", ".ndjson"})
-_CHUNK = 1024 * 1024
 
 
 def parse_files(files: Sequence[Path], fmt: str, *, as_json: bool) -> int:
@@ -150,7 +157,7 @@ def parse_files(files: Sequence[Path], fmt: str, *, as_json: bool) -> int:
     if missing:
         print(f"flakybot parse: no such file: {', '.join(missing)}", file=sys.stderr)
         return 2
-    results = [_parse_one(path, fmt) for path in files]
+    results = [result for path in files for result in _parse_one(path, fmt)]
     if as_json:
         print(json.dumps(results, indent=2, ensure_ascii=False))
     else:
@@ -158,17 +165,28 @@ def parse_files(files: Sequence[Path], fmt: str, *, as_json: bool) -> int:
     return 0
 
 
-def _parse_one(path: Path, fmt: str) -> dict[str, Any]:
-    from bot.triage.failures import extract, extract_from_chunks
+def _parse_one(path: Path, fmt: str) -> list[dict[str, Any]]:
+    """One result per report, and per job of a log (gh's output and a run's log archive
+    hold several)."""
+    from bot.job_logs import read_job_logs
+    from bot.triage.failures import extract
 
     if fmt == "auto":
         fmt = _sniff(path)
     if fmt == "log":
-        with path.open("rb") as stream:
-            extraction = extract_from_chunks(iter(lambda: stream.read(_CHUNK), b""))
-    else:
-        report = (path.name, path.read_bytes())
-        extraction = extract(log_lines=None, reports=[report], report_format=fmt)
+        return [
+            _result(path, fmt, found, log_form=dataclasses.asdict(form), read_as=form.describe())
+            for form, found in read_job_logs(path)
+        ]
+    report = (path.name, path.read_bytes())
+    extraction = extract(log_lines=None, reports=[report], report_format=fmt)
+    read_as = "report" if fmt == "auto" else f"{fmt} report"
+    return [_result(path, fmt, extraction, log_form=None, read_as=read_as)]
+
+
+def _result(
+    path: Path, fmt: str, extraction: Extraction, *, log_form: dict[str, Any] | None, read_as: str
+) -> dict[str, Any]:
     if extraction.failures:
         job = "mass-failure" if extraction.mass_failure else "tests-failed"
     elif extraction.infra is not None:
@@ -178,6 +196,8 @@ def _parse_one(path: Path, fmt: str) -> dict[str, Any]:
     return {
         "input": str(path),
         "format": fmt,
+        "log_form": log_form,
+        "read_as": read_as,
         "job": job,
         "infra": extraction.infra.model_dump() if extraction.infra else None,
         "problems": extraction.problems,
@@ -187,6 +207,8 @@ def _parse_one(path: Path, fmt: str) -> dict[str, Any]:
                     "test_id",
                     "file",
                     "location",
+                    "location_source",
+                    "location_note",
                     "framework",
                     "source",
                     "signature",
@@ -206,7 +228,10 @@ def _sniff(path: Path) -> str:
         return "auto"
     with path.open("rb") as stream:
         head = stream.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
-    # A raw job log starts with a timestamp or plain text; reports with markup or JSON.
+    # A raw job log starts with a timestamp or plain text; reports with markup or JSON; a
+    # run's log archive is a zip.
+    if head.startswith(b"PK\x03\x04"):
+        return "log"
     if head.startswith((b"<?xml", b"<testsuite", b"<TestRun", b'{"Time"', b'{"Action"')):
         return "auto"
     return "log"
@@ -214,7 +239,7 @@ def _sniff(path: Path) -> str:
 
 def _describe(result: dict[str, Any]) -> str:
     failures = result["failures"]
-    lines = [f"{result['input']} ({result['format']})"]
+    lines = [f"{result['input']}: read as {result['read_as']}"]
     if result["job"] == "infra":
         infra = result["infra"]
         lines.append(f"  job: infra ({infra['kind']}): {infra['line']}")
@@ -231,13 +256,19 @@ def _describe(result: dict[str, Any]) -> str:
         head = f["message"].splitlines()[0] if f["message"] else ""
         lines += [
             f"  - {f['test_id']}",
-            f"    file: {f['file']}  location: {f['location']}",
+            f"    file: {f['file']}  location: {f['location']}{_from(f)}",
             f"    framework: {f['framework']}  source: {f['source']}"
             f"  attempts: {f['attempts_failed']}/{f['attempts_total']} failed",
             f"    signature: {f['signature']}",
             f"    message: {head}",
         ]
     return "\n".join(lines)
+
+
+def _from(failure: dict[str, Any]) -> str:
+    """Where the location came from, and why a bare file name was kept, when known."""
+    said = f" (from {failure['location_source']})" if failure["location_source"] else ""
+    return f"{said}; {failure['location_note']}" if failure["location_note"] else said
 
 
 async def serve(settings: Settings) -> int:

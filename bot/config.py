@@ -97,6 +97,9 @@ class Settings(BaseSettings):
     max_connections: int = Field(default=DEFAULT_MAX_CONNECTIONS, ge=1, le=100_000)
     # The dashboard is off unless this is set; then every page asks for it.
     dashboard_token: SecretStr | None = None
+    # Where people reach the dashboard (`https://flakybot.example.com`): the PR comment links
+    # each PR's page there. Unset: no link (the comment still counts what it leaves out).
+    dashboard_url: str = ""
     # Reverse proxies (addresses or networks) whose X-Forwarded-For names the client, for
     # the dashboard's per-address sign-in throttle. Unset: the connecting address is the
     # client, and X-Forwarded-For, which anyone can send, is ignored.
@@ -116,6 +119,14 @@ class Settings(BaseSettings):
                 f"{DASHBOARD_TOKEN_MIN_DISTINCT} of them different; {DASHBOARD_TOKEN_HINT}"
             )
         return token
+
+    @field_validator("dashboard_url")
+    @classmethod
+    def _web_address(cls, url: str) -> str:
+        url = url.strip().rstrip("/")
+        if url and (urlsplit(url).scheme not in ("https", "http") or not urlsplit(url).netloc):
+            raise ValueError("not a web address: give it as https://host[/path]")
+        return url
 
     @field_validator("trusted_proxies", mode="before")
     @classmethod

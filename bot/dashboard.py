@@ -27,7 +27,9 @@ from bot.report.dashboard import (
     render_repo,
     render_test,
 )
+from bot.report.dashboard_pull import render_pull, test_keys
 from bot.report.flaky_tests import DAY, RepoSummary, summarise_repos, summarise_tests
+from bot.report.models import CheckReport
 from bot.store import Delivery, DeliveryState, Store
 from bot.throttle import FailureThrottle, client_key
 
@@ -83,6 +85,7 @@ def install(app: web.Application, store: Store, access: Access) -> None:
     app.router.add_post("/login", login)
     app.router.add_get("/{owner}/{repo}", repo_page)
     app.router.add_get("/{owner}/{repo}/tests/{test_key}", test_page)
+    app.router.add_get(r"/{owner}/{repo}/pull/{number:\d{1,10}}", pull_page)
 
 
 def _html(text: str, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
@@ -202,6 +205,36 @@ async def test_page(request: web.Request) -> web.Response:
     if not summaries:
         raise web.HTTPNotFound(text="No failure of that test in the last 30 days.\n")
     return _html(render_test(repo, summaries[0], mine, chart_days(mine, runs, now, WINDOW_DAYS)))
+
+
+async def pull_page(request: web.Request) -> web.Response:
+    """Every check and test the bot triaged on one PR, with the whole evidence."""
+    gate = _gate(request)
+    if isinstance(gate, web.Response):
+        return gate
+    repo = f"{request.match_info['owner']}/{request.match_info['repo']}"
+    if repo not in await _visible(request, gate[1]):
+        raise web.HTTPNotFound(text="No such repository here.\n")
+    number = int(request.match_info["number"])
+    store = request.app[STORE]
+    attempts = await store.check_attempts_for_pr(repo, number)
+    if not attempts:
+        raise web.HTTPNotFound(text="The bot has triaged no check on that pull request.\n")
+    newest = sorted(attempts, key=lambda a: (a.recorded_at, a.attempt), reverse=True)
+    reports = [
+        CheckReport(
+            check_name=a.check_name,
+            html_url=a.html_url,
+            head_sha=a.head_sha,
+            attempt=a.attempt,
+            conclusion=a.conclusion,
+            decisions=a.decisions,
+            rerun_note=a.rerun_note,
+        )
+        for a in newest
+    ]
+    tracking = await store.tracking_numbers(repo, test_keys(reports))
+    return _html(render_pull(repo, number, reports, tracking))
 
 
 async def login_form(request: web.Request) -> web.Response:

@@ -229,10 +229,14 @@ class Worker:
                 await asyncio.wait_for(self._wake.wait(), self.poll_seconds)
 
     async def _prune(self) -> None:
-        """Delete deliveries finished longer ago than the retention period."""
+        """Delete deliveries finished, and sources read, longer ago than the retention period."""
         self._next_prune = time.monotonic() + PRUNE_EVERY_SECONDS
+        older_than = time.time() - self.retention_days * 86400.0
         try:
-            pruned = await self.store.prune_deliveries(time.time() - self.retention_days * 86400.0)
+            pruned = await self.store.prune_deliveries(older_than)
+            # Read sources are kept as long as deliveries: a bound on the database, not a
+            # staleness (bot/store/sources.py).
+            await self.store.prune_sources(older_than)
         except Exception:
             log.exception("could not prune finished deliveries; trying again in an hour")
             return

@@ -59,21 +59,7 @@ class Bot:
             write_interval=settings.write_interval,
             write_schedule=store.write_schedule(),
         )
-        ctx = BotContext(
-            store=store,
-            github=github,
-            metrics=metrics,
-            log_cap_bytes=settings.log_cap_bytes,
-            tracking_refresh_seconds=settings.tracking_refresh_seconds,
-            sources=SourceCache(
-                WalkLimits(
-                    depth=settings.import_depth,
-                    files=settings.import_files,
-                    bytes=settings.import_bytes,
-                    file_bytes=settings.import_file_bytes,
-                )
-            ),
-        )
+        ctx = _context(settings, store, github, metrics)
 
         async def run(delivery: Delivery) -> None:
             await dispatch(delivery, ctx)
@@ -89,25 +75,7 @@ class Bot:
             retention_days=settings.delivery_retention_days,
             wants=wants,
         )
-        app = create_app(
-            store=store,
-            worker=worker,
-            metrics=metrics,
-            webhook_secret=settings.secret(),
-            webhook_path=settings.webhook_path,
-            dashboard_access=dashboard.Access(
-                token=settings.dashboard_token.get_secret_value()
-                if settings.dashboard_token
-                else None,
-                open_public=open_dashboard,
-            ),
-            trusted_proxies=settings.trusted_proxies or (),
-            limits=Limits(
-                header_seconds=settings.header_timeout_seconds,
-                body_seconds=settings.body_timeout_seconds,
-                max_connections=settings.max_connections,
-            ),
-        )
+        app = _app(settings, store, worker, metrics, open_dashboard=open_dashboard)
         return cls(settings, store, session, github, metrics, worker, app)
 
     async def start(self, host: str | None = None, port: int | None = None) -> str:
@@ -164,3 +132,44 @@ class Bot:
             await self._runner.cleanup()
         await self.session.close()
         await self.store.close()
+
+
+def _context(settings: Settings, store: Store, github: GitHubApp, metrics: Metrics) -> BotContext:
+    return BotContext(
+        store=store,
+        github=github,
+        metrics=metrics,
+        log_cap_bytes=settings.log_cap_bytes,
+        tracking_refresh_seconds=settings.tracking_refresh_seconds,
+        dashboard_url=settings.dashboard_url,
+        sources=SourceCache(
+            WalkLimits(
+                depth=settings.import_depth,
+                files=settings.import_files,
+                bytes=settings.import_bytes,
+                file_bytes=settings.import_file_bytes,
+            )
+        ),
+    )
+
+
+def _app(
+    settings: Settings, store: Store, worker: Worker, metrics: Metrics, *, open_dashboard: bool
+) -> web.Application:
+    token = settings.dashboard_token
+    return create_app(
+        store=store,
+        worker=worker,
+        metrics=metrics,
+        webhook_secret=settings.secret(),
+        webhook_path=settings.webhook_path,
+        dashboard_access=dashboard.Access(
+            token=token.get_secret_value() if token else None, open_public=open_dashboard
+        ),
+        trusted_proxies=settings.trusted_proxies or (),
+        limits=Limits(
+            header_seconds=settings.header_timeout_seconds,
+            body_seconds=settings.body_timeout_seconds,
+            max_connections=settings.max_connections,
+        ),
+    )

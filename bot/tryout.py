@@ -35,13 +35,13 @@ from bot.handlers.checks import (
     check_attempt,
     decide,
     pull_and_changes,
-    repo_config,
 )
 from bot.handlers.history import run_record
 from bot.handlers.job_evidence import read_job
 from bot.handlers.reruns import refusal
+from bot.handlers.scope import config_problems, read_settings
 from bot.handlers.sources import SourceCache
-from bot.handlers.sticky import comment_input, config_problems
+from bot.handlers.sticky import comment_input
 from bot.logs import configure
 from bot.metrics import Metrics
 from bot.report.comment import render_comment
@@ -141,7 +141,7 @@ async def triage_pull_request(
             "token can read the repository"
         ) from None
     async with asyncio.TaskGroup() as tg:
-        config_task = tg.create_task(repo_config(gh, target.repo))
+        config_task = tg.create_task(read_settings(gh, target.repo))
         runs_task = tg.create_task(api.check_runs_of(gh, target.repo, pull.head_sha))
     config = config_task.result()
     runs = [CheckRun.model_validate(data) for data in runs_task.result()]
@@ -199,7 +199,7 @@ async def _decide(
 ) -> TriedCheck:
     record = run_record(repo, run, [])
     decided = await decide(
-        store, repo, run, [], config, extraction, pull, changed, record, sources=sources
+        store, repo, run, [], config.config, extraction, pull, changed, record, sources=sources
     )
     assert decided is not None  # a failed run always has something to say
     refused = refusal(run, pull, decided.decisions, config.config, requested=False)

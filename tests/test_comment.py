@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from bot.report.comment import COMMANDS, MARKER, MAX_LENGTH, render_comment
+from bot.report.comment import COMMANDS, MARKER, MAX_LENGTH, ROWS_SHOWN, render_comment
 from bot.report.models import CheckReport, CommentInput
 from bot.triage.models import (
     Confidence,
@@ -257,7 +257,9 @@ def test_the_bot_writes_no_exclamation_marks() -> None:
         assert "!" not in text.replace(MARKER, "")
 
 
-def test_five_thousand_failures_fit_githubs_cap_with_a_note() -> None:
+def test_five_thousand_failures_show_a_handful_of_rows_and_count_the_rest() -> None:
+    # Each failure has its own error, so none share a row: the table stops at ROWS_SHOWN
+    # and says how many it left out, well under GitHub's cap (it used to fill the cap).
     failures = [
         failure(f"tests/pkg{n % 50}/test_mod{n}.py::test_case_{n}", "E   " + "x" * 500 + "\nmore")
         for n in range(5000)
@@ -267,26 +269,37 @@ def test_five_thousand_failures_fit_githubs_cap_with_a_note() -> None:
 
     text = comment(current, outdated=[older])
 
-    assert len(text) <= MAX_LENGTH
+    assert len(text.encode()) < 16_000
     assert headline_of(text) == "**5,000 failures — unrelated to this PR (rerun pending)**"
     rows = [line for line in text.split("\n") if line.startswith("| [unit")]
-    assert 0 < len(rows) < 5000
-    assert f"{5000 - len(rows):,} of 5,000 table rows" in text
-    assert "5,000 of 5,000 failure details" in text
-    assert "300 of 300 outdated results" in text
+    assert len(rows) == ROWS_SHOWN
+    assert len([line for line in text.split("\n") if line.startswith("| fedcba9 |")]) == ROWS_SHOWN
+    assert text.count("<details>") == ROWS_SHOWN + 1  # one per row shown, and the outdated
+    assert "_4,992 more rows not shown (4,992 unrelated); 292 more outdated rows" in text
+    assert "Left out to fit" not in text
     assert text.rstrip("\n").endswith("This comment describes 0123456.</sub>")
     assert comment(current, outdated=[older]) == text
 
 
 def test_details_go_before_rows_when_the_cap_is_near() -> None:
-    failures = [failure(f"tests/test_{n}.py::test_{n}", "y" * 2900) for n in range(40)]
+    # Details say the evidence whole: eight of them with long evidence overflow the cap.
+    items = [Evidence(kind=EvidenceKind.HISTORY, text=f"{k} " + "y" * 1990) for k in range(8)]
+    decisions = [
+        Decision(
+            failure=failure(f"tests/test_{n}.py::test_{n}", "y" * 2900),
+            verdict=Verdict.UNRELATED,
+            evidence="e",
+            items=items,
+        )
+        for n in range(ROWS_SHOWN)
+    ]
 
-    text = comment(check(decide(failures, ["docs/index.md"])))
+    text = comment(check(decisions))
 
     assert len(text) <= MAX_LENGTH
-    assert len([line for line in text.split("\n") if line.startswith("| [")]) == 40
-    assert 0 < text.count("<details>") < 40
-    assert f"{40 - text.count('<details>')} of 40 failure details" in text
+    assert len([line for line in text.split("\n") if line.startswith("| [")]) == ROWS_SHOWN
+    assert 0 < text.count("<details>") < ROWS_SHOWN
+    assert f"{ROWS_SHOWN - text.count('<details>')} of {ROWS_SHOWN} failure details" in text
 
 
 def test_verdict_words_cover_every_verdict() -> None:

@@ -70,6 +70,7 @@ def test_empty_webhook_secret_counts_as_missing(
         "password1password1password1passw",  # 32 characters, 9 different
         secrets.token_hex(15),  # 30 characters
     ],
+    ids=["one-letter", "common", "one-character", "three-characters", "nine-characters", "short"],
 )
 def test_a_dashboard_token_easy_to_guess_is_refused_saying_how_to_make_one(
     monkeypatch: pytest.MonkeyPatch, token: str
@@ -87,7 +88,9 @@ def test_a_dashboard_token_easy_to_guess_is_refused_saying_how_to_make_one(
     assert f"'{token}'" not in str(refused.value) + problem
 
 
-@pytest.mark.parametrize("token", [secrets.token_urlsafe(32), secrets.token_hex(32)])
+@pytest.mark.parametrize(
+    "token", [secrets.token_urlsafe(32), secrets.token_hex(32)], ids=["urlsafe", "hex"]
+)
 def test_a_dashboard_token_made_as_the_hint_says_is_accepted(
     monkeypatch: pytest.MonkeyPatch, token: str
 ) -> None:
@@ -100,6 +103,29 @@ def test_a_dashboard_token_made_as_the_hint_says_is_accepted(
 def test_an_empty_dashboard_token_leaves_the_dashboard_off(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DASHBOARD_TOKEN", "")
     assert _settings().dashboard_token is None
+
+
+@pytest.mark.parametrize(
+    ("given", "kept"),
+    [("https://triage.example.org/", "https://triage.example.org"), ("", "")],
+)
+def test_the_dashboard_url_is_kept_without_its_trailing_slash(
+    monkeypatch: pytest.MonkeyPatch, given: str, kept: str
+) -> None:
+    monkeypatch.setenv("DASHBOARD_URL", given)
+    assert _settings().dashboard_url == kept
+
+
+@pytest.mark.parametrize("url", ["javascript:alert(1)", "triage.example.org", "https://"])
+def test_a_dashboard_url_that_is_not_a_web_address_is_refused(
+    monkeypatch: pytest.MonkeyPatch, url: str
+) -> None:
+    monkeypatch.setenv("DASHBOARD_URL", url)
+    with pytest.raises(ValidationError) as refused:
+        _settings()
+    (problem,) = settings_problems(refused.value)
+    assert problem.startswith("DASHBOARD_URL: ")
+    assert "https://host" in problem
 
 
 def test_trusted_proxies_are_addresses_or_networks_separated_by_commas(

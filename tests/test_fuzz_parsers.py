@@ -20,9 +20,18 @@ from bot.commands import MAX_ARGUMENT, Name, parse_commands
 from bot.config import RepoConfig, parse_repo_config
 from bot.triage.failures import extract, extract_from_chunks, match_key
 from bot.triage.models import Extraction
+from bot.triage.parsers.log_forms import jobs_of, sniff
 
 CORPUS_LOGS = Path(__file__).resolve().parent / "fixtures" / "corpus" / "logs"
-REAL_LOGS = sorted(CORPUS_LOGS.rglob("*.txt"))
+# The corpus, and the real logs of the runners and forms it lacks (fixtures/logs/PROVENANCE.md).
+OWN_LOGS = Path(__file__).resolve().parent / "fixtures" / "logs"
+REAL_LOGS = [
+    *sorted(CORPUS_LOGS.rglob("*.txt")),
+    OWN_LOGS / "gh" / "motion5_log_failed.txt",
+    OWN_LOGS / "maven" / "streampark_surefire2_junit5.log",
+    OWN_LOGS / "minitest" / "zeitwerk_error_interleaved.log",
+    OWN_LOGS / "pytest" / "agno_failures_only.log",
+]
 
 # --- the command parser ------------------------------------------------------------------
 
@@ -202,3 +211,18 @@ def test_log_parsers_never_raise_on_mutated_real_logs(path: Path) -> None:
         _bounded(extract_from_chunks(chunks), text)
 
     mutated()
+
+
+@settings(max_examples=200)
+@given(st.binary(max_size=600), st.integers(1, 64))
+def test_log_forms_read_any_bytes_in_any_chunks_into_whole_lines(data: bytes, chunk: int) -> None:
+    form = sniff(data[:200])
+    chunks = [data[i : i + chunk] for i in range(0, len(data), chunk)]
+
+    pieces = [piece for _, piece in jobs_of(form, chunks)]
+
+    assert all(piece.endswith(b"\n") for piece in pieces)
+    if form.kind != "gh-run-view":
+        # Nothing but `^[` is changed: the log is the same bytes, ends of lines kept.
+        expected = data if data.endswith(b"\n") or not data else data + b"\n"
+        assert b"".join(pieces) == re.sub(rb"\^\[(?=[\[\]])", b"\x1b", expected)

@@ -10,10 +10,15 @@ import aiohttp
 import pytest
 
 from bot.demo import final_decisions, running, settle
+from bot.handlers import sources
+from bot.handlers.sources import SourceCache, import_walks
 from bot.metrics import Metrics
 from bot.sim import Simulator
 from bot.sim.scenario import load_scenario
-from bot.triage.models import Verdict
+from bot.store import Store
+from bot.triage.imports import ImportWalk, Unreadable
+from bot.triage.imports.walk import walk_from_json
+from bot.triage.models import Failure, Verdict
 from bot.tryout import ReadOnlyClient
 from tests.test_tryout import flakybot
 
@@ -89,3 +94,106 @@ async def test_the_depth_setting_bounds_the_walk_and_says_so(
         assert walk.endswith("partial: imports deeper than 1 not followed")
     else:
         assert walks == []
+
+
+TREES = "GET /repos/{owner}/{repo}/git/trees/{tree_sha}"
+GRAPHQL = "POST /graphql"
+
+
+async def test_a_walk_made_in_one_replica_costs_another_no_call(store: Store) -> None:
+    """Finished walks and blob texts are kept in the store: the same test on the same head
+    costs another replica (a fresh cache) nothing; another commit costs its tree and one
+    query for the one file that differs (src/billing/tax.py, changed by the PR)."""
+    scenario = load_scenario(SCENARIOS / "python-imports-src-layout.yml")
+    [pull] = scenario.pull_requests
+    failure = Failure(
+        test_id=INVOICE,
+        name="test_vat_for_germany",
+        file="tests/test_invoice.py",
+        framework="pytest",
+    )
+    async with Simulator(scenario, webhook_secret="-") as sim, aiohttp.ClientSession() as s:
+        token = sim.personal_token()
+        gh = ReadOnlyClient(s, base_url=sim.url, metrics=Metrics(), oauth_token=token)
+
+        async def walks(sha: str) -> dict[str, ImportWalk]:
+            before = sim.calls.copy()
+            found = await import_walks(
+                gh,
+                store,
+                "acme/shop",
+                sha,
+                [failure],
+                [f.filename for f in pull.files],
+                True,
+                SourceCache(),
+            )
+            spent = sim.calls - before
+            calls.append((spent[TREES], spent[GRAPHQL]))
+            return found
+
+        calls: list[tuple[int, int]] = []
+        first = await walks(pull.head_sha)
+        again = await walks(pull.head_sha)
+        base = await walks(pull.base_sha)
+
+    assert calls == [(1, 2), (0, 0), (1, 1)]
+    assert again == first
+    [walked] = first.values()
+    assert "src/billing/tax.py" in {reached.path for reached in walked.reached}
+    assert [w.reached for w in base.values()] == [walked.reached]
+
+
+async def test_a_kept_walk_that_does_not_read_back_is_walked_again(store: Store) -> None:
+    walked = ImportWalk("t.py", "Python", (), ("t.py",), (), ())
+    await store.save_import_walk("acme/shop", "a" * 40, "k", walked, 1.0)
+    assert await store.import_walk("acme/shop", "a" * 40, "t.py", "k") == walked
+    assert await store.import_walk("acme/shop", "a" * 40, "t.py", "other key") is None
+    assert walk_from_json('{"test_file": "t.py"}') is None
+    assert walk_from_json("not json") is None
+
+
+async def test_kept_sources_are_pruned_with_the_deliveries(store: Store) -> None:
+    await store.save_blobs({"b" * 40: "x = 1\n", "c" * 40: Unreadable("binary")}, 10.0)
+    await store.save_blobs({"b" * 40: "changed?"}, 30.0)  # a SHA names one text: kept as is
+    assert await store.blobs(["b" * 40, "c" * 40, "d" * 40]) == {
+        "b" * 40: "x = 1\n",
+        "c" * 40: Unreadable("binary"),
+    }
+    walked = ImportWalk("t.py", "Python", (), (), (), ())
+    await store.save_import_walk("acme/shop", "a" * 40, "k", walked, 10.0)
+    assert await store.prune_sources(20.0) == 3
+    assert await store.blobs(["b" * 40]) == {}
+
+
+@pytest.mark.parametrize(
+    ("blobs", "size", "queries"), [(100, 4 << 20, 2), (1, 4 << 20, 4), (100, 1, 4)]
+)
+async def test_a_large_read_is_split_into_queries_sent_together(
+    store: Store, monkeypatch: pytest.MonkeyPatch, blobs: int, size: int, queries: int
+) -> None:
+    """Round 1 reads the test file and pyproject.toml; round 2 billing/__init__.py and
+    billing/tax.py: a query per file when the bounds allow one blob, or fewer bytes than
+    any file holds."""
+    monkeypatch.setattr(sources, "QUERY_BLOBS", blobs)
+    monkeypatch.setattr(sources, "QUERY_BYTES", size)
+    scenario = load_scenario(SCENARIOS / "python-imports-src-layout.yml")
+    [pull] = scenario.pull_requests
+    failure = Failure(
+        test_id=INVOICE,
+        name="test_vat_for_germany",
+        file="tests/test_invoice.py",
+        framework="pytest",
+    )
+    async with Simulator(scenario, webhook_secret="-") as sim, aiohttp.ClientSession() as s:
+        token = sim.personal_token()
+        gh = ReadOnlyClient(s, base_url=sim.url, metrics=Metrics(), oauth_token=token)
+        changed = [f.filename for f in pull.files]
+        found = await import_walks(
+            gh, store, "acme/shop", pull.head_sha, [failure], changed, True, SourceCache()
+        )
+
+    assert sim.calls[GRAPHQL] == queries
+    [walked] = found.values()
+    assert not walked.partial
+    assert "src/billing/tax.py" in {reached.path for reached in walked.reached}

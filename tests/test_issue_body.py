@@ -10,6 +10,7 @@ from bot.report.issue import (
     END,
     MAX_LENGTH,
     MAX_TITLE,
+    OCCURRENCES_SHOWN,
     SECTION_ROOM,
     START,
     compose,
@@ -210,6 +211,26 @@ def test_a_cluster_lists_its_tests_and_names_the_test_in_each_occurrence() -> No
     assert "`tests/test_4.py::test_4` | #8 |" in body
 
 
+def test_a_clusters_tests_that_failed_in_one_job_are_one_row() -> None:
+    tests = [f"tests/test_{n}.py::test_{n}" for n in range(40)]
+    same_job = [occurrence(1, test_id=test) for test in tests]  # one job, one attempt
+    older_jobs = [occurrence(-n, test_id=test) for n in range(1, 13) for test in tests[:3]]
+    inp = issue_input(
+        same_job + older_jobs, dashboard_url="https://triage.example.org/acme/bus"
+    ).model_copy(update={"tests": tests, "signature": "OSError: address in use", "hint": None})
+
+    body = render_section(inp)
+
+    rows = [line for line in body.split("\n") if line.startswith("| 2024-")]
+    assert len(rows) == OCCURRENCES_SHOWN
+    assert "| 40 tests | #8 |" in rows[0]
+    assert all("| 3 tests |" in row for row in rows[1:])
+    assert (
+        "3 older job runs (9 failures) not shown: every one is on "
+        "[the dashboard](https://triage.example.org/acme/bus)."
+    ) in body
+
+
 def test_an_empty_record_says_so() -> None:
     body = render_section(issue_input([], rates=[]))
 
@@ -221,7 +242,7 @@ def test_thousands_of_occurrences_are_capped_with_a_count_of_older_ones() -> Non
     body = render_body(issue_input([occurrence(n) for n in range(5000)]))
 
     assert body is not None and len(body) <= MAX_LENGTH
-    assert "4,970 older occurrences not shown." in body
+    assert "4,990 older occurrences not shown." in body  # a handful of rows, as in the PR comment
     assert "5,000 failures recorded" in body
 
 

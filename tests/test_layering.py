@@ -93,10 +93,13 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
             "bot.triage",
         }
     ),
+    # Job-log files on disk (a log, gh's output, a run's log archive) for `flakybot parse`.
+    "bot.job_logs": frozenset({"bot.triage"}),
     "bot.cli": frozenset(
         {
             "bot.config",
             "bot.demo",
+            "bot.job_logs",
             "bot.logs",
             "bot.runtime",
             "bot.store",

@@ -86,6 +86,8 @@ def test_json_lists_each_file_with_its_class_and_failures(tmp_path: Path) -> Non
         "test_id": "tests/test_lib.py::test_always_fail",
         "file": "tests/test_lib.py",
         "location": "tests/test_lib.py:25",
+        "location_source": "stack",
+        "location_note": "",
         "framework": "pytest",
         "source": "junit",
         "signature": "assert False",
@@ -135,3 +137,23 @@ def test_a_missing_file_exits_2_with_a_message(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert done.stdout == ""
     assert f"flakybot parse: no such file: {tmp_path / 'nope.log'}" in done.stderr
+
+
+def test_json_says_where_each_location_came_from(tmp_path: Path) -> None:
+    report = tmp_path / "TEST-CartTest.xml"
+    report.write_text(
+        '<testsuite name="com.acme.CartTest"><testcase classname="com.acme.CartTest" '
+        'name="total" file="D:\\a\\store\\store\\src\\CartTest.kt" line="17">'
+        '<failure message="expected 90"/></testcase><testcase classname="pkg" name="TestPut">'
+        "<failure>    store_test.go:41: got 2</failure></testcase></testsuite>"
+    )
+
+    [junit] = _json(report)
+
+    located = {f["test_id"]: (f["location"], f["location_source"]) for f in junit["failures"]}
+    assert located == {
+        "com.acme.CartTest#total": ("src/CartTest.kt:17", "attribute"),
+        "pkg#TestPut": ("store_test.go:41", "stack"),
+    }
+    done = _run(report)
+    assert "location: src/CartTest.kt:17 (from attribute)" in done.stdout

@@ -206,9 +206,9 @@ def test_maven_surefire3_failures_errors_reruns_and_flakes() -> None:
     assert discount.framework == "maven"
     assert discount.message == "org.opentest4j.AssertionFailedError: expected: <90> but was: <80>"
     assert discount.signature == discount.message
-    # Frames name CartTest.java but not its directory.
+    # Frames name CartTest.java but not its directory: the location is kept as stated.
     assert discount.file is None
-    assert discount.location is None
+    assert discount.location == "CartTest.java:42"
     retried = failures["com.acme.cart.RetryTest#alwaysFails"]
     assert (retried.attempts_failed, retried.attempts_total) == (3, 3)
     assert retried.signature == (
@@ -269,7 +269,8 @@ def test_gradle_full_exceptions_nested_parameters_and_retries() -> None:
     assert discount.name == "CartTest#discountApplies()"
     assert discount.message == "org.opentest4j.AssertionFailedError: expected: <90> but was: <80>"
     assert discount.file is None
-    assert discount.location is None
+    # The test's own frame, not the assertion library's above it.
+    assert discount.location == "CartTest.java:42"
     drains = failures["com.acme.queue.QueueTest#drains()"]
     # The last attempt's message, without the `Caused by:` chain.
     assert (

@@ -12,6 +12,7 @@ from typing import Any
 
 from bot.demo import running, settle
 from bot.handlers.context import BotContext
+from bot.handlers.scope import Scope
 from bot.handlers.tracking import adopt_issue
 from bot.report.issue import tracking_key
 from bot.runtime import Bot
@@ -138,11 +139,11 @@ async def test_adoption_retitles_the_issue_and_keeps_the_human_text(tmp_path: Pa
         ctx = BotContext(store=bot.store, github=bot.github, metrics=bot.metrics)
         gh = await bot.github.installation_client(scenario.app.installation_id)
 
-        mo = "maintainer-mo"
-        adopted = await adopt_issue(ctx, gh, "acme/bus", 20, TEST_ID, 7, mo)
-        again = await adopt_issue(ctx, gh, "acme/bus", 20, TEST_ID, 7, mo)
-        refused = await adopt_issue(ctx, gh, "acme/bus", 7, TEST_ID, 7, mo)
-        other = await adopt_issue(ctx, gh, "acme/bus", 20, "tests/test_other.py::test_x", 7, mo)
+        mo, scope = "maintainer-mo", Scope(ctx, gh, "acme/bus")
+        adopted = await adopt_issue(scope, 20, TEST_ID, 7, mo)
+        again = await adopt_issue(scope, 20, TEST_ID, 7, mo)
+        refused = await adopt_issue(scope, 7, TEST_ID, 7, mo)
+        other = await adopt_issue(scope, 20, "tests/test_other.py::test_x", 7, mo)
 
         # The check's next attempt (a pass: reruns are off, so we start it) updates the
         # adopted issue, and the PR comment links it.

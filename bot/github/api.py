@@ -341,9 +341,13 @@ async def read_blobs(gh: GitHubAPI, repo: str, shas: Sequence[str]) -> dict[str,
     return {sha: _blob_source(found.get(f"b{index}")) for index, sha in enumerate(wanted)}
 
 
+# A blob GitHub could not find may yet appear (a replica behind): never kept for good.
+BLOB_NOT_FOUND = "not found"
+
+
 def _blob_source(blob: object) -> Source:
     if not isinstance(blob, dict):
-        return Unreadable("not found")
+        return Unreadable(BLOB_NOT_FOUND)
     if blob.get("isBinary"):
         return Unreadable("binary")
     if blob.get("isTruncated"):

@@ -17,7 +17,7 @@ from bot.config import AutoClose, RepoConfig
 from bot.github import api
 from bot.github.client import GitHubClient
 from bot.handlers.context import BotContext
-from bot.handlers.offloop import read_repo_config
+from bot.handlers.scope import Scope
 from bot.report.auto_close import close_comment
 from bot.store.models import TrackingIssue
 from bot.store.tracking_rows import member_keys
@@ -28,17 +28,16 @@ from bot.triage.models import RunRecord
 log = logging.getLogger(__name__)
 
 
-async def close_quiet_issues(
-    ctx: BotContext, gh: GitHubClient, repo: str, record: RunRecord
-) -> None:
+async def close_quiet_issues(scope: Scope, record: RunRecord) -> None:
     """Close each open tracking issue of this passing run's check whose tests have passed
     enough runs over enough days since they last failed."""
     if record.conclusion != "success":
         return
+    ctx, gh, repo = scope.ctx, scope.gh, scope.repo
     candidates = await ctx.store.open_tracking_issues(repo, record.check_name)
     if not candidates:
         return
-    config = (await read_repo_config(gh, repo)).config
+    config = await scope.config()
     rule = config.auto_close
     if rule is None or not config.tracking_issues:
         return

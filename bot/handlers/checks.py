@@ -8,15 +8,10 @@ import time
 from collections.abc import Coroutine
 from dataclasses import dataclass
 
-import cachetools
 from gidgethub import routing, sansio
 from gidgethub.abc import GitHubAPI
 
-from bot.config import (
-    REPO_CONFIG_PATH,
-    CommentMode,
-    LoadedRepoConfig,
-)
+from bot.config import CommentMode, RepoConfig
 from bot.events import CheckRun, CheckRunEvent
 from bot.github import api
 from bot.github.client import GitHubClient
@@ -24,16 +19,17 @@ from bot.handlers.auto_close import close_quiet_issues
 from bot.handlers.context import BotContext
 from bot.handlers.history import failure_contexts, occurrences_of, run_record
 from bot.handlers.job_evidence import read_job
-from bot.handlers.offloop import read_repo_config
 from bot.handlers.pulls import pull_at_head
 from bot.handlers.reruns import rerun_if_allowed
+from bot.handlers.scope import Scope
 from bot.handlers.sources import SourceCache, import_walks
-from bot.handlers.sticky import config_problems, note_passing_head, update_sticky_comment
+from bot.handlers.sticky import note_passing_head, update_sticky_comment
 from bot.handlers.tracking import track_failures
 from bot.logs import bind
 from bot.store import CheckAttempt, Store
-from bot.triage.attempts import FAILED_CONCLUSIONS, EarlierAttempt, rerun_evidence
+from bot.triage.attempts import FAILED_CONCLUSIONS, EarlierAttempt, RerunEvidence, rerun_evidence
 from bot.triage.models import Decision, Extraction, RunRecord
+from bot.triage.reports.locations import resolve_in_tree
 from bot.triage.verdict import Rules, decide_extraction
 
 log = logging.getLogger(__name__)
@@ -49,14 +45,15 @@ async def on_check_run_completed(
     payload = CheckRunEvent.model_validate(event.data)
     if gh is None:
         return
-    await triage_run(ctx, gh, payload.repository.full_name, payload.check_run)
+    await triage_run(Scope(ctx, gh, payload.repository.full_name), payload.check_run)
 
 
-async def triage_run(ctx: BotContext, gh: GitHubClient, repo: str, run: CheckRun) -> None:
+async def triage_run(scope: Scope, run: CheckRun) -> None:
     """Triage one completed check run on every PR whose head it is: the whole recipe, also
     what `/flaky status` runs again for the head's checks."""
     if run.conclusion not in TRIAGED_CONCLUSIONS:
         return
+    ctx, gh, repo = scope.ctx, scope.gh, scope.repo
     async with asyncio.TaskGroup() as tg:
         earlier_task = tg.create_task(ctx.store.check_attempts_for(repo, run.head_sha, run.name))
         commit_runs_task = tg.create_task(ctx.store.runs_at(repo, run.head_sha))
@@ -71,21 +68,21 @@ async def triage_run(ctx: BotContext, gh: GitHubClient, repo: str, run: CheckRun
     record = run_record(repo, run, commit_runs_task.result())
     if run.conclusion == "success" and not any(a.conclusion in FAILED_CONCLUSIONS for a in earlier):
         await ctx.store.record_run(record, [])
-        await note_passing_head(ctx, gh, repo, run)
-        await close_quiet_issues(ctx, gh, repo, record)
+        await note_passing_head(scope, run)
+        await close_quiet_issues(scope, record)
         return  # a pass with no failure to describe
     pr_numbers = [pr.number for pr in run.pull_requests] or await api.pulls_for_commit(
         gh, repo, run.head_sha
     )
     if not pr_numbers:
         # A push to a branch: its failures are the base-branch results and history of PRs.
-        await _record_outside_pr(ctx, gh, repo, run, record)
+        await _record_outside_pr(scope, run, record)
         return
 
     # Gather: the repo's settings, the job's evidence (once), each PR and its changes.
     async with asyncio.TaskGroup() as tg:
-        config_task = tg.create_task(repo_config(gh, repo))
-        job_task = tg.create_task(_read_job_when_failed(ctx, gh, repo, run, config_task))
+        config_task = tg.create_task(scope.config())
+        job_task = tg.create_task(_read_job_when_failed(scope, run))
         pull_tasks = [
             tg.create_task(
                 pull_and_changes(gh, repo, n, pull_at_head(ctx, gh, repo, n, run.head_sha))
@@ -95,21 +92,26 @@ async def triage_run(ctx: BotContext, gh: GitHubClient, repo: str, run: CheckRun
     config, extraction = config_task.result(), job_task.result()
     for task in pull_tasks:
         pull, changed = task.result()
-        await decide_and_act(ctx, gh, repo, run, earlier, config, extraction, pull, changed, record)
+        gathered = Gathered(config, extraction, pull, changed, record)
+        await decide_and_act(scope, run, earlier, gathered)
+
+
+@dataclass(frozen=True)
+class Gathered:
+    """What a check run's triage on one PR read before deciding."""
+
+    config: RepoConfig
+    extraction: Extraction
+    pull: api.PullSummary
+    changed: api.ChangedFiles
+    record: RunRecord
 
 
 async def decide_and_act(
-    ctx: BotContext,
-    gh: GitHubClient,
-    repo: str,
-    run: CheckRun,
-    earlier: list[CheckAttempt],
-    config: LoadedRepoConfig,
-    extraction: Extraction,
-    pull: api.PullSummary,
-    changed: api.ChangedFiles,
-    record: RunRecord,
+    scope: Scope, run: CheckRun, earlier: list[CheckAttempt], gathered: Gathered
 ) -> None:
+    ctx, gh, repo = scope.ctx, scope.gh, scope.repo
+    config, pull, record = gathered.config, gathered.pull, gathered.record
     bind(pr=pull.number)
     decided = await decide(
         ctx.store,
@@ -117,9 +119,9 @@ async def decide_and_act(
         run,
         earlier,
         config,
-        extraction,
+        gathered.extraction,
         pull,
-        changed,
+        gathered.changed,
         record,
         sources=Sources(gh, ctx.sources),
     )
@@ -133,7 +135,7 @@ async def decide_and_act(
     on_pr = record.model_copy(update={"pr_number": pull.number, "author": pull.author})
     failed_now = decided.extraction if run.conclusion in FAILED_CONCLUSIONS else Extraction()
     await ctx.store.record_run(
-        on_pr, occurrences_of(on_pr, failed_now, decided.decisions, config.config.generic_messages)
+        on_pr, occurrences_of(on_pr, failed_now, decided.decisions, config.generic_messages)
     )
 
     # Act.
@@ -145,17 +147,13 @@ async def decide_and_act(
         await ctx.store.record_check_attempt(
             check_attempt(repo, run, pull, decided, None, time.time())
         )
-        rerun_note = await rerun_if_allowed(
-            ctx, gh, repo, run, pull, decided.decisions, config.config, decided.attempt
-        )
+        rerun_note = await rerun_if_allowed(scope, run, pull, decided.decisions, decided.attempt)
     await ctx.store.record_check_attempt(
         check_attempt(repo, run, pull, decided, rerun_note, time.time())
     )
-    await track_failures(
-        ctx, gh, repo, pull.author, decided.decisions, run.conclusion or "", config.config
-    )
-    if config.config.comment is not CommentMode.NEVER:
-        await update_sticky_comment(ctx, gh, repo, pull, config)
+    await track_failures(scope, pull.author, decided.decisions, run.conclusion or "")
+    if config.comment is not CommentMode.NEVER:
+        await update_sticky_comment(scope, pull)
 
 
 @dataclass(frozen=True)
@@ -205,7 +203,7 @@ async def decide(
     repo: str,
     run: CheckRun,
     earlier: list[CheckAttempt],
-    config: LoadedRepoConfig,
+    config: RepoConfig,
     extraction: Extraction,
     pull: api.PullSummary,
     changed: api.ChangedFiles,
@@ -230,21 +228,15 @@ async def decide(
         rerun_note = (
             f"passed on rerun (attempt {attempt}, after attempt {evidence.failed_attempt} failed)"
         )
-        extraction = Extraction(
-            failures=evidence.failures,
-            mass_failure=len(evidence.failures) > config.config.mass_failure_threshold,
-        )
-        # A failure with no test (infrastructure, unidentified) keeps its verdict: the pass
-        # shows the job can pass, not what failed.
-        failed_before = next(a for a in previous if a.attempt == evidence.failed_attempt)
-        testless = [d for d in failed_before.decisions if d.failure is None]
-    contexts = await failure_contexts(store, repo, record, pull, extraction.failures, config.config)
+        extraction, testless = _failed_before(evidence, previous, config)
+    contexts = await failure_contexts(store, repo, record, pull, extraction.failures, config)
     changed_complete = changed.complete(pull.changed_files)
     # A mass failure is never judged test by test: reading hundreds of tests' imports
     # would cost much and change little.
     walked = [] if testless or extraction.mass_failure else extraction.failures
     walks = await import_walks(
         sources.gh,
+        store,
         repo,
         run.head_sha,
         walked,
@@ -252,6 +244,7 @@ async def decide(
         changed_complete,
         sources.cache,
     )
+    extraction = _placed_in_tree(extraction, sources.cache, repo, run.head_sha)
     decisions = testless or decide_extraction(
         extraction,
         changed.paths,
@@ -259,41 +252,49 @@ async def decide(
         passed_on_rerun=evidence.passed_on_rerun,
         reproduced_on_rerun=evidence.reproduced_on_rerun,
         contexts=contexts,
-        rules=Rules(
-            footprints=config.config.footprints,
-            risky_paths=config.config.risky_paths,
-            history_days=config.config.history_days,
-        ),
+        rules=_rules(config),
         imports=walks,
     )
     return Decided(attempt, extraction, decisions, rerun_note)
 
 
-async def repo_config(gh: GitHubClient, repo: str) -> LoadedRepoConfig:
-    config = await read_repo_config(gh, repo)
-    problems = tuple(config_problems(config))
-    # Logged once per repository and version of the file, not on every delivery that reads
-    # it; the PR comment's footer names them for as long as they stand.
-    if problems and _CONFIG_WARNED.get(repo) != problems:
-        _CONFIG_WARNED[repo] = problems
-        for problem in problems:
-            log.warning("%s %s: %s (ignored)", repo, REPO_CONFIG_PATH, problem)
-    return config
+def _rules(config: RepoConfig) -> Rules:
+    return Rules(
+        footprints=config.footprints,
+        risky_paths=config.risky_paths,
+        history_days=config.history_days,
+    )
 
 
-_CONFIG_WARNED: cachetools.LRUCache[str, tuple[str, ...]] = cachetools.LRUCache(4096)
+def _placed_in_tree(extraction: Extraction, cache: SourceCache, repo: str, sha: str) -> Extraction:
+    """The failures' bare file names placed in the commit's tree when the walks read it (now
+    or for an earlier delivery): never a call of its own."""
+    tree = cache.trees.get((repo, sha))
+    if tree is None:
+        return extraction
+    placed = resolve_in_tree(extraction.failures, tree)
+    return extraction.model_copy(update={"failures": placed})
 
 
-async def _read_job_when_failed(
-    ctx: BotContext,
-    gh: GitHubClient,
-    repo: str,
-    run: CheckRun,
-    config: asyncio.Task[LoadedRepoConfig],
-) -> Extraction:
+def _failed_before(
+    evidence: RerunEvidence, previous: list[EarlierAttempt], config: RepoConfig
+) -> tuple[Extraction, list[Decision]]:
+    """After a pass on rerun: the failures of the attempt that failed, judged again, and its
+    decisions on failures with no test (infrastructure, unidentified), which keep their
+    verdict: the pass shows the job can pass, not what failed."""
+    extraction = Extraction(
+        failures=evidence.failures,
+        mass_failure=len(evidence.failures) > config.mass_failure_threshold,
+    )
+    failed_before = next(a for a in previous if a.attempt == evidence.failed_attempt)
+    return extraction, [d for d in failed_before.decisions if d.failure is None]
+
+
+async def _read_job_when_failed(scope: Scope, run: CheckRun) -> Extraction:
     if run.conclusion not in FAILED_CONCLUSIONS:
         return Extraction()
-    return await read_job(gh, repo, run, (await config).config, log_cap_bytes=ctx.log_cap_bytes)
+    config = await scope.config()
+    return await read_job(scope.gh, scope.repo, run, config, log_cap_bytes=scope.ctx.log_cap_bytes)
 
 
 async def pull_and_changes(
@@ -309,15 +310,13 @@ async def pull_and_changes(
     return found, changed
 
 
-async def _record_outside_pr(
-    ctx: BotContext, gh: GitHubClient, repo: str, run: CheckRun, record: RunRecord
-) -> None:
+async def _record_outside_pr(scope: Scope, run: CheckRun, record: RunRecord) -> None:
     if run.conclusion not in FAILED_CONCLUSIONS:
         # A pass after a failed attempt whose PR is gone (closed, or the head moved on).
-        await ctx.store.record_run(record, [])
+        await scope.store.record_run(record, [])
         return
-    config = (await repo_config(gh, repo)).config
-    extraction = await read_job(gh, repo, run, config, log_cap_bytes=ctx.log_cap_bytes)
-    await ctx.store.record_run(
+    config = await scope.config()
+    extraction = await _read_job_when_failed(scope, run)
+    await scope.store.record_run(
         record, occurrences_of(record, extraction, [], config.generic_messages)
     )

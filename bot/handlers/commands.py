@@ -25,9 +25,9 @@ from bot.github import api
 from bot.github.client import GitHubClient, WriteSkipped
 from bot.handlers.checks import TRIAGED_CONCLUSIONS, triage_run
 from bot.handlers.context import BotContext
-from bot.handlers.offloop import read_repo_config
 from bot.handlers.pulls import read_pull
 from bot.handlers.reruns import rerun_if_allowed
+from bot.handlers.scope import Scope
 from bot.handlers.sticky import update_sticky_comment
 from bot.handlers.tracking import adopt_issue
 from bot.report import replies
@@ -46,13 +46,23 @@ router = routing.Router()
 class Request:
     """One command comment: where it was given, by whom, under which settings."""
 
-    ctx: BotContext
-    gh: GitHubClient
-    repo: str
+    scope: Scope
     number: int
     login: str
     config: LoadedRepoConfig
     may_write: bool | None = None  # the login's write access, once GitHub was asked
+
+    @property
+    def ctx(self) -> BotContext:
+        return self.scope.ctx
+
+    @property
+    def gh(self) -> GitHubClient:
+        return self.scope.gh
+
+    @property
+    def repo(self) -> str:
+        return self.scope.repo
 
 
 # (done, reply line): done is False when nothing could be done (answered with 😕).
@@ -69,7 +79,8 @@ async def on_comment_created(event: sansio.Event, gh: GitHubClient | None, ctx: 
     if not commands or user.login == await ctx.github.bot_login():
         return
     repo, number = payload.repository.full_name, payload.issue.number
-    config = await read_repo_config(gh, repo)
+    scope = Scope(ctx, gh, repo)
+    config = await scope.settings()
     per_hour = config.config.commands_per_hour
     claim = await ctx.store.claim_command(
         repo, number, comment.id, event.delivery_id, user.login, per_hour=per_hour, now=time.time()
@@ -80,7 +91,7 @@ async def on_comment_created(event: sansio.Event, gh: GitHubClient | None, ctx: 
     may_write = None
     if claim is not CommandClaim.LIMITED and user.login != author:
         may_write = await api.can_write(gh, repo, user.login)
-    request = Request(ctx, gh, repo, number, user.login, config, may_write)
+    request = Request(scope, number, user.login, config, may_write)
     if claim is CommandClaim.LIMITED:
         await _refuse(request, comment.id, replies.rate_limited(per_hour))
     elif request.may_write is False:
@@ -164,26 +175,18 @@ async def _rerun_one(request: Request, pull: api.PullSummary, run: CheckRun) -> 
     if record is None:
         # Its delivery has not been handled yet (or was lost): triage it now, which
         # records it (and may rerun it on its own).
-        await triage_run(ctx, request.gh, repo, run)
+        await triage_run(request.scope, run)
         record = await _recorded(ctx, repo, run)
         if record is None:
             return "not rerun: it could not be triaged"
     note = await rerun_if_allowed(
-        ctx,
-        request.gh,
-        repo,
-        run,
-        pull,
-        record.decisions,
-        request.config.config,
-        record.attempt,
-        requested=True,
+        request.scope, run, pull, record.decisions, record.attempt, requested=True
     )
     assert note is not None  # a request is always answered
     if note.startswith(RERUN_REQUESTED) and note != record.rerun_note:
         await ctx.store.record_check_attempt(record.model_copy(update={"rerun_note": note}))
         if request.config.config.comment is not CommentMode.NEVER:
-            await update_sticky_comment(ctx, request.gh, repo, pull, request.config)
+            await update_sticky_comment(request.scope, pull)
     return note
 
 
@@ -217,14 +220,11 @@ async def _wrong(request: Request, command: Command) -> Outcome:
 async def _track(request: Request, command: Command) -> Outcome:
     assert command.issue is not None  # the parser turns a track without one into help
     result = await adopt_issue(
-        request.ctx,
-        request.gh,
-        request.repo,
+        request.scope,
         command.issue,
         command.argument,
         request.number,
         request.login,
-        request.config.config,
         may_write=request.may_write,
     )
     return result.adopted, result.text
@@ -253,11 +253,11 @@ async def _retriage(request: Request, pull: api.PullSummary) -> bool:
     runs = [r for r in await _head_runs(request, pull) if r.conclusion in TRIAGED_CONCLUSIONS]
     async with asyncio.TaskGroup() as tg:
         for run in runs:
-            tg.create_task(triage_run(ctx, request.gh, repo, run))
+            tg.create_task(triage_run(request.scope, run))
     attempts = await ctx.store.check_attempts_for_pr(repo, pull.number)
     if attempts and request.config.config.comment is not CommentMode.NEVER:
         # Also when the head has nothing new: earlier heads' results move to "outdated".
-        await update_sticky_comment(ctx, request.gh, repo, pull, request.config)
+        await update_sticky_comment(request.scope, pull)
     return any(attempt.head_sha == pull.head_sha for attempt in attempts)
 
 

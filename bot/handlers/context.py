@@ -18,3 +18,4 @@ class BotContext:
     log_cap_bytes: int = 64 * 1024 * 1024
     tracking_refresh_seconds: float = 60.0
     sources: SourceCache = field(default_factory=SourceCache)
+    dashboard_url: str = ""  # DASHBOARD_URL: the PR comment links each PR's page there

@@ -15,7 +15,7 @@ from bot.config import RepoConfig
 from bot.events import CheckRun
 from bot.github import api
 from bot.github.client import GitHubClient
-from bot.handlers.context import BotContext
+from bot.handlers.scope import Scope
 from bot.report.comment import RERUN_REQUESTED
 from bot.store.command_models import RerunGrant, RerunLimit
 from bot.triage.models import Decision, EvidenceKind, Verdict
@@ -81,13 +81,10 @@ def refusal(
 
 
 async def rerun_if_allowed(
-    ctx: BotContext,
-    gh: GitHubClient,
-    repo: str,
+    scope: Scope,
     run: CheckRun,
     pull: api.PullSummary,
     decisions: list[Decision],
-    config: RepoConfig,
     attempt: int,
     *,
     requested: bool = False,
@@ -97,6 +94,7 @@ async def rerun_if_allowed(
     `attempt`: the bot's count of this check's attempts on this commit, so the rerun is
     `attempt + 1`. None: nothing worth saying (a quiet refusal of an automatic rerun).
     """
+    ctx, gh, repo, config = scope.ctx, scope.gh, scope.repo, await scope.config()
     refused = refusal(run, pull, decisions, config, requested=requested)
     if refused is not None:
         return None if refused.quiet and not requested else refused.note

@@ -8,14 +8,14 @@ from collections.abc import Mapping
 
 from gidgethub import BadRequest
 
-from bot.config import CommentMode, LoadedRepoConfig
+from bot.config import CommentMode
 from bot.events import CheckRun
 from bot.github import api
 from bot.github.client import GitHubClient
-from bot.handlers.context import BotContext
-from bot.handlers.offloop import read_repo_config
 from bot.handlers.pulls import read_pull
+from bot.handlers.scope import Scope, config_problems
 from bot.report.comment import MARKER, render_comment
+from bot.report.dashboard_pull import pull_page
 from bot.report.models import CheckReport, CommentInput
 from bot.store import CheckAttempt, StickyComment
 from bot.triage.failures import match_key
@@ -61,24 +61,16 @@ def _linked(decision: Decision, tracking: Mapping[str, int]) -> Decision:
     return decision.model_copy(update={"tracking_issue": number}) if number else decision
 
 
-def config_problems(config: LoadedRepoConfig) -> list[str]:
-    return config.errors + [f"unknown key {key!r}" for key in config.unknown_keys]
-
-
 async def update_sticky_comment(
-    ctx: BotContext,
-    gh: GitHubClient,
-    repo: str,
-    pull: api.PullSummary,
-    config: LoadedRepoConfig,
-    *,
-    passing_checks: int = 0,
+    scope: Scope, pull: api.PullSummary, *, passing_checks: int = 0
 ) -> None:
     """Write the PR's comment from every recorded attempt, unless its text is unchanged.
 
     `passing_checks`: with nothing failed, how many checks passed (`comment: always`)."""
+    config = await scope.settings()
     if config.config.comment is CommentMode.NEVER:
         return
+    ctx, gh, repo = scope.ctx, scope.gh, scope.repo
     async with ctx.store.pr_lock(repo, pull.number):
         attempts = await ctx.store.check_attempts_for_pr(repo, pull.number)
         keys = [match_key(d.failure.test_id) for a in attempts for d in a.decisions if d.failure]
@@ -86,6 +78,8 @@ async def update_sticky_comment(
         inp = comment_input(repo, pull.number, pull.head_sha, attempts, tracking)
         inp.passing_checks = passing_checks
         inp.config_problems = config_problems(config)
+        if ctx.dashboard_url:
+            inp.dashboard_url = pull_page(ctx.dashboard_url, repo, pull.number)
         body = render_comment(inp)
         body_sha = hashlib.sha256(body.encode()).hexdigest()
         known = await ctx.store.get_sticky_comment(repo, pull.number)
@@ -128,19 +122,19 @@ async def _edit(gh: GitHubClient, repo: str, comment_id: int, body: str) -> bool
 PASSING_CONCLUSIONS = frozenset({"success", "neutral", "skipped"})
 
 
-async def note_passing_head(ctx: BotContext, gh: GitHubClient, repo: str, run: CheckRun) -> None:
+async def note_passing_head(scope: Scope, run: CheckRun) -> None:
     """`comment: always`: once every check of a PR's head has passed, the comment says so.
 
     Called for a pass with no failed attempt behind it; it costs the repository's settings
     (an ETag-cached read) and, with `always`, the list of the head's check runs.
     """
+    ctx, gh, repo = scope.ctx, scope.gh, scope.repo
     pr_numbers = [pr.number for pr in run.pull_requests] or await api.pulls_for_commit(
         gh, repo, run.head_sha
     )
     if not pr_numbers:
         return
-    config = await read_repo_config(gh, repo)
-    if config.config.comment is not CommentMode.ALWAYS:
+    if (await scope.config()).comment is not CommentMode.ALWAYS:
         return
     runs = await api.check_runs_of(gh, repo, run.head_sha)
     if any(
@@ -151,4 +145,4 @@ async def note_passing_head(ctx: BotContext, gh: GitHubClient, repo: str, run: C
     for number in pr_numbers:
         pull = await read_pull(ctx, gh, repo, number)
         if pull.head_sha == run.head_sha:
-            await update_sticky_comment(ctx, gh, repo, pull, config, passing_checks=len(runs))
+            await update_sticky_comment(scope, pull, passing_checks=len(runs))

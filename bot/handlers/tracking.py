@@ -27,9 +27,10 @@ from bot.events import InstallationRef
 from bot.github import api
 from bot.github.client import GitHubClient
 from bot.handlers.context import BotContext
-from bot.handlers.offloop import read_repo_config
+from bot.handlers.scope import Scope
 from bot.inbox import INTERNAL_EVENT_PREFIX
 from bot.report import issue as render
+from bot.report.dashboard import page_of_test
 from bot.report.markdown import code_span, escape_inline, shorten
 from bot.report.models import CheckRate, IssueInput, IssueOccurrence
 from bot.shared import GitHubIssue
@@ -61,23 +62,22 @@ EDIT_REFUSED = frozenset({403, 404, 410, 422})
 
 
 async def track_failures(
-    ctx: BotContext,
-    gh: GitHubClient,
-    repo: str,
+    scope: Scope,
     author: str | None,
     decisions: Sequence[Decision],
     conclusion: str,
-    config: RepoConfig,
 ) -> None:
     """Open or update the tracking issue of every trackable failure of one recorded attempt
     (`conclusion` "success": the rerun of a failed attempt passed)."""
+    ctx, repo = scope.ctx, scope.repo
+    config = await scope.config()
     if not config.tracking_issues:
         return
     passed = conclusion == "success"
     for unit in tracking.units(decisions, config.generic_messages)[:MAX_UNITS_PER_RUN]:
         reason = tracking.threshold_reason(unit, passed_on_rerun=passed, author=author)
         async with ctx.store.tracking_lock(repo):
-            await _track(ctx, gh, repo, unit, reason, config, time.time())
+            await _track(scope, unit, reason, config, time.time())
 
 
 class NotAdopted(StrEnum):
@@ -137,14 +137,11 @@ class Adoption(NamedTuple):
 
 
 async def adopt_issue(
-    ctx: BotContext,
-    gh: GitHubClient,
-    repo: str,
+    scope: Scope,
     issue_number: int,
     test_id: str,
     pr_number: int,
     requester: str,
-    config: RepoConfig | None = None,
     *,
     may_write: bool | None = None,
 ) -> Adoption:
@@ -152,7 +149,8 @@ async def adopt_issue(
     it, put the bot's section on top of their text, label it. Says what changed, or why
     nothing did, in one line of markdown. `may_write`: the requester's write access, when
     the caller has already asked GitHub."""
-    config = config or RepoConfig()
+    ctx, gh, repo = scope.ctx, scope.gh, scope.repo
+    config = await scope.config()
     test = code_span(shorten(test_id, 200))
     key = match_key(test_id)
     if may_write is None:
@@ -263,23 +261,22 @@ def _what_changed(issue: GitHubIssue, title: str, label: str, body: str, failure
 
 
 async def _track(
-    ctx: BotContext,
-    gh: GitHubClient,
-    repo: str,
+    scope: Scope,
     unit: tracking.Unit,
     reason: str | None,
     config: RepoConfig,
     now: float,
 ) -> None:
+    ctx, gh, repo = scope.ctx, scope.gh, scope.repo
     known = await ctx.store.tracking_issue(repo, unit.key)
     if known is None and reason is None:
         return  # below the threshold, and no issue the store knows of
     found: GitHubIssue | None = None
     if known is None:
-        known, found = await _recover(ctx, gh, repo, unit, config.issue_label, now)
+        known, found = await _recover(scope, unit, config.issue_label, now)
     if known is None:
         if reason is not None:
-            await _create(ctx, gh, repo, unit, reason, config, now, previous=None)
+            await _create(scope, unit, reason, config, now, previous=None)
         return
     record = _merged(known, unit)
     if found is None and known.closed_at is None and gh.installation_id is not None:
@@ -290,20 +287,21 @@ async def _track(
         await schedule_refresh(ctx, gh.installation_id, repo, known.key, now)
         return
     failed = _Failed(unit, reason)
-    await _bring_up_to_date(ctx, gh, repo, known, record, found, config, now, failed)
+    await _bring_up_to_date(scope, known, record, found, config, now, failed)
     if found is not None:
         await ctx.store.opened_tracking_issue(repo, unit.key)
 
 
 async def _recover(
-    ctx: BotContext, gh: GitHubClient, repo: str, unit: tracking.Unit, label: str, now: float
+    scope: Scope, unit: tracking.Unit, label: str, now: float
 ) -> tuple[TrackingIssue | None, GitHubIssue | None]:
     """The issue of a unit the store does not know, as the store should have known it, and
     as GitHub shows it when it was found there only now."""
+    ctx, gh, repo = scope.ctx, scope.gh, scope.repo
     if not await ctx.store.tracking_synced(repo, label):
         # A store that never read GitHub's issues (a new database, a new label) reads them
         # all once: then it knows every one, and opening the next needs no search.
-        await _sync_from_github(ctx, gh, repo, label, now)
+        await _sync_from_github(scope, label, now)
         return await ctx.store.tracking_issue(repo, unit.key), None
     if not await ctx.store.tracking_issue_opening(repo, unit.key):
         return None, None
@@ -331,9 +329,7 @@ class _Failed(NamedTuple):
 
 
 async def _bring_up_to_date(
-    ctx: BotContext,
-    gh: GitHubClient,
-    repo: str,
+    scope: Scope,
     known: TrackingIssue,
     record: TrackingIssue,
     found: GitHubIssue | None,
@@ -344,6 +340,7 @@ async def _bring_up_to_date(
     """Write the issue's section from the store's history when it changed, and do what
     `tracking.next_step` says the issue, as GitHub shows it, needs: edit, reopen, replace
     or mark closed. `failed`: the failure in hand; None for a refresh."""
+    ctx, gh, repo = scope.ctx, scope.gh, scope.repo
     new_tests = failed.unit.tests if failed is not None else []
     rewrite = await _rewrite(ctx, known, record, new_tests, config, now)
     if rewrite is None:
@@ -361,7 +358,7 @@ async def _bring_up_to_date(
     match step:
         case tracking.OpenIssue(reason=reason, previous=previous):
             assert failed is not None  # only a failure in hand opens one
-            await _create(ctx, gh, repo, failed.unit, reason, config, now, previous=previous)
+            await _create(scope, failed.unit, reason, config, now, previous=previous)
         case tracking.MarkClosed(at=at):
             await ctx.store.save_tracking_issue(known.model_copy(update={"closed_at": at}))
         case tracking.Reopen(closed_at=closed_at):
@@ -469,7 +466,8 @@ async def on_refresh(event: sansio.Event, gh: GitHubClient | None, ctx: BotConte
     if gh is None:
         return
     repo = job.repository.full_name
-    config = (await read_repo_config(gh, repo)).config
+    scope = Scope(ctx, gh, repo)
+    config = await scope.config()
     if not config.tracking_issues:
         return
     async with ctx.store.tracking_lock(repo):
@@ -477,19 +475,18 @@ async def on_refresh(event: sansio.Event, gh: GitHubClient | None, ctx: BotConte
         if known is None or known.closed_at is not None:
             return  # closed meanwhile: its next failure takes the inline path
         record = known.model_copy(deep=True)
-        await _bring_up_to_date(ctx, gh, repo, known, record, None, config, time.time(), None)
+        await _bring_up_to_date(scope, known, record, None, config, time.time(), None)
 
 
 async def _create(
-    ctx: BotContext,
-    gh: GitHubClient,
-    repo: str,
+    scope: Scope,
     unit: tracking.Unit,
     reason: str,
     config: RepoConfig,
     now: float,
     previous: int | None,
 ) -> None:
+    ctx, gh, repo = scope.ctx, scope.gh, scope.repo
     created = await ctx.store.tracking_created_since(repo, now - HOUR)
     if created >= config.max_new_issues_per_hour:
         log.info(
@@ -587,7 +584,17 @@ async def _issue_input(
         hint=record.hint,
         window_days=config.history_days,
         previous_issue=previous,
+        dashboard_url=_dashboard_page(ctx.dashboard_url, repo, record.tests),
     )
+
+
+def _dashboard_page(dashboard_url: str, repo: str, tests: list[str]) -> str:
+    """The test's page on the dashboard, or for a cluster of tests the repository's."""
+    if not dashboard_url:
+        return ""
+    if len(tests) == 1:
+        return dashboard_url + page_of_test(repo, match_key(tests[0]))
+    return f"{dashboard_url}/{repo}"  # owner and repository names need no escaping
 
 
 def _occurrence(o: Occurrence, runs: list[RunRecord]) -> IssueOccurrence:
@@ -629,13 +636,12 @@ def _merged(known: TrackingIssue, unit: tracking.Unit) -> TrackingIssue:
     return record
 
 
-async def _sync_from_github(
-    ctx: BotContext, gh: GitHubClient, repo: str, label: str, now: float
-) -> None:
+async def _sync_from_github(scope: Scope, label: str, now: float) -> None:
     """Read every issue with the label that carries the bot's hidden block into the store
     (the newest of a key, as searching by key would find), then remember it was done. The
     label is made here too, once per store: should people delete it later, GitHub makes it
     again (grey) for the next issue that names it."""
+    ctx, gh, repo = scope.ctx, scope.gh, scope.repo
     await api.ensure_label(gh, repo, label, LABEL_COLOR, LABEL_DESCRIPTION)
     async for issue in api.labelled_issues(gh, repo, label):
         data = render.hidden_data(issue.body)

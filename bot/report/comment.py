@@ -1,20 +1,24 @@
 """Render the one sticky comment the bot keeps on a pull request.
 
-Layout: hidden marker, a headline with the outcome and counts, one table row
-per failure (most serious verdict first), one collapsed section of details per
-failure, one collapsed section for earlier commits, a footer with the commands,
-the commit described and any problem with the repository's settings. The text
-is a pure function of the input, so the bot can skip the edit when nothing
-changed.
+Layout: hidden marker, a headline with the outcome and counts, one line of advice per
+group of verdicts in the order the author must act (`advice.py`), a table of at most
+ROWS_SHOWN rows (most serious verdict first; the failures of one job that share a verdict
+and an error are one row, `groups.py`) with the evidence shortened, one collapsed section
+of details per row with the evidence whole, a line counting the rows left out and linking
+the dashboard's page for the PR, one collapsed section for earlier commits, a footer with
+the commands, the commit described and any problem with the repository's settings. The
+text is a pure function of the input, so the bot can skip the edit when nothing changed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from urllib.parse import quote
 
+from bot.report.advice import RERUN_REQUESTED as RERUN_REQUESTED  # read from here too
+from bot.report.advice import advice_lines
+from bot.report.groups import Item, Row, rows_of
 from bot.report.markdown import (
     code_span,
     escape_html,
@@ -39,7 +43,6 @@ MAX_LENGTH = 65_536  # GitHub refuses longer comment bodies
 COMMANDS = ("/flaky rerun", "/flaky status", "/flaky help", "/flaky wrong", "/flaky track")
 
 FLAKY_PHRASE = "likely flaky, unrelated to this PR"
-RERUN_REQUESTED = "rerun requested"  # how the note of a rerun GitHub accepted begins
 RELATED_PHRASE = "related to this PR"
 
 VERDICT_WORDS: dict[Verdict, str] = {
@@ -57,6 +60,12 @@ _SHORT_SHA = 7
 _NAME_LIMIT = 120
 _TEST_LIMIT = 200
 _EVIDENCE_LIMIT = 400
+_CELL_EVIDENCE_LIMIT = 160  # the table's cell: the details say it whole
+_DETAILS_EVIDENCE_LIMIT = 2000  # a bound against hostile text, not a cut for reading
+_ERROR_LIMIT = 80  # the shared error of a row of several tests
+ROWS_SHOWN = 8  # table rows; the rest are counted and on the dashboard
+_TESTS_LISTED = 50  # test ids in the details of a row of several tests
+_ISSUES_IN_CELL = 3
 _MESSAGE_CHARS = 3000
 _MESSAGE_LINES = 30
 _FOOTPRINT_LISTED = 12
@@ -69,34 +78,36 @@ _PROBLEMS_LISTED = 5
 _URL_SAFE = ":/?#&=%+,;@$*'"
 
 
-@dataclass(frozen=True)
-class _Item:
-    check: CheckReport
-    decision: Decision
-
-
 def render_comment(inp: CommentInput) -> str:
     """The full comment body, at most MAX_LENGTH characters."""
-    items = _sorted_items(inp.checks)
+    rows = rows_of(_sorted_items(inp.checks))
+    old_rows = rows_of(_items(inp.outdated))
+    advice = advice_lines(rows)
     head = f"{MARKER}\n{headline(inp.checks, inp.passing_checks)}\n"
-    footer = _footer(inp.head_sha, inp.config_problems)
-    rows = [_row(item) for item in items]
-    details = [_details(item) for item in items if item.decision.failure is not None]
-    outdated = [_outdated_row(item) for item in _items(inp.outdated)]
+    if advice:
+        head += "\n" + "\n".join(advice) + "\n"
+    footer = _footer(inp.head_sha, inp.config_problems, inp.dashboard_url)
+    more = _more_note(rows[ROWS_SHOWN:], old_rows[ROWS_SHOWN:], inp.dashboard_url)
+    shown = rows[:ROWS_SHOWN]
+    table = [_row(row) for row in shown]
+    details = [_details(row, inp.dashboard_url) for row in shown if row.tests]
+    outdated = [_outdated_row(row) for row in old_rows[:ROWS_SHOWN]]
 
-    budget = MAX_LENGTH - len(head) - len(footer) - _NOTE_RESERVE
-    kept_rows, budget = _fit(rows, _TABLE_HEADER, budget)
+    budget = MAX_LENGTH - len(head) - len(more) - len(footer) - _NOTE_RESERVE
+    kept_rows, budget = _fit(table, _TABLE_HEADER, budget)
     kept_details, budget = _fit(details, "", budget)
     kept_outdated, budget = _fit(outdated, _OUTDATED_OPEN + _OUTDATED_CLOSE, budget)
 
     parts = [head]
     if kept_rows:
         parts.append("\n" + _TABLE_HEADER + "".join(kept_rows))
+    if more:
+        parts.append("\n" + more)
     parts.extend("\n" + block for block in kept_details)
     if kept_outdated:
         parts.append("\n" + _OUTDATED_OPEN + "".join(kept_outdated) + _OUTDATED_CLOSE)
     note = _left_out_note(
-        ("table rows", len(kept_rows), len(rows)),
+        ("table rows", len(kept_rows), len(table)),
         ("failure details", len(kept_details), len(details)),
         ("outdated results", len(kept_outdated), len(outdated)),
     )
@@ -104,6 +115,23 @@ def render_comment(inp: CommentInput) -> str:
         parts.append("\n" + note + "\n")
     parts.append(footer)
     return "".join(parts)
+
+
+def _more_note(current: Sequence[Row], outdated: Sequence[Row], dashboard_url: str) -> str:
+    """What the table leaves out, counted by verdict, and where to read all of it."""
+    said: list[str] = []
+    if current:
+        counts: dict[Verdict, int] = {}
+        for row in current:
+            counts[row.verdict] = counts.get(row.verdict, 0) + max(len(row.tests), 1)
+        by_verdict = ", ".join(f"{n:,} {VERDICT_WORDS[v]}" for v, n in counts.items())
+        said.append(f"{_count(len(current), 'more row')} not shown ({by_verdict})")
+    if outdated:
+        said.append(f"{_count(len(outdated), 'more outdated row')} not shown")
+    if not said:
+        return ""
+    where = f": every result, with its evidence, is on [the dashboard]({_url(dashboard_url)})"
+    return f"_{'; '.join(said)}{where if dashboard_url else ''}._\n"
 
 
 def headline(checks: Sequence[CheckReport], passing_checks: int = 0) -> str:
@@ -154,7 +182,7 @@ _TESTLESS_PHRASES = {
 }
 
 
-def _test_parts(tests: Sequence[_Item]) -> list[str]:
+def _test_parts(tests: Sequence[Item]) -> list[str]:
     total = len(tests)
     counts = summarise(item.decision for item in tests)
     parts = [
@@ -185,20 +213,20 @@ def _rerun_state(check: CheckReport) -> str | None:
     return "rerun pending" if requested else None
 
 
-def _items(checks: Iterable[CheckReport]) -> list[_Item]:
+def _items(checks: Iterable[CheckReport]) -> list[Item]:
     """Every decision with its check; a failed check with none counts as unknown."""
-    items: list[_Item] = []
+    items: list[Item] = []
     for check in checks:
         decisions = check.decisions
         if not decisions and check.conclusion != "success":
             decisions = [
                 Decision(failure=None, verdict=Verdict.UNKNOWN, evidence=NO_TEST_IDENTIFIED)
             ]
-        items.extend(_Item(check, decision) for decision in decisions)
+        items.extend(Item(check, decision) for decision in decisions)
     return items
 
 
-def _sorted_items(checks: Iterable[CheckReport]) -> list[_Item]:
+def _sorted_items(checks: Iterable[CheckReport]) -> list[Item]:
     # Sorted, not in arrival order: concurrent handlers may report checks in any
     # order, and the same results should give the same text.
     return sorted(
@@ -222,28 +250,103 @@ _OUTDATED_OPEN = (
 _OUTDATED_CLOSE = "\n</details>\n"
 
 
-def _row(item: _Item) -> str:
+def _row(row: Row) -> str:
     return (
-        f"| {_check_link(item.check)} | {_test_cell(item.decision)} "
-        f"| {VERDICT_WORDS[item.decision.verdict]} "
-        f"| {escape_inline(shorten(item.decision.evidence, _EVIDENCE_LIMIT))} "
-        f"| {_issue_link(item.decision)} |\n"
+        f"| {_check_link(row.check)} | {_tests_cell(row)} "
+        f"| {VERDICT_WORDS[row.verdict]} "
+        f"| {_row_evidence(row)} "
+        f"| {_issues_cell(row)} |\n"
     )
 
 
-def _issue_link(decision: Decision) -> str:
-    return f"#{decision.tracking_issue}" if decision.tracking_issue is not None else ""
+def _tests_cell(row: Row) -> str:
+    return f"{len(row.tests):,} tests" if row.grouped else _test_cell(row.lead)
 
 
-def _outdated_row(item: _Item) -> str:
-    sha = escape_inline(item.check.head_sha[:_SHORT_SHA])
+def _row_evidence(row: Row) -> str:
+    evidence = escape_inline(shorten(row.lead.evidence, _CELL_EVIDENCE_LIMIT))
+    if not row.grouped:
+        return evidence
+    said = "mass failure, not judged test by test" if row.mass else evidence
+    return f"{len(row.tests):,} tests failed with {_error_span(row.lead)} — {said}"
+
+
+def _error_span(decision: Decision) -> str:
+    """The error a row's tests share: the first line of the first one's message."""
+    failure = decision.failure
+    assert failure is not None  # rows of several tests are made of failures
+    lines = failure.message.strip().splitlines()
+    error = lines[0] if lines else failure.signature
+    return neutralise(code_span(shorten(error, _ERROR_LIMIT), in_table=True))
+
+
+def _issues_cell(row: Row) -> str:
+    issues = row.tracking_issues
+    named = ", ".join(f"#{n}" for n in issues[:_ISSUES_IN_CELL])
+    more = len(issues) - _ISSUES_IN_CELL
+    return named + (f" +{more:,}" if more > 0 else "")
+
+
+def _outdated_row(row: Row) -> str:
+    sha = escape_inline(row.check.head_sha[:_SHORT_SHA])
     return (
-        f"| {sha} | {_check_link(item.check)} | {_test_cell(item.decision)} "
-        f"| {VERDICT_WORDS[item.decision.verdict]} |\n"
+        f"| {sha} | {_check_link(row.check)} | {_tests_cell(row)} "
+        f"| {VERDICT_WORDS[row.verdict]} |\n"
     )
 
 
-def _details(item: _Item) -> str:
+def _details(row: Row, dashboard_url: str) -> str:
+    if row.grouped:
+        return _group_details(row, dashboard_url)
+    return _test_details(Item(row.check, row.lead))
+
+
+def _group_details(row: Row, dashboard_url: str) -> str:
+    """One section for the tests of a row: what they share once, then every test id."""
+    lead = row.lead
+    tests = row.tests
+    summary = (
+        f"{len(tests):,} tests in {escape_html(shorten(row.check.check_name, _NAME_LIMIT))}: "
+        f"{VERDICT_WORDS[row.verdict]}"
+    )
+    lines = [
+        f"- **Verdict:** {VERDICT_WORDS[row.verdict]} (confidence: {lead.confidence.value})",
+        _evidence(lead).replace("**Evidence:**", "**Evidence** (the first test's):", 1),
+    ]
+    if row.tracking_issues:
+        lines.append(f"- **Tracking issues:** {', '.join(f'#{n}' for n in row.tracking_issues)}")
+    paths = sorted({path for d in row.decisions for path in d.matched_paths})
+    if paths:
+        named = [code_span(path) for path in paths[:_FOOTPRINT_LISTED]]
+        lines.append(f"- **Changed paths in their footprints:** {_joined(named, len(paths))}")
+    if row.check.rerun_note:
+        lines.append(f"- **Rerun:** {escape_inline(shorten(row.check.rerun_note, _NAME_LIMIT))}")
+    listed = [f"  - {code_span(shorten(test, _TEST_LIMIT))}" for test in tests[:_TESTS_LISTED]]
+    more = len(tests) - _TESTS_LISTED
+    if more > 0:
+        where = f" (every one on [the dashboard]({_url(dashboard_url)}))" if dashboard_url else ""
+        listed.append(f"  - and {more:,} more{where}")
+    lines.append(f"- **The {len(tests):,} tests:**\n" + "\n".join(listed))
+    return (
+        f"<details>\n<summary>{summary}</summary>\n\n"
+        + "\n".join(lines)
+        + "\n"
+        + _excerpt_block(lead)
+        + "\n</details>\n"
+    )
+
+
+def _excerpt_block(decision: Decision) -> str:
+    failure = decision.failure
+    if failure is None or not failure.message.strip():
+        return ""
+    # Code blocks do not ping or link today; neutralised anyway so a change in GitHub's
+    # renderer cannot turn a log line into a notification (after the block is made, which
+    # shows the log's own zero-width spaces).
+    return "\n" + neutralise(fenced_block(_excerpt(failure.message))) + "\n"
+
+
+def _test_details(item: Item) -> str:
     decision = item.decision
     failure = decision.failure
     assert failure is not None  # only failures get a details section
@@ -278,17 +381,11 @@ def _details(item: _Item) -> str:
         lines.append(f"- **Location:** {code_span(shorten(failure.location, _TEST_LIMIT))}")
     if item.check.rerun_note:
         lines.append(f"- **Rerun:** {escape_inline(shorten(item.check.rerun_note, _NAME_LIMIT))}")
-    excerpt = ""
-    if failure.message.strip():
-        # Code blocks do not ping or link today; neutralised anyway so a change
-        # in GitHub's renderer cannot turn a log line into a notification (after the
-        # block is made, which shows the log's own zero-width spaces).
-        excerpt = "\n" + neutralise(fenced_block(_excerpt(failure.message))) + "\n"
     return (
         f"<details>\n<summary>{summary}</summary>\n\n"
         + "\n".join(lines)
         + "\n"
-        + excerpt
+        + _excerpt_block(decision)
         + "\n</details>\n"
     )
 
@@ -296,8 +393,8 @@ def _details(item: _Item) -> str:
 def _evidence(decision: Decision) -> str:
     items = [item.text for item in decision.items] or [decision.evidence]
     if len(items) == 1:
-        return f"- **Evidence:** {escape_inline(shorten(items[0], _EVIDENCE_LIMIT))}"
-    listed = [f"  - {escape_inline(shorten(text, _EVIDENCE_LIMIT))}" for text in items]
+        return f"- **Evidence:** {escape_inline(shorten(items[0], _DETAILS_EVIDENCE_LIMIT))}"
+    listed = [f"  - {escape_inline(shorten(text, _DETAILS_EVIDENCE_LIMIT))}" for text in items]
     more = len(listed) - _ITEMS_LISTED
     listed = listed[:_ITEMS_LISTED] + ([f"  - and {more:,} more"] if more > 0 else [])
     return "- **Evidence:**\n" + "\n".join(listed)
@@ -391,7 +488,11 @@ def _check_link(check: CheckReport) -> str:
     url = check.html_url
     if not url.startswith(("https://", "http://")):
         return name
-    return f"[{name}]({quote(url, safe=_URL_SAFE)})"
+    return f"[{name}]({_url(url)})"
+
+
+def _url(url: str) -> str:
+    return quote(url, safe=_URL_SAFE)
 
 
 def _test_cell(decision: Decision) -> str:
@@ -404,7 +505,7 @@ def _test_id(decision: Decision) -> str:
     return decision.failure.test_id if decision.failure is not None else ""
 
 
-def _footer(head_sha: str, config_problems: Sequence[str] = ()) -> str:
+def _footer(head_sha: str, config_problems: Sequence[str] = (), dashboard_url: str = "") -> str:
     commands = ", ".join(code_span(command) for command in COMMANDS)
     sha = escape_inline(head_sha[:_SHORT_SHA])
     problems = ""
@@ -413,7 +514,8 @@ def _footer(head_sha: str, config_problems: Sequence[str] = ()) -> str:
         more = len(named) - _PROBLEMS_LISTED
         listed = "; ".join(named[:_PROBLEMS_LISTED]) + (f"; and {more:,} more" if more > 0 else "")
         problems = f"\n<sub>Ignored in `.github/flaky.yml`: {listed}.</sub>\n"
-    return f"{problems}\n<sub>Commands: {commands}. This comment describes {sha}.</sub>\n"
+    page = f" [Every result on the dashboard]({_url(dashboard_url)})." if dashboard_url else ""
+    return f"{problems}\n<sub>Commands: {commands}. This comment describes {sha}.{page}</sub>\n"
 
 
 def _fit(pieces: Sequence[str], wrapper: str, budget: int) -> tuple[list[str], int]:
@@ -445,5 +547,5 @@ def _share(part: int, total: int, phrase: str) -> str:
     return phrase if part == total else f"{part:,} {phrase}"
 
 
-def _check_count(items: Iterable[_Item]) -> int:
+def _check_count(items: Iterable[Item]) -> int:
     return len({(item.check.check_name, item.check.html_url) for item in items})

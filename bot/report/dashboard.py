@@ -26,6 +26,8 @@ table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.35rem .
 border-bottom:1px solid #d0d7de;vertical-align:top}th{background:#f6f8fa}
 code{font-size:90%;background:#f6f8fa;padding:.1rem .3rem;border-radius:4px;word-break:break-all}
 .muted{color:#59636e}nav{margin-bottom:1rem}
+pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f6f8fa;padding:.5rem;overflow:auto}
+.decision{border-left:3px solid #d0d7de;padding-left:.75rem;margin:1rem 0;overflow-wrap:anywhere}
 """
 _OCCURRENCES_SHOWN = 50
 

@@ -33,7 +33,7 @@ SECTION_ROOM = 20_480
 MAX_TITLE = 256  # GitHub's limit on issue titles
 START = "<!-- flaky-triage:tracking-issue "
 END = "<!-- /flaky-triage:tracking-issue -->"
-OCCURRENCES_SHOWN = 30
+OCCURRENCES_SHOWN = 10  # rows: a handful, newest first; the rest counted, on the dashboard
 MODES_SHOWN = 15
 TESTS_LISTED = 25
 
@@ -216,16 +216,41 @@ def _occurrences(inp: IssueInput, shown: int) -> str:
     header = "| When (UTC) | Where | Commit | Job | Attempt | Rerun |"
     if cluster:
         header = "| When (UTC) | Test | Where | Commit | Job | Attempt | Rerun |"
-    rows = [_occurrence_row(o, cluster) for o in newest[:shown]]
-    older = len(newest) - len(rows)
+    # A cluster's tests share one signature: those that failed in the same job are one row.
+    rows_of = _by_job(newest) if cluster else [[o] for o in newest]
+    rows = [_occurrence_row(row, cluster) for row in rows_of[:shown]]
     if not rows:
         return "### Occurrences\n\nNone recorded yet."
     divider = "|" + " --- |" * header.count(" | ") + " --- |"
-    note = f"\n\n{older:,} older occurrences not shown." if older > 0 else ""
-    return f"### Occurrences\n\n{header}\n{divider}\n" + "\n".join(rows) + note
+    return (
+        f"### Occurrences\n\n{header}\n{divider}\n"
+        + "\n".join(rows)
+        + _older_note(rows_of[len(rows) :], inp.dashboard_url)
+    )
 
 
-def _occurrence_row(o: IssueOccurrence, cluster: bool) -> str:
+def _by_job(occurrences: Sequence[IssueOccurrence]) -> list[list[IssueOccurrence]]:
+    jobs: dict[tuple[str, str, str, int], list[IssueOccurrence]] = {}
+    for o in occurrences:
+        jobs.setdefault((o.check_name, o.html_url, o.head_sha, o.attempt), []).append(o)
+    return list(jobs.values())
+
+
+def _older_note(older: Sequence[Sequence[IssueOccurrence]], dashboard_url: str) -> str:
+    if not older:
+        return (
+            f"\n\nEvery occurrence is on [the dashboard]({dashboard_url})." if dashboard_url else ""
+        )
+    failures = sum(len(row) for row in older)
+    count = f"{len(older):,} older occurrences not shown"
+    if failures != len(older):
+        count = f"{len(older):,} older job runs ({failures:,} failures) not shown"
+    where = f": every one is on [the dashboard]({dashboard_url})" if dashboard_url else ""
+    return f"\n\n{count}{where}."
+
+
+def _occurrence_row(row: Sequence[IssueOccurrence], cluster: bool) -> str:
+    o = row[0]
     if o.pr_number is not None:
         where = f"#{o.pr_number}"
     else:
@@ -233,9 +258,12 @@ def _occurrence_row(o: IssueOccurrence, cluster: bool) -> str:
     job = escape_inline(shorten(o.check_name, 100))
     if _URL_SAFE.match(o.html_url):
         job = f"[{job}]({o.html_url})"
+    test = code_span(shorten(o.test_id, _TEST_LIMIT), in_table=True)
+    if len(row) > 1:
+        test = f"{len(row):,} tests"
     cells = [
         _minute(o.at),
-        *([code_span(shorten(o.test_id, _TEST_LIMIT), in_table=True)] if cluster else []),
+        *([test] if cluster else []),
         where,
         code_span(o.head_sha[:_SHORT_SHA], in_table=True),
         job,

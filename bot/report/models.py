@@ -28,6 +28,9 @@ class CommentInput(BaseModel):
     passing_checks: int = 0  # checks that passed on the head (`comment: always` shows them)
     # Unknown keys and invalid values in the repository's flaky.yml, named in the footer.
     config_problems: list[str] = Field(default_factory=list)
+    # This PR's page on the dashboard (every result with its whole evidence); empty: no
+    # dashboard to link to.
+    dashboard_url: str = ""
 
 
 class IssueOccurrence(BaseModel):
@@ -62,3 +65,5 @@ class IssueInput(BaseModel):
     hint: RunHint | None = None
     window_days: int = 30  # how far back the occurrences go
     previous_issue: int | None = None  # the closed issue this one continues
+    # The test's page on the dashboard (a cluster's: the repository's); empty: no dashboard.
+    dashboard_url: str = ""

@@ -33,6 +33,11 @@ def check_expectations(
         for text in wanted.not_contains:
             if any(text in body for body in bodies):
                 problems.append(f"PR #{wanted.pr}: a bot comment contains {text!r}")
+        size = max((len(body.encode()) for body in bodies), default=0)
+        if wanted.max_bytes is not None and size > wanted.max_bytes:
+            problems.append(
+                f"PR #{wanted.pr}: a bot comment has {size:,} bytes, over {wanted.max_bytes:,}"
+            )
     for issue in expect.issues:
         problems.extend(_issue_problems(issue, sim))
     if expect.reruns is not None and len(sim.reruns) != expect.reruns:

@@ -300,6 +300,7 @@ class CommentExpectation(_Strict):
     count: int | None = Field(default=None, ge=0)
     contains: list[str] = Field(default_factory=list)
     not_contains: list[str] = Field(default_factory=list)
+    max_bytes: int | None = Field(default=None, ge=1)  # each bot comment's body, as UTF-8
 
 
 class IssueExpectation(_Strict):

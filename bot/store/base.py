@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Protocol
 
-from bot.shared import PullSummary, WriteSchedule
+from bot.shared import PullSummary, Source, WriteSchedule
 from bot.store.command_models import CommandClaim, Refusals, RerunGrant
 from bot.store.models import (
     CheckAttempt,
@@ -15,6 +15,7 @@ from bot.store.models import (
     StickyComment,
     TrackingIssue,
 )
+from bot.triage.imports import ImportWalk
 from bot.triage.models import Occurrence, RunRecord
 
 
@@ -256,3 +257,22 @@ class Store(Protocol):
     def write_schedule(self) -> WriteSchedule | None:
         """The pace of GitHub writes shared by every replica of this store; None when the
         store serves one process, which paces its own."""
+
+    # --- what the import walks read --------------------------------------------------------
+    async def blobs(self, shas: Sequence[str]) -> dict[str, Source]:
+        """The kept texts (or reasons they are unreadable) of the blobs asked for."""
+
+    async def save_blobs(self, blobs: Mapping[str, Source], now: float) -> None:
+        """Keep blob texts by SHA; a SHA already kept is left as it is."""
+
+    async def import_walk(
+        self, repo: str, sha: str, test_file: str, walk_key: str
+    ) -> ImportWalk | None:
+        """The finished walk of `test_file` at commit `sha` kept under `walk_key`."""
+
+    async def save_import_walk(
+        self, repo: str, sha: str, walk_key: str, found: ImportWalk, now: float
+    ) -> None: ...
+
+    async def prune_sources(self, older_than: float) -> int:
+        """Delete blobs and walks kept before `older_than`; returns how many went."""

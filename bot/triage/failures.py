@@ -31,6 +31,7 @@ MASS_THRESHOLD = 10
 
 _RANK = {"junit": 0, "trx": 0, "go-json": 0, "mocha-json": 0, "annotation": 1, "log": 2}
 _WORST = max(_RANK.values()) + 1
+_REPORTS = frozenset(source for source, rank in _RANK.items() if rank == 0)
 
 _EXTENSION = re.compile(r"\.(?:py|[cm]?[jt]sx?|rb|java|kt|cs|php|go|rs)(?=::| \u203a | > |#|$)")
 _SEPARATOR = re.compile(r"\s*(?:::|\u203a|#|/|\\|\.| > )\s*")
@@ -83,7 +84,7 @@ def log_scanner(custom: Sequence[CustomPattern] = ()) -> LogScanner:
 
 
 def markers_fired(scanner: LogScanner) -> frozenset[str]:
-    """The log parsers (PARSERS names) and INFRA whose marker matched a line of the log that
+    """The log parsers (REGISTRY names) and INFRA whose marker matched a line of the log that
     `scanner`, made by `log_scanner`, has finished: `extract`'s `active_parsers`."""
     names = parser_marker_names()
     return frozenset(names[i] for i in scanner.markers_seen if i < len(names))
@@ -113,9 +114,10 @@ def extract(
     (see signature.is_generic).
 
     `active_parsers` names the log parsers to run and, with INFRA, whether to look for an
-    infrastructure cause; None runs them all. A parser's MARKER matches every line it needs,
-    so a parser whose marker matched no line of the log finds nothing: `markers_fired` names
-    the others, for a log read by `log_scanner`. The repository's patterns always run.
+    infrastructure cause; None runs them all. A parser's registered marker matches every line
+    it needs, so a parser whose marker matched no line of the log finds nothing:
+    `markers_fired` names the others, for a log read by `log_scanner`. The repository's
+    patterns always run.
     """
     found: list[Failure] = []
     problems: list[str] = []
@@ -156,13 +158,21 @@ def merge(failures: Iterable[Failure], generic_messages: Sequence[str] = ()) -> 
         index = by_key.get(key)
         if index is None:
             index = _suffix_match(key, by_key)
+        if index is not None and _namesakes(merged[index], failure):
+            index = None
         if index is None:
-            by_key[key] = len(merged)
+            by_key.setdefault(key, len(merged))
             merged.append(failure)
         else:
             by_key.setdefault(key, index)
             merged[index] = _complete(merged[index], failure, generic_messages)
     return merged
+
+
+def _namesakes(kept: Failure, other: Failure) -> bool:
+    """Two tests a report names apart whose keys meet (suites `a/b` and `a.b`): a report
+    states each test's identity, so they are never one test."""
+    return kept.source == other.source and kept.source in _REPORTS and kept.test_id != other.test_id
 
 
 def match_key(test_id: str) -> str:
@@ -189,6 +199,8 @@ def _complete(best: Failure, other: Failure, generic: Sequence[str]) -> Failure:
     update: dict[str, Any] = {
         "file": best.file or other.file,
         "location": best.location or other.location,
+        "location_source": best.location_source if best.location else other.location_source,
+        "location_note": best.location_note if best.location else other.location_note,
         "trace_paths": list(dict.fromkeys([*best.trace_paths, *other.trace_paths])),
     }
     if is_generic(best.message, generic) and not is_generic(other.message, generic):

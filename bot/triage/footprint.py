@@ -31,7 +31,9 @@ Read from the code (``bot/triage/imports``), when the handler could walk the tes
 imports: every repository file the test imports, at any depth reached, and every file
 that runs for it (a ``conftest.py``, a setup file, its package's files), each file entry
 carrying its import chain. These are
-strong evidence, like the test file and its traceback; the rules above are guesses.
+strong evidence, like the test file and its traceback; the rules above are guesses. A
+failure that names no test file (a Go package's test, a JVM class) has, as its test file,
+the file the handler found for it in the commit's tree (the walk's own test file).
 
 Paths that are absolute or climb out of the repo (a ``..`` segment) are not
 repo paths: they never enter a footprint and never match one.
@@ -41,10 +43,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 from bot.triage.globs import glob_matches
 from bot.triage.imports import ImportWalk
+from bot.triage.imports.golang import go_import_path
 from bot.triage.imports.languages import language_of
+from bot.triage.imports.locate import locating_language
 from bot.triage.models import Failure, Footprint, FootprintEntry
 
 REASON_TEST_FILE = "test file"
@@ -66,7 +71,6 @@ _TEST_ROOTS = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs
 _TESTDATA = "testdata"
 _GO_FRAMEWORK = "go"
 # A segment that names a host ("github.com") starts an import path, never a repo directory.
-_GO_TEST = re.compile(r"^(?:Test|Benchmark|Example|Fuzz)")
 _HOST = re.compile(r"^[\w-]+(?:\.[\w-]+)+$")
 
 # (test file name, its pair's name): first match wins.
@@ -111,6 +115,12 @@ def locate_test_file(failure: Failure) -> str | None:
     return None
 
 
+def walk_key(failure: Failure) -> str:
+    """What the walk of a failure's imports is kept under: its test file, else (a Go or JVM
+    failure that names none, whose file the handler finds in the commit's tree) its id."""
+    return locate_test_file(failure) or failure.test_id
+
+
 def pair_pattern(test_file: str) -> str | None:
     """The conventional pair of a test file as a ``**/`` pattern (see module doc)."""
     directory, _, name = test_file.rpartition("/")
@@ -139,6 +149,8 @@ def footprint(
     """
     candidates: list[FootprintEntry] = []
     test_file = locate_test_file(failure)
+    if test_file is None and imports is not None:  # found in the commit's tree (walk_key)
+        test_file = imports.test_file
     if test_file is not None:
         candidates.append(FootprintEntry(path=test_file, reason=REASON_TEST_FILE))
     for raw in failure.trace_paths:
@@ -207,10 +219,7 @@ def _conventional(test_file: str) -> list[FootprintEntry]:
 def _go_package(failure: Failure) -> list[FootprintEntry]:
     """The Go package's directory: each tail of the import path in `pkg.TestName` (or the
     bare package, for a package that failed without a test)."""
-    suffix = "." + failure.name
-    package = failure.test_id.removesuffix(suffix) if failure.test_id.endswith(suffix) else None
-    if package is None and failure.test_id == failure.name and not _GO_TEST.match(failure.name):
-        package = failure.test_id
+    package = go_import_path(failure)
     if not package or normalise_path(package) != package:
         return []
     segments = package.split("/")
@@ -248,6 +257,48 @@ def worth_walking(
     if any(entry.reason in (REASON_TEST_FILE, REASON_TRACEBACK) for _, entry in found):
         return None
     return test_file
+
+
+@dataclass(frozen=True)
+class WalkPlan:
+    """A failure whose imports the handler reads: from `test_file`, or, when the failure
+    names none, from the file `imports.locate.locate_in_tree` finds. A plan with `skip`
+    only locates the file (one tree read, no file read): its footprint would be empty
+    without it, and nothing the PR changes could be imported, so the walk could not change
+    the verdict."""
+
+    failure: Failure
+    test_file: str | None
+    skip: str = ""
+
+    @property
+    def key(self) -> str:
+        return walk_key(self.failure)
+
+
+def plan_walk(
+    failure: Failure, changed_paths: Sequence[str], changed_complete: bool = True
+) -> WalkPlan | None:
+    """What the handler reads for this failure, if anything: `worth_walking` for a failure
+    that names its test file; for one that does not but whose language can find it in the
+    tree (a Go package, a JVM class), the walk when the PR changes a file of that language
+    (or lists only part of its changes), and only the file when no other rule gives the
+    test a footprint."""
+    known = locate_test_file(failure)
+    if known is not None:
+        test_file = worth_walking(failure, changed_paths, changed_complete)
+        return WalkPlan(failure, test_file) if test_file else None
+    language = locating_language(failure)
+    if language is None:
+        return None
+    rules = footprint(failure)
+    if any(entry.reason == REASON_TRACEBACK for _, entry in matches(rules, changed_paths)):
+        return None
+    if not changed_complete or any(p.endswith(language.sources) for p in changed_paths):
+        return WalkPlan(failure, None)
+    if rules.entries:
+        return None
+    return WalkPlan(failure, None, f"this PR changes no {language.name} file")
 
 
 def describe_chain(entry: FootprintEntry, show: Callable[[str], str] = str) -> str:

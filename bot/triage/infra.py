@@ -27,7 +27,8 @@ _KINDS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     (
         "runner-lost",
         r"^##\[error\].*(?:The runner has received a shutdown signal"
-        r"|lost communication with the server|The hosted runner encountered an error)",
+        r"|lost communication with the server|The hosted runner encountered an error"
+        r"|The job was not acquired by Runner)",
         ("##[error]",),
     ),
     (
@@ -41,6 +42,33 @@ _KINDS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
         r"^##\[error\].*(?:pod failed to come online|Pod \S+ is unhealthy with phase status"
         r"|Failed to start the job container|No runner matching the specified labels)",
         ("##[error]",),
+    ),
+    # Before any build step: the job's container or service images, the actions it uses, the
+    # dependency cache (and, after the network's own errors, the checkout). A warning the
+    # runner retried past is not a failure: only the runner's `##[error]` counts.
+    (
+        "image-pull",
+        r"^##\[error\](?:Docker pull failed with exit code \d+|Failed to initialize container)",
+        ("Docker pull failed", "Failed to initialize container"),
+    ),
+    (
+        "action-download",
+        r"^##\[error\](?:An action could not be found at the URI"
+        r"|Failed to download (?:archive|action)"
+        r"|Response status code does not indicate success: (?:5\d\d|408|429)"
+        r"|The request was canceled due to the configured HttpClient\.Timeout)",
+        (
+            "An action could not be found",
+            "Failed to download ",
+            "does not indicate success",
+            "HttpClient.Timeout",
+        ),
+    ),
+    (
+        "cache",
+        r"^##\[error\].*(?:Aborting cache download as the download time exceeded the timeout"
+        r"|Cache service responded with (?:5\d\d|429)|getCacheEntry failed)",
+        ("Aborting cache download", "Cache service responded", "getCacheEntry failed"),
     ),
     ("disk-full", r"No space left on device|\bENOSPC\b", ("No space left on device", "ENOSPC")),
     (
@@ -73,6 +101,13 @@ _KINDS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
             "pull rate limit",
             "HTTPSConnectionPool(",
         ),
+    ),
+    # git's own fatal line in the checkout: after "network", which names a DNS failure better.
+    (
+        "checkout",
+        r"^(?:##\[error\])?(?:fatal: unable to access '[^'\n]*': "
+        r"|error: RPC failed; |fatal: the remote end hung up unexpectedly|fatal: early EOF)",
+        ("fatal: unable to access", "RPC failed", "remote end hung up", "early EOF"),
     ),
     (
         "cancelled",

@@ -1,7 +1,7 @@
 """Read a job log of any size in bounded memory, keeping only the lines parsers need.
 
 A `LogScanner` is fed the log's raw bytes chunk by chunk and keeps every line a marker matches
-(the union of every parser's `MARKER` and the infrastructure patterns), with `before` lines
+(the union of every registered parser's marker and the infrastructure patterns), with `before` lines
 above and `after` lines below it, plus the log's last `tail_lines` lines.
 
 Python's regex engine has no fast path for an alternation of anchored patterns (tens of MB/s
@@ -19,7 +19,6 @@ import functools
 import importlib
 import re
 import string
-import sys
 from collections import deque
 from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
@@ -27,7 +26,7 @@ from typing import Any, Protocol
 import hyperscan
 
 from bot.triage.infra import INFRA_MARKER
-from bot.triage.parsers import PARSERS
+from bot.triage.parsers import REGISTRY
 from bot.triage.parsers.actions_log import clean_log
 from bot.triage.parsers.custom import MAX_LINE
 from bot.triage.user_regex import UserRegex
@@ -56,7 +55,7 @@ _COMMON = frozenset({"test", "tests", "pass", "passed", "run", "std", "out", "er
 _sre: Any = importlib.import_module("re._parser")
 
 
-# What a line is kept for: a parser's MARKER, or a repository's own pattern (run by RE2).
+# What a line is kept for: a registered parser's marker, or a repository's own pattern (run by RE2).
 Marker = re.Pattern[str] | UserRegex
 
 # What the infrastructure patterns stand for among `parser_marker_names()`.
@@ -64,22 +63,14 @@ INFRA = "infra"
 
 
 def parser_markers() -> list[re.Pattern[str]]:
-    """Every registered log parser's MARKER in PARSERS order, then the infrastructure
+    """Every registered log parser's marker in REGISTRY order, then the infrastructure
     patterns: `parser_marker_names()` names them."""
-    markers: list[re.Pattern[str]] = []
-    for name, parse in PARSERS.items():
-        module = sys.modules[parse.__module__]
-        marker = getattr(module, "MARKER", None)
-        if not isinstance(marker, re.Pattern):
-            raise TypeError(f"log parser {name!r} ({module.__name__}) has no MARKER regex")
-        markers.append(marker)
-    markers.append(INFRA_MARKER)
-    return markers
+    return [*(parser.marker for parser in REGISTRY), INFRA_MARKER]
 
 
 def parser_marker_names() -> list[str]:
-    """What each of `parser_markers()` stands for, in its order: a PARSERS name, or INFRA."""
-    return [*PARSERS, INFRA]
+    """What each of `parser_markers()` stands for, in its order: a REGISTRY name, or INFRA."""
+    return [*(parser.name for parser in REGISTRY), INFRA]
 
 
 class _Triggers:

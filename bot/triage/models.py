@@ -25,6 +25,10 @@ class Failure(BaseModel):
     file: str | None = None  # repo-relative path of the test file, when known
     framework: str  # "pytest", ...
     location: str | None = None  # "path/to/file.py:42", where the failure was raised
+    # Where `location` came from: "attribute" (a report's file/line attributes), "stack",
+    # "message", "tree" (a bare file name placed in the commit's tree); None: not said.
+    location_source: str | None = None
+    location_note: str = ""  # why a bare file name was kept as printed, when it was
     message: str = ""  # first line(s) of the error, raw (escaping is report/'s job)
     signature: str = ""  # normalised message: stable across runs of the same failure
     trace_paths: list[str] = Field(default_factory=list)  # repo paths seen in its traceback

@@ -45,8 +45,8 @@ from bot.triage.footprint import (
     STRONG_REASONS,
     describe_chain,
     footprint,
-    locate_test_file,
     matches,
+    walk_key,
 )
 from bot.triage.imports import ImportWalk
 from bot.triage.models import (
@@ -126,7 +126,7 @@ def decide(
                 context=(contexts or {}).get(match_key(failure.test_id), TestContext()),
                 rules=rules,
                 risky=risky,
-                imports=(imports or {}).get(locate_test_file(failure) or ""),
+                imports=(imports or {}).get(walk_key(failure)),
             )
         )
         for failure in failures

@@ -4,11 +4,13 @@ add one). A test file no language here reads keeps the name-and-folder rules of
 
 from __future__ import annotations
 
+from bot.triage.imports.golang import GO
 from bot.triage.imports.javascript import JAVASCRIPT, TYPESCRIPT
+from bot.triage.imports.jvm import JVM
 from bot.triage.imports.language import Language
 from bot.triage.imports.python import PYTHON
 
-LANGUAGES: tuple[Language, ...] = (PYTHON, JAVASCRIPT, TYPESCRIPT)
+LANGUAGES: tuple[Language, ...] = (PYTHON, GO, JVM, JAVASCRIPT, TYPESCRIPT)
 
 
 def language_of(test_file: str) -> Language | None:

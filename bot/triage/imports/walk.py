@@ -14,16 +14,20 @@ depth, files or bytes limit cut it.
 
 from __future__ import annotations
 
+import json
 from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from bot.shared import Source, Tree, Unreadable
 from bot.triage.imports.language import Language, Resolver, Start, Target
-from bot.triage.imports.languages import language_of
+from bot.triage.imports.languages import LANGUAGES, language_of
 from bot.triage.models import ImportStep
 
 PARTIAL_NAMED = 3  # reasons named before "and N more"
+# Bump when what a resolver finds changes: walks kept under an older version (bot/store)
+# are then read again rather than trusted. Adding a language changes the key by itself.
+WALK_VERSION = 1
 
 
 @dataclass(frozen=True)
@@ -56,6 +60,11 @@ class ImportWalk:
     read: tuple[str, ...]  # files read (parsed, or found unreadable), configuration included
     wanted: tuple[str, ...]  # to read next; empty when the walk is done
     cut: tuple[str, ...]  # why it is partial; empty when complete
+    # How the test file was found when the failure did not name it ("found from the class
+    # a.b.CTest"), and why its imports were not followed when they were not (the file was
+    # only located: nothing the PR changes could be imported).
+    found_by: str = ""
+    skipped: str = ""
 
     @property
     def partial(self) -> bool:
@@ -67,9 +76,12 @@ class ImportWalk:
 
     def describe(self) -> str:
         """One line for the evidence: what was followed, how far, and what cut it."""
+        test_file = f"{self.test_file} ({self.found_by})" if self.found_by else self.test_file
+        if self.skipped:
+            return f"the imports of {test_file} were not followed: {self.skipped}"
         found = _count(len(self.reached), "repository file")
         text = (
-            f"followed the imports of {self.test_file}: {found} found to depth {self.depth}, "
+            f"followed the imports of {test_file}: {found} found to depth {self.depth}, "
             f"{_count(len(self.read), 'file')} read"
         )
         if not self.cut:
@@ -203,3 +215,51 @@ def _within_limits(state: _Walker) -> list[str]:
 
 def _count(number: int, noun: str) -> str:
     return f"{number:,} {noun}" if number == 1 else f"{number:,} {noun}s"
+
+
+def cache_key(limits: WalkLimits) -> str:
+    """What a kept walk must match to be reused: this walk's version and languages, and
+    the limits it ran under."""
+    languages = ",".join(sorted(language.name for language in LANGUAGES))
+    sizes = f"{limits.depth}:{limits.files}:{limits.bytes}:{limits.file_bytes}"
+    return f"v{WALK_VERSION}:{languages}:{sizes}"
+
+
+def walk_to_json(found: ImportWalk) -> str:
+    """A finished walk (nothing left to read) as JSON, for the store."""
+    return json.dumps(
+        {
+            "test_file": found.test_file,
+            "language": found.language,
+            "reached": [
+                {"path": r.path, "why": r.why, "chain": [s.model_dump() for s in r.chain]}
+                for r in found.reached
+            ],
+            "read": list(found.read),
+            "cut": list(found.cut),
+        }
+    )
+
+
+def walk_from_json(text: str) -> ImportWalk | None:
+    """The walk `walk_to_json` wrote; None when the text is not one (then it is walked
+    again)."""
+    try:
+        data = json.loads(text)
+        return ImportWalk(
+            test_file=str(data["test_file"]),
+            language=str(data["language"]),
+            reached=tuple(
+                Reached(
+                    path=str(r["path"]),
+                    chain=tuple(ImportStep.model_validate(step) for step in r["chain"]),
+                    why=str(r["why"]),
+                )
+                for r in data["reached"]
+            ),
+            read=tuple(str(path) for path in data["read"]),
+            wanted=(),
+            cut=tuple(str(reason) for reason in data["cut"]),
+        )
+    except (ValueError, KeyError, TypeError):  # pydantic's ValidationError is a ValueError
+        return None

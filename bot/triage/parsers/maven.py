@@ -7,8 +7,15 @@ exception and its `at ...` frames. The `Results:` section lists failures again a
 `rerunFailingTestsCount`, every run of a retried test (`Run 1: ...`, `Run 2: PASS`); tests that
 passed on a rerun are listed under `Flakes:` and are not failures.
 
-Stack frames name only a class's file (`FooTest.java:42`), not its directory, so `file` and
-`location` are left unknown rather than guessed from a source layout.
+Surefire 2.x running JUnit 5 prints only the method on the failing line (`[ERROR]
+formatsDates  Time elapsed: 0.003 s  <<< FAILURE!`): its class is the one the `Running ...`
+line and the class summary (`... <<< FAILURE! - in org.example.FooTest`) just named. A task
+runner running several builds at once (Nx, Turborepo, Gradle-style wrappers) puts `[project] `
+before every line; it is dropped.
+
+Stack frames name only a class's file (`FooTest.java:42`), not its directory, so `file` stays
+unknown rather than guessed from a source layout; `location` is that file and line as the
+test's own frame states them.
 """
 
 from __future__ import annotations
@@ -26,9 +33,18 @@ FRAMEWORK = "maven"
 _MAX_LINE = 4096
 _MAX_MESSAGE_LINES = 5
 
-MARKER = re.compile(r"<<< (?:FAILURE|ERROR)!|^\[(?:ERROR|WARNING)\] (?:Failures|Errors|Flakes): ")
+MARKER = re.compile(
+    r"<<< (?:FAILURE|ERROR)!"
+    r"|^(?:\[[\w.:@/-]+\] )?\[(?:ERROR|WARNING)\] (?:Failures|Errors|Flakes): "
+)
 
+# A task runner's `[project] ` before each line of Maven's output (and its own `[LEVEL] `).
+_RUNNER_PREFIX = re.compile(r"^\[(?!(?:INFO|ERROR|WARNING|WARN|DEBUG)\])[\w.:@/-]+\](?: |$)")
 _LEVEL = re.compile(r"^\[(?P<level>INFO|ERROR|WARNING|WARN)\] ?")
+_RUNNING = re.compile(r"^Running (?P<cls>[\w$]+(?:\.[\w$]+)+)$")
+_OWN_FRAME = re.compile(
+    r"^\s*at (?:[\w.$-]+//)?(?P<cls>[\w.$]+)\.[\w$<>]+\((?P<file>[\w$-]+\.\w+):(?P<line>\d+)\)"
+)
 _CLASS_SUMMARY = re.compile(
     r"^Tests run: \d+, Failures: \d+, Errors: \d+, Skipped: \d+, Time elapsed: .*?"
     r"(?:-|--) in (?P<cls>\S+)\s*$"
@@ -50,6 +66,7 @@ class _Test:
     name: str
     message_lines: list[str] = field(default_factory=list)
     runs: list[bool] = field(default_factory=list)  # True: that run failed
+    location: str | None = None
 
 
 class _Parser:
@@ -62,15 +79,17 @@ class _Parser:
         self.results_test: str | None = None
 
     def feed(self, raw: str) -> None:
+        prefix = _RUNNER_PREFIX.match(raw)
+        if prefix:
+            raw = raw[prefix.end() :]
         level = _LEVEL.match(raw)
         if level is None:
             self.feed_plain(raw)
             return
         line = raw[level.end() :]
-        summary = _CLASS_SUMMARY.match(line)
+        summary = _CLASS_SUMMARY.match(line) or _RUNNING.match(line)
         if summary:
-            self.current_class = summary.group("cls")
-            self.reading = None
+            self.enter_class(summary.group("cls"))
             return
         detail = _DETAIL.match(line)
         if detail:
@@ -93,9 +112,25 @@ class _Parser:
         if self.results_kind is not None:
             self.feed_results(line)
 
+    def enter_class(self, cls: str) -> None:
+        self.current_class = cls
+        self.reading = None
+
     def feed_plain(self, line: str) -> None:
+        running = _RUNNING.match(line)
+        if running:  # Surefire 2 without Maven's log levels
+            self.enter_class(running.group("cls"))
+            return
         if self.reading is None:
             return
+        frame = _OWN_FRAME.match(line)
+        test_class = self.reading.test_id.split("#", 1)[0]
+        if (
+            frame
+            and self.reading.location is None
+            and frame.group("cls").split("$")[0] == test_class
+        ):
+            self.reading.location = f"{frame.group('file')}:{frame.group('line')}"
         if not line.strip():
             self.reading = None
         elif not _FRAME.match(line) and len(self.reading.message_lines) < _MAX_MESSAGE_LINES:
@@ -133,7 +168,10 @@ class _Parser:
             head, tail = (printed[:cut], printed[cut:]) if cut >= 0 else (printed, "")
             cls, _, method = head.rpartition(".")
             method += tail
-            if not cls:
+            if not cls and self.current_class:
+                # Surefire 2.x with JUnit 5: the method alone, in the class just run.
+                cls = self.current_class
+            elif not cls:
                 return printed, printed
         return f"{cls}#{method}", f"{cls.rsplit('.', 1)[-1]}#{method}"
 
@@ -148,6 +186,7 @@ class _Parser:
                     test_id=test.test_id,
                     name=test.name,
                     framework=FRAMEWORK,
+                    location=test.location,
                     message=message,
                     signature=signature(message),
                     attempts_failed=sum(test.runs) if test.runs else 1,

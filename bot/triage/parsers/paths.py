@@ -26,6 +26,13 @@ class PathMap:
         if self.rootdir is not None:
             self.prefix = _strip_workspace(self.rootdir + "/") or ""
 
+    def relative(self, path: str) -> str:
+        """`path` as pytest prints a test's file: relative to the rootdir when under it."""
+        path = path.replace("\\", "/")
+        if self.rootdir and path.startswith(self.rootdir + "/"):
+            return path[len(self.rootdir) + 1 :]
+        return path
+
     def to_repo(self, path: str) -> str | None:
         path = path.replace("\\", "/")
         if not path or path.startswith("<"):

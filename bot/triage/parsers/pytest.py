@@ -48,6 +48,10 @@ _CAPTURED = re.compile(r"^-+ ?(?:Captured |generated xml file)")
 _PROGRESS = re.compile(rf"^{_NODE} {_STATUS}(?:\s|$)")
 _XDIST = re.compile(rf"^\[gw\d+\] \[\s*\d+%\] {_STATUS} {_NODE}\s*$")
 _PENDING = re.compile(rf"^{_NODE}(?:\s|$)")
+# The default (not verbose) progress line: a test file and one letter per test.
+_SHORT_PROGRESS = re.compile(
+    r"^(?P<path>[^\s:\[\]]+\.py) (?P<marks>[.FEsxXR]+)(?:\s+\[\s*\d+%\])?$"
+)
 _BARE_STATUS = re.compile(rf"^{_STATUS}(?:\s+\[[^\]\n]*\])*\s*$")
 _SUMMARY = re.compile(rf"^(?P<status>FAILED|ERROR)(?: \[[^\]\n]*\])? {_NODE}(?: - (?P<msg>.*))?$")
 _ROOTDIR = re.compile(r"^rootdir: (?P<dir>[^,\n]+)")
@@ -148,6 +152,7 @@ class _Parser:
         self.pending: str | None = None
         self.block: _Block | None = None
         self.blocks: list[_Block] = []
+        self.failed_files: list[str] = []  # files whose short progress line shows F or E
 
     def record(self, test_id: str) -> _Record:
         rec = self.records.get(test_id)
@@ -209,6 +214,11 @@ class _Parser:
                 self.set_progress(self.pending, bare.group("status"))
                 self.pending = None
             return
+        short = _SHORT_PROGRESS.match(line)
+        if short:
+            if "F" in short.group("marks") or "E" in short.group("marks"):
+                self.failed_files.append(short.group("path"))
+            return
         pending = _PENDING.match(line)
         if pending and "::" in pending.group("id"):
             self.pending = pending.group("id")
@@ -230,6 +240,25 @@ class _Parser:
                 candidates = unassigned or in_file or candidates
             if candidates:
                 candidates[0].block = block
+            elif (orphan := self.record_for_block(name, block)) is not None:
+                orphan.block = block
+
+    def record_for_block(self, name: str, block: _Block) -> _Record | None:
+        """A test only its FAILURES entry names (`-r` without `f` and no `-v`: no summary or
+        progress line names it). pytest starts a test's traceback at the test function, so
+        the first frame is the test's file; else the one file whose progress line shows an
+        `F` or `E`. The entry's name is the test's id within that file."""
+        printed: str | None
+        if block.frames:
+            printed = self.paths.relative(block.frames[0].path)
+        else:
+            printed = self.failed_files[0] if len(set(self.failed_files)) == 1 else None
+        if printed is None or self.paths.to_repo(printed) is None:
+            return None
+        base, bracket, param = name.partition("[")
+        rec = self.record(f"{printed}::{base.replace('.', '::')}{bracket}{param}")
+        rec.summary_failed = True
+        return rec
 
     def record_for_collection(self, path: str) -> _Record:
         rec = self.records.get(path)

@@ -5,8 +5,9 @@ plain data. A file that cannot be read gives a problem naming it, never an excep
 `artifacts.read_artifact_reports` reads the files of an Actions artifact.
 
 Memory follows what a file holds, not its size in bytes: XML and go test -json are parsed as
-their chunks arrive, and the XML tree's elements and a JSON document's bytes and containers
-are capped, so a dense file is refused instead of filling memory.
+their chunks arrive, JUnit case by case (each `<testcase>` cleared once read), and the XML
+elements and a JSON document's bytes and containers are capped, so a dense file is refused
+instead of filling memory or the CPU.
 """
 
 from __future__ import annotations
@@ -15,15 +16,16 @@ import codecs
 import itertools
 import json
 from collections.abc import Iterable, Iterator
+from xml.etree.ElementTree import Element
 
 from pydantic import BaseModel, Field
 
 from bot.triage.models import Failure
 from bot.triage.reports.go_json import is_event, parse_go_json
-from bot.triage.reports.junit import parse_junit
+from bot.triage.reports.junit import JUnitReader
 from bot.triage.reports.mocha_json import is_mocha_json, parse_mocha_json
 from bot.triage.reports.trx import is_trx, parse_trx
-from bot.triage.reports.xml_safe import MAX_ELEMENTS, local_name, parse_xml
+from bot.triage.reports.xml_safe import MAX_ELEMENTS, XmlStream, local_name
 
 FORMATS = ("junit", "trx", "mocha-json", "go-json")
 # A JSON document is parsed whole: its bytes and its containers (`{`, `[`: 56-64 bytes each
@@ -50,14 +52,17 @@ def parse_report(name: str, data: bytes, fmt: str = "auto") -> ReportResult:
     return read_report(name, iter((data,)), fmt)
 
 
-def read_report(name: str, chunks: Iterable[bytes], fmt: str = "auto") -> ReportResult:
+def read_report(
+    name: str, chunks: Iterable[bytes], fmt: str = "auto", *, max_elements: int = MAX_ELEMENTS
+) -> ReportResult:
     """`parse_report` over a file read in chunks, never holding more of it than its format
-    needs. Exceptions the chunks raise (an archive's read errors, a byte cap) pass through."""
+    needs; an XML file over `max_elements` is refused. Exceptions the chunks raise (an
+    archive's read errors, a byte cap) pass through."""
     if fmt != "auto" and fmt not in FORMATS:
         return ReportResult(problems=[f"{name}: unknown report format {fmt!r}"])
     start, stream = _first_byte(iter(chunks))
     if fmt in ("junit", "trx") or (fmt == "auto" and start == b"<"):
-        return _xml(name, stream, fmt)
+        return _xml(name, stream, fmt, max_elements)
     try:
         lines = _lines(stream)
         first = next((line for line in lines if line.strip()), "")
@@ -128,22 +133,48 @@ def _json(name: str, lines: Iterator[str]) -> object:
     return document
 
 
-def _xml(name: str, chunks: Iterator[bytes], fmt: str) -> ReportResult:
-    root, problems, elements = parse_xml(name, chunks)
-    if root is None:
+def _xml(name: str, chunks: Iterator[bytes], fmt: str, max_elements: int) -> ReportResult:
+    """A JUnit document read case by case as it streams; a TRX one (its results name
+    definitions that come after them) kept whole, under the element cap."""
+    stream = XmlStream(name, chunks, max_elements)
+    events = stream.events()
+    kind = ""
+    junit = JUnitReader()
+    for event, element in events:
+        if not kind:
+            kind = _kind(element, fmt)
+        if kind != "junit":
+            continue
+        if event == "start":
+            junit.start(element)
+        else:
+            junit.end(element)
+    if stream.problem is not None or stream.root is None:
+        problem = stream.problem or f"{name}: not well-formed XML (no element)"
         fallback = fmt if fmt != "auto" else "xml"
-        return ReportResult(problems=problems, format=fallback, elements=elements)
-    if fmt == "trx" or (fmt == "auto" and is_trx(root)):
-        failures, total = parse_trx(root)
-        return ReportResult(failures=failures, tests_total=total, format="trx", elements=elements)
-    if local_name(root) not in ("testsuites", "testsuite"):
+        return ReportResult(problems=[problem], format=fallback, elements=stream.elements)
+    if kind == "trx":
+        failures, total = parse_trx(stream.root)
         return ReportResult(
-            problems=[f"{name}: XML root <{local_name(root)}> is not a JUnit report"],
-            format="junit",
-            elements=elements,
+            failures=failures, tests_total=total, format="trx", elements=stream.elements
         )
-    failures, total = parse_junit(root)
-    return ReportResult(failures=failures, tests_total=total, format="junit", elements=elements)
+    if kind != "junit":
+        return ReportResult(
+            problems=[f"{name}: XML root <{local_name(stream.root)}> is not a JUnit report"],
+            format="junit",
+            elements=stream.elements,
+        )
+    failures, total = junit.result()
+    return ReportResult(
+        failures=failures, tests_total=total, format="junit", elements=stream.elements
+    )
+
+
+def _kind(root: Element, fmt: str) -> str:
+    """ "junit", "trx", or "other": what the document's root says it is."""
+    if fmt == "trx" or (fmt == "auto" and is_trx(root)):
+        return "trx"
+    return "junit" if local_name(root) in ("testsuites", "testsuite") else "other"
 
 
 __all__ = ["FORMATS", "ReportResult", "parse_report", "read_report"]

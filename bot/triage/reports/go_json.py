@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 
 from bot.triage.models import Failure
 from bot.triage.parsers.paths import PathMap
+from bot.triage.reports.locations import choose
 from bot.triage.reports.messages import head
-from bot.triage.reports.traces import location, repo_frames, trace_paths
+from bot.triage.reports.traces import repo_frames, trace_paths
 from bot.triage.signature import signature
 
 SOURCE = "go-json"
@@ -97,12 +98,16 @@ def _event(line: str) -> dict[str, object] | None:
 def _failure(test_id: str, name: str, record: _Test) -> Failure:
     own = [line.strip() for line in record.output if line.strip() and not _FRAMING.match(line)]
     message = head("\n".join(own))
-    frames = repo_frames("\n".join(record.output), PathMap())
+    output = "\n".join(record.output)
+    frames = repo_frames(output, PathMap())
+    # `t.Errorf` prints the test file's bare name (`store_test.go:41: ...`): kept as printed.
+    found = choose(stack=frames, attribute=None, message="\n".join(own), stack_text=output)
     return Failure(
         test_id=test_id,
         name=name,
         framework=FRAMEWORK,
-        location=location(frames),
+        location=found.location,
+        location_source=found.source,
         message=message,
         signature=signature(message),
         trace_paths=trace_paths(frames),

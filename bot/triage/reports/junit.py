@@ -3,21 +3,27 @@
 pytest and unittest-xml-reporting, jest-junit, vitest, mocha-junit-reporter, Maven Surefire
 (with its `flakyFailure`/`rerunFailure` retry records, which nextest writes too),
 go-junit-report, Bazel's test.xml, and hand-made files. Suites may nest. A test is named in
-its framework's own form; several `<testcase>` elements with one name are one test run
-several times.
+its framework's own form. A suite's own `<failure>`/`<error>` (its set-up crashed) is a
+failed case named after the suite, as Jenkins counts it.
+
+Identity (see docs/architecture.md, "Test identity"): a case is named by its classname and
+name; a case without a classname by the names of the suites around it and its name. The
+same id under two suite paths is two tests, told apart by their paths; it is one test run
+again only when repeated under one suite path, or in Surefire's and nextest's retry records.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from xml.etree.ElementTree import Element
 
 from bot.triage.models import Failure
 from bot.triage.parsers.paths import PathMap
+from bot.triage.reports.locations import attribute_location, choose, stated_path
 from bot.triage.reports.messages import error_message
-from bot.triage.reports.traces import Frame, location, repo_frames, trace_paths
+from bot.triage.reports.traces import Frame, repo_frames, trace_paths
 from bot.triage.reports.xml_safe import local_name
 from bot.triage.signature import signature
 
@@ -25,6 +31,7 @@ SOURCE = "junit"
 # How jest and vitest join a test's file, describe blocks and title (U+203A).
 TITLE_SEPARATOR = " \u203a "
 
+_SUITES = frozenset({"testsuites", "testsuite"})
 _FAILED = frozenset({"failure", "error"})
 _FLAKY = frozenset({"flakyFailure", "flakyError"})
 _RERUN = frozenset({"rerunFailure", "rerunError"})
@@ -44,7 +51,7 @@ _NAMED_BY_TOOL = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Suite:
     """What enclosing `<testsuites>`/`<testsuite>` elements say about their test cases."""
 
@@ -52,6 +59,9 @@ class _Suite:
     go: bool = False
     name: str = ""
     file: str = ""
+    # The names of the enclosing `<testsuite>` elements, outermost first, but those that
+    # name the tool: part of a test's identity when its classname does not make it unique.
+    path: tuple[str, ...] = ()
 
 
 @dataclass
@@ -63,65 +73,178 @@ class _Run:
     message: str
     traces: list[str] = field(default_factory=list)
     output: list[str] = field(default_factory=list)
+    said: str = ""  # the failures' `message` attributes
+
+
+@dataclass(slots=True)
+class _Failed:
+    """The failed runs of one test (one identity under one suite path)."""
+
+    failed: int
+    failure: Failure  # read from its first failed run
+
+
+# The identity of a test: its id and the suite path it ran under.
+_Key = tuple[str, tuple[str, ...]]
+
+
+@dataclass
+class JUnitReader:
+    """A JUnit document read as its elements end, each `<testcase>` cleared once read, so
+    memory holds one case and a few numbers per test, not the tree.
+
+    Passing tests are counted by the hash of their identity (a 64-bit `hash`; two of a
+    report's tests sharing one is about as likely as 1 in 10^9 for 200,000 tests): their ids
+    are not kept.
+    """
+
+    suites: list[_Suite] = field(default_factory=lambda: [_Suite()])
+    open: list[tuple[Element, str]] = field(default_factory=list)  # with their tags
+    runs: dict[int, int] = field(default_factory=dict)  # identity's hash: its runs
+    first_path: dict[int, int] = field(default_factory=dict)  # id's hash: its first path's
+    shared: set[int] = field(default_factory=set)  # ids' hashes run under several paths
+    failed: dict[_Key, _Failed] = field(default_factory=dict)
+
+    def start(self, element: Element) -> None:
+        tag = local_name(element)
+        self.open.append((element, tag))
+        if tag in _SUITES:
+            self.suites.append(_enter(element, self.suites[-1]))
+
+    def end(self, element: Element) -> None:
+        _, tag = self.open.pop()
+        parent, parent_tag = self.open[-1] if self.open else (None, "")
+        if tag == "testcase":
+            self._case(element, self.suites[-1])
+        elif tag in _SUITES:
+            self.suites.pop()
+        elif tag == "properties" and parent_tag in _SUITES:
+            self.suites[-1].go = self.suites[-1].go or _has_go_version(element)
+        elif tag in _FAILED and parent_tag == "testsuite":
+            self._suite_failure(element, self.suites[-1])
+        elif parent_tag not in _SUITES:
+            return  # a test case's own child: read with the case
+        element.clear()
+        if parent is not None and len(parent) and parent[-1] is element:
+            del parent[-1]
+
+    def _case(self, case: Element, suite: _Suite) -> None:
+        run = _run(case)
+        if run is None:
+            return
+        test_id, name, file, framework = _identify(case, suite, run)
+        key = (test_id, suite.path)
+        self._count(key, run.total)
+        if run.failed:
+            attribute = attribute_location(case.get("file") or suite.file, case.get("line"))
+            self._fail(
+                key, run.failed, lambda: _failure(test_id, name, file, framework, run, attribute)
+            )
+
+    def _suite_failure(self, element: Element, suite: _Suite) -> None:
+        """A suite's own `<failure>`/`<error>` (its set-up crashed): a failed case named
+        after the suite, as Jenkins and Surefire count it."""
+        name = suite.name or "(unnamed suite)"
+        run = _Run(1, 1, _joined([element]), _texts([element]), [], element.get("message") or "")
+        key = (name, suite.path[:-1])
+        self._count(key, 1)
+        attribute = attribute_location(suite.file or None, None)
+        self._fail(key, 1, lambda: _failure(name, name, None, "junit", run, attribute))
+
+    def _count(self, key: _Key, runs: int) -> None:
+        digest = hash(key)
+        self.runs[digest] = self.runs.get(digest, 0) + runs
+        test_id, path = hash(key[0]), hash(key[1])
+        if self.first_path.setdefault(test_id, path) != path:
+            self.shared.add(test_id)
+
+    def _fail(self, key: _Key, failed: int, read: Callable[[], Failure]) -> None:
+        known = self.failed.get(key)
+        if known is None:
+            self.failed[key] = _Failed(failed, read())
+        else:
+            known.failed += failed
+
+    def result(self) -> tuple[list[Failure], int]:
+        """The failed tests, ids made unique by suite path where one id ran in several."""
+        failures: list[Failure] = []
+        for (test_id, path), tally in self.failed.items():
+            update: dict[str, object] = {
+                "attempts_failed": tally.failed,
+                "attempts_total": self.runs[hash((test_id, path))],
+            }
+            if hash(test_id) in self.shared and path:
+                update["test_id"] = TITLE_SEPARATOR.join([*path, test_id])
+            failures.append(tally.failure.model_copy(update=update))
+        return failures, len(self.runs)
 
 
 def parse_junit(root: Element) -> tuple[list[Failure], int]:
-    """The failed tests of a JUnit XML document and the number of distinct tests in it."""
-    runs: dict[str, list[tuple[Element, _Suite, _Run]]] = {}
-    for case, suite in _cases(root):
-        run = _run(case)
-        if run is None:
-            continue
-        runs.setdefault(_identify(case, suite, run)[0], []).append((case, suite, run))
-    failures = [_failure(entries) for entries in runs.values()]
-    return [f for f in failures if f is not None], len(runs)
+    """The failed tests of a JUnit XML tree and the number of distinct tests in it."""
+    reader = JUnitReader()
+    _walk(root, reader)
+    return reader.result()
 
 
-def _cases(root: Element) -> Iterator[tuple[Element, _Suite]]:
-    stack: list[tuple[Element, _Suite]] = [(root, _Suite())]
-    while stack:
-        element, outer = stack.pop()
-        tag = local_name(element)
-        if tag == "testcase":
-            yield element, outer
-        elif tag in ("testsuites", "testsuite"):
-            suite = _enter(element, outer)
-            children = [(child, suite) for child in element]
-            stack.extend(reversed(children))
+def _walk(element: Element, reader: JUnitReader) -> None:
+    reader.start(element)
+    for child in list(element):
+        _walk(child, reader)
+    reader.end(element)
 
 
 def _enter(element: Element, outer: _Suite) -> _Suite:
-    name = element.get("name") or ""
-    properties = {
-        prop.get("name")
-        for props in element
-        if local_name(props) == "properties"
-        for prop in props
-        if local_name(prop) == "property"
-    }
+    name = (element.get("name") or "").strip()
+    tool = _NAMED_BY_TOOL.get(name.lower())
+    is_suite = local_name(element) == "testsuite"
     return _Suite(
-        tool=_NAMED_BY_TOOL.get(name.lower(), outer.tool),
-        go=outer.go or "go.version" in properties,
-        name=name if local_name(element) == "testsuite" else outer.name,
+        tool=tool or outer.tool,
+        go=outer.go,
+        name=name if is_suite else outer.name,
         file=element.get("file") or outer.file,
+        path=(*outer.path, name) if is_suite and name and tool is None else outer.path,
+    )
+
+
+def _has_go_version(properties: Element) -> bool:
+    return any(
+        local_name(prop) == "property" and prop.get("name") == "go.version" for prop in properties
     )
 
 
 def _run(case: Element) -> _Run | None:
     """The case's outcome; None when it was skipped and never ran."""
-    failed = [c for c in case if local_name(c) in _FAILED]
-    flaky = [c for c in case if local_name(c) in _FLAKY]
-    reruns = [c for c in case if local_name(c) in _RERUN]
-    skipped = any(local_name(c) == "skipped" for c in case)
-    output = [c.text or "" for c in case if local_name(c) in _OUTPUT]
+    failed: list[Element] = []
+    flaky: list[Element] = []
+    reruns: list[Element] = []
+    output: list[str] = []
+    skipped = False
+    for child in case:
+        tag = local_name(child)
+        if tag in _FAILED:
+            failed.append(child)
+        elif tag in _FLAKY:
+            flaky.append(child)
+        elif tag in _RERUN:
+            reruns.append(child)
+        elif tag in _OUTPUT:
+            output.append(child.text or "")
+        elif tag == "skipped":
+            skipped = True
     if failed:
         attempts = 1 + len(reruns)
-        return _Run(attempts, attempts, _joined(failed), _texts(failed + reruns), output)
+        return _Run(
+            attempts, attempts, _joined(failed), _texts(failed + reruns), output, _said(failed)
+        )
     if flaky:
-        return _Run(len(flaky), len(flaky) + 1, _joined(flaky), _texts(flaky), output)
+        return _Run(len(flaky), len(flaky) + 1, _joined(flaky), _texts(flaky), output, _said(flaky))
     if skipped:
         return None
     return _Run(0, 1, "", [], output)
+
+
+def _said(elements: list[Element]) -> str:
+    return "\n".join(e.get("message") or "" for e in elements)
 
 
 def _joined(elements: list[Element]) -> str:
@@ -145,7 +268,7 @@ def _identify(case: Element, suite: _Suite, run: _Run) -> tuple[str, str, str | 
     """(test id, name, repo-relative file, framework) in the framework's own form."""
     classname = (case.get("classname") or "").strip()
     name = (case.get("name") or "").strip()
-    file_attr = _repo_path(case.get("file") or suite.file)
+    file_attr = stated_path(case.get("file") or suite.file)
     if suite.go or ("/" in classname and _GO_TEST.match(name)):
         # go-junit-report names a package that failed outside any test (a panic in init,
         # a build failure) "Failure": the package is what failed.
@@ -157,12 +280,17 @@ def _identify(case: Element, suite: _Suite, run: _Run) -> tuple[str, str, str | 
     if suite.tool == "pytest" or (file_attr or "").endswith(".py"):
         return _python_id(classname, name, file_attr, run, suite.tool or "unittest")
     js_file = _js_file(file_attr, suite)
+    # Without a classname, the suites around the case are what tells it from a namesake.
+    # Bazel names its one case after its suite: that adds nothing.
+    suites = [p for p in suite.path if p != name] if not classname else []
+    suites = suites or _js_suites(classname, name, js_file)
     if js_file is not None or suite.tool in ("jest", "vitest", "mocha"):
-        parts = [p for p in (js_file, *_js_suites(classname, name, js_file)) if p]
+        suites = [s for s in suites if s != js_file and stated_path(s) != js_file]
+        parts = [p for p in (js_file, *suites) if p]
         return TITLE_SEPARATOR.join([*parts, name]), name, js_file, suite.tool or "jest"
     if classname and _JAVA_CLASS.match(classname) and _JAVA_METHOD.match(name):
         return f"{classname}#{name}", name, file_attr, "junit"
-    test_id = f"{classname}{TITLE_SEPARATOR}{name}" if classname else name
+    test_id = TITLE_SEPARATOR.join([*([classname] if classname else suites), name])
     return test_id, name, file_attr, "junit"
 
 
@@ -193,7 +321,7 @@ def _js_file(file_attr: str | None, suite: _Suite) -> str | None:
     if file_attr and _JS_FILE.search(file_attr):
         return file_attr
     if _JS_FILE.search(suite.name):
-        return _repo_path(suite.name)
+        return stated_path(suite.name)
     return None
 
 
@@ -210,32 +338,25 @@ def _js_suites(classname: str, name: str, js_file: str | None) -> list[str]:
     return [p.strip() for p in classname.split(TITLE_SEPARATOR) if p.strip()]
 
 
-def _repo_path(printed: str | None) -> str | None:
-    if not printed:
-        return None
-    return PathMap().to_repo(printed.strip())
-
-
-def _failure(entries: list[tuple[Element, _Suite, _Run]]) -> Failure | None:
-    failed = sum(run.failed for _, _, run in entries)
-    if failed == 0:
-        return None
-    case, suite, first = next((e for e in entries if e[2].failed), entries[0])
-    test_id, name, file, framework = _identify(case, suite, first)
+def _failure(
+    test_id: str, name: str, file: str | None, framework: str, run: _Run, attribute: str | None
+) -> Failure:
     frames: list[Frame] = []
-    for text in first.traces:
+    for text in run.traces:
         frames.extend(repo_frames(text, PathMap(), file))
-    output_frames = [f for text in first.output for f in repo_frames(text, PathMap(), file)]
+    output_frames = [f for text in run.output for f in repo_frames(text, PathMap(), file)]
+    found = choose(
+        stack=frames, attribute=attribute, message=run.said, stack_text="\n".join(run.traces)
+    )
     return Failure(
         test_id=test_id,
         name=name,
         file=file,
         framework=framework,
-        location=location(frames),
-        message=first.message,
-        signature=signature(first.message),
+        location=found.location,
+        location_source=found.source,
+        message=run.message,
+        signature=signature(run.message),
         trace_paths=trace_paths(frames + output_frames),
         source=SOURCE,
-        attempts_failed=failed,
-        attempts_total=sum(run.total for _, _, run in entries),
     )

@@ -14,8 +14,9 @@ from typing import TypeGuard
 from bot.triage.models import Failure
 from bot.triage.parsers.paths import PathMap
 from bot.triage.reports.junit import TITLE_SEPARATOR
+from bot.triage.reports.locations import choose
 from bot.triage.reports.messages import head
-from bot.triage.reports.traces import Frame, location, repo_frames, trace_paths
+from bot.triage.reports.traces import Frame, repo_frames, trace_paths
 from bot.triage.signature import signature
 
 SOURCE = "mocha-json"
@@ -81,14 +82,17 @@ def _failure(test: dict[str, object], paths: PathMap, *, passed: bool) -> Failur
     name = _str(err.get("name"))
     if name and message and not message.startswith(name):
         message = f"{name}: {message}"
-    frames: list[Frame] = repo_frames(_str(err.get("stack")), paths, file)
+    stack = _str(err.get("stack"))
+    frames: list[Frame] = repo_frames(stack, paths, file)
+    found = choose(stack=frames, attribute=None, message=_str(err.get("message")), stack_text=stack)
     retries = _retries(test)
     return Failure(
         test_id=test_id,
         name=TITLE_SEPARATOR.join(p for p in (suites, title) if p),
         file=file,
         framework=FRAMEWORK,
-        location=location(frames),
+        location=found.location,
+        location_source=found.source,
         message=message,
         signature=signature(message),
         trace_paths=trace_paths(frames),

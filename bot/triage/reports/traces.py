@@ -9,7 +9,7 @@ from bot.triage.parsers.paths import PathMap
 
 # Traces longer than this are mostly repeated frames: their head is enough.
 _MAX_TRACE = 64 * 1024
-_SOURCE_EXT = (
+SOURCE_EXT = (
     r"py|js|mjs|cjs|jsx|ts|mts|cts|tsx|go|rs|java|kt|kts|scala|groovy|cs|fs|vb|rb|php"
     r"|c|cc|cpp|cxx|h|hpp|swift|m|mm|ex|exs|dart"
 )
@@ -17,7 +17,7 @@ _SOURCE_EXT = (
 # `\t/abs/x_test.go:6 +0x27`. A drive letter may lead; spaces, quotes and brackets end a path.
 _FRAME = re.compile(
     r'File "(?P<py>[^"\n]+)", line (?P<pyline>\d+)'
-    rf"|(?P<path>(?:[A-Za-z]:)?[^\s()'\"<>:,|]*\.(?:{_SOURCE_EXT})):(?:line )?(?P<line>\d+)\b"
+    rf"|(?P<path>(?:[A-Za-z]:)?[^\s()'\"<>:,|]*\.(?:{SOURCE_EXT})):(?:line )?(?P<line>\d+)\b"
 )
 
 
@@ -62,10 +62,6 @@ def _to_repo(printed: str, paths: PathMap, known_file: str | None) -> str | None
     if not is_absolute and "/" not in printed.removeprefix("./"):
         return None
     return paths.to_repo(printed)
-
-
-def location(frames: list[Frame]) -> str | None:
-    return f"{frames[0].path}:{frames[0].line}" if frames else None
 
 
 def trace_paths(frames: list[Frame]) -> list[str]:

@@ -2,22 +2,40 @@
 
 Results name a test by its display name; `TestDefinitions` give its class. The id is the
 fully qualified name (`Namespace.Class.Method(args)`), .NET's own form. A result with inner
-results (data-driven MSTest) fails once however many of its rows failed.
+results is a container: MSTest's data-driven test (each row, `Adds (2)`, is a result of its
+own) or an ordered test's `TestResultAggregation` (each inner result is one). A container
+counts as a result itself only when it failed and none of its rows did (its set-up or
+clean-up failed); a data-driven summary written beside its rows is dropped. The same id
+given several results is one test run several times (a retry): failed n of its m results.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from xml.etree.ElementTree import Element
 
 from bot.triage.models import Failure
 from bot.triage.parsers.paths import PathMap
+from bot.triage.reports.locations import choose
 from bot.triage.reports.messages import head
-from bot.triage.reports.traces import location, repo_frames, trace_paths
+from bot.triage.reports.traces import repo_frames, trace_paths
 from bot.triage.reports.xml_safe import local_name
 from bot.triage.signature import signature
 
 SOURCE = "trx"
 FRAMEWORK = "dotnet"
+_FAILED = frozenset({"Failed", "Error", "Timeout"})
+# An aborted result was stopped by the run, not failed by the test: counted as not run.
+_NOT_RUN = frozenset({"NotExecuted", "NotRunnable", "Pending", "Disconnected", "Aborted"})
+
+
+@dataclass
+class _Test:
+    """Every result of one test id, in file order."""
+
+    outcomes: list[str] = field(default_factory=list)
+    failed: Element | None = None  # the first failed result
 
 
 def is_trx(root: Element) -> bool:
@@ -26,20 +44,47 @@ def is_trx(root: Element) -> bool:
 
 def parse_trx(root: Element) -> tuple[list[Failure], int]:
     classes = _classes(root)
-    # Inner results (data-driven rows) name their parent with `parentExecutionId`.
-    outer = [
-        result
-        for section in _children(root, "Results")
-        for result in section.iter()
-        if local_name(result) == "UnitTestResult" and result.get("parentExecutionId") is None
+    tests: dict[str, _Test] = {}
+    for section in _children(root, "Results"):
+        for result in _without_summaries(list(_leaves(section))):
+            outcome = result.get("outcome") or ""
+            if outcome in _NOT_RUN:
+                continue
+            test = tests.setdefault(_test_id(result, classes), _Test())
+            test.outcomes.append(outcome)
+            if outcome in _FAILED and test.failed is None:
+                test.failed = result
+    failures = [
+        _failure(test_id, test.failed, test.outcomes)
+        for test_id, test in tests.items()
+        if test.failed is not None
     ]
-    failures: dict[str, Failure] = {}
-    for result in outer:
-        if result.get("outcome") == "Failed":
-            failure = _failure(result, classes.get(result.get("testId") or "", ""))
-            failures.setdefault(failure.test_id, failure)
-    ran = [r for r in outer if r.get("outcome") != "NotExecuted"]
-    return list(failures.values()), len(ran)
+    return failures, len(tests)
+
+
+def _leaves(section: Element) -> Iterator[Element]:
+    """The results of `section`: each result without inner results, the inner results of
+    the others, and a container that failed with no failed row."""
+    for result in section:
+        inner = [r for block in _children(result, "InnerResults") for r in _leaves(block)]
+        if not inner:
+            yield result
+            continue
+        yield from inner
+        row_failed = any((r.get("outcome") or "") in _FAILED for r in inner)
+        if (result.get("outcome") or "") in _FAILED and not row_failed:
+            yield result
+
+
+def _without_summaries(results: list[Element]) -> list[Element]:
+    """The results less a data-driven test's summary written beside its rows rather than
+    around them (`resultType="DataDrivenTest"` next to its `DataDrivenDataRow`s)."""
+    with_rows = {r.get("testId") for r in results if r.get("resultType") == "DataDrivenDataRow"}
+    return [
+        r
+        for r in results
+        if not (r.get("resultType") == "DataDrivenTest" and r.get("testId") in with_rows)
+    ]
 
 
 def _children(element: Element, name: str) -> list[Element]:
@@ -57,28 +102,44 @@ def _classes(root: Element) -> dict[str, str]:
     return classes
 
 
-def _failure(result: Element, class_name: str) -> Failure:
+def _test_id(result: Element, classes: dict[str, str]) -> str:
     display = (result.get("testName") or "").strip()
+    class_name = classes.get(result.get("testId") or "", "")
     if class_name and not display.startswith(class_name + "."):
-        test_id = f"{class_name}.{display}"
-    else:
-        test_id = display
+        return f"{class_name}.{display}"
+    return display
+
+
+def _failure(test_id: str, result: Element, outcomes: list[str]) -> Failure:
+    display = (result.get("testName") or "").strip()
     message_text, stack = "", ""
-    for element in result.iter():
-        tag = local_name(element)
-        if tag == "Message" and not message_text:
-            message_text = element.text or ""
-        elif tag == "StackTrace" and not stack:
-            stack = element.text or ""
+    # The result's own error, not one of its rows' (a container that failed by itself).
+    for error in _children_path(result, ("Output", "ErrorInfo")):
+        for element in error:
+            if local_name(element) == "Message" and not message_text:
+                message_text = element.text or ""
+            elif local_name(element) == "StackTrace" and not stack:
+                stack = element.text or ""
     message = head(message_text)
     frames = repo_frames(stack, PathMap())
+    found = choose(stack=frames, attribute=None, message=message_text, stack_text=stack)
     return Failure(
         test_id=test_id,
         name=display,
         framework=FRAMEWORK,
-        location=location(frames),
+        location=found.location,
+        location_source=found.source,
         message=message,
         signature=signature(message),
         trace_paths=trace_paths(frames),
         source=SOURCE,
+        attempts_failed=sum(1 for o in outcomes if o in _FAILED),
+        attempts_total=len(outcomes),
     )
+
+
+def _children_path(element: Element, names: tuple[str, ...]) -> list[Element]:
+    found = [element]
+    for name in names:
+        found = [c for e in found for c in _children(e, name)]
+    return found

@@ -1,18 +1,27 @@
-"""Untrusted XML parsed without entity expansion or external references, as it arrives."""
+"""Untrusted XML parsed without entity expansion or external references, as it arrives.
+
+`XmlStream` yields the document's start and end events while its chunks are fed in, so a
+reader that clears what it has read (JUnit) holds one test case at a time, and one that
+needs the whole tree (TRX) keeps it. Either way the elements are counted and capped.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from xml.etree.ElementTree import Element, ParseError, TreeBuilder
+import functools
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from xml.etree.ElementTree import Element, ParseError
 
 # No stubs in the dev dependencies (types-defusedxml would supply them).
 from defusedxml import DefusedXmlException
-from defusedxml.ElementTree import DefusedXMLParser
+from defusedxml.ElementTree import iterparse
 
-# Elements one document may hold. The tree is what a parsed report costs (about 330 bytes an
-# element with its attributes, 16 times the bytes of `<testcase name="t"/>`): this bounds it
-# near 35 MiB, whatever a compressed file expands to. A report of tens of thousands of tests
-# fits.
+# Elements one document may hold. A tree kept whole is what a parsed report costs (about 330
+# bytes an element with its attributes, 16 times the bytes of `<testcase name="t"/>`): this
+# bounds it near 35 MiB, whatever a compressed file expands to. A JUnit file is read case by
+# case and costs no such memory, but parsing costs CPU by the element (about 100,000 a
+# second with the reading), so the cap holds for it too. A report of tens of thousands of
+# tests fits.
 MAX_ELEMENTS = 100_000
 
 
@@ -20,60 +29,76 @@ class TooManyElements(Exception):
     """The document holds more than its cap of elements."""
 
 
-class _CountingBuilder:
-    """A TreeBuilder that stops the parse at the element past `limit`."""
+class _ChunkFile:
+    """The chunks as the file-like object `iterparse` reads; the chunks' exceptions pass."""
 
-    def __init__(self, limit: int) -> None:
-        self._builder = TreeBuilder()
-        self._limit = limit
-        self.elements = 0
+    def __init__(self, chunks: Iterable[bytes]) -> None:
+        self._chunks = iter(chunks)
 
-    def start(self, tag: str, attrs: dict[str, str]) -> Element:
-        self.elements += 1
-        if self.elements > self._limit:
-            raise TooManyElements
-        return self._builder.start(tag, attrs)
+    def read(self, _size: int = -1) -> bytes:
+        # A chunk longer than asked for is fed whole: the parser takes any length.
+        for chunk in self._chunks:
+            if chunk:
+                return chunk
+        return b""
 
-    def end(self, tag: str) -> Element:
-        return self._builder.end(tag)
 
-    def data(self, text: str) -> None:
-        self._builder.data(text)
+@dataclass
+class XmlStream:
+    """The events of document `name` read from `chunks`; after iterating, `problem` says why
+    it was not read to its end (None when it was) and `elements` what it cost."""
 
-    def close(self) -> Element:
-        return self._builder.close()
+    name: str
+    chunks: Iterable[bytes]
+    max_elements: int = MAX_ELEMENTS
+    elements: int = 0
+    problem: str | None = None
+    root: Element | None = field(default=None, init=False)
+
+    def events(self) -> Iterator[tuple[str, Element]]:
+        """("start"|"end", element) pairs; stops early, with `problem` set, on a refusal."""
+        try:
+            for event, element in iterparse(_ChunkFile(self.chunks), events=("start", "end")):
+                if event == "start":
+                    self.elements += 1
+                    if self.elements > self.max_elements:
+                        raise TooManyElements
+                    if self.root is None:
+                        self.root = element
+                yield event, element
+            return
+        except TooManyElements:
+            self.problem = f"{self.name}: refused: over {self.max_elements} XML elements"
+        except DefusedXmlException:
+            self.problem = f"{self.name}: refused: XML entities are not allowed"
+        except ParseError as error:
+            line, column = error.position  # expat counts columns from 0, editors from 1
+            self.problem = f"{self.name}: not well-formed XML (line {line}, column {column + 1})"
+        except (ValueError, LookupError) as error:
+            # A declared encoding Python does not know, or bytes that do not decode under it.
+            self.problem = f"{self.name}: unreadable XML ({error.__class__.__name__})"
 
 
 def parse_xml(
     name: str, chunks: Iterable[bytes], *, max_elements: int = MAX_ELEMENTS
 ) -> tuple[Element | None, list[str], int]:
-    """The document's root, or None and a problem naming the file and the position; and the
-    elements parsed (what the document cost, read or refused).
-
-    The chunks are fed to the parser as they come, so the document's bytes are never held
-    whole; exceptions the chunks raise pass through.
-    """
-    builder = _CountingBuilder(max_elements)
-    parser = DefusedXMLParser(target=builder)
-    try:
-        for chunk in chunks:
-            parser.feed(chunk)
-        root: Element = parser.close()
-        return root, [], builder.elements
-    except TooManyElements:
-        problem = f"{name}: refused: over {max_elements} XML elements"
-    except DefusedXmlException:
-        problem = f"{name}: refused: XML entities are not allowed"
-    except ParseError as error:
-        line, column = error.position  # expat counts columns from 0, editors from 1
-        problem = f"{name}: not well-formed XML (line {line}, column {column + 1})"
-    except (ValueError, LookupError) as error:
-        # A declared encoding Python does not know, or bytes that do not decode under it.
-        problem = f"{name}: unreadable XML ({error.__class__.__name__})"
-    return None, [problem], builder.elements
+    """The whole document's root, or None and a problem naming the file and the position;
+    and the elements parsed (what the document cost, read or refused)."""
+    stream = XmlStream(name, chunks, max_elements)
+    for _ in stream.events():
+        pass
+    if stream.problem is not None:
+        return None, [stream.problem], stream.elements
+    return stream.root, [], stream.elements
 
 
 def local_name(element: Element) -> str:
     """The tag without its namespace: TRX files put every element in one."""
     tag = element.tag
-    return tag.rsplit("}", 1)[-1] if isinstance(tag, str) else ""
+    return _local(tag) if isinstance(tag, str) else ""
+
+
+@functools.lru_cache(maxsize=1024)
+def _local(tag: str) -> str:
+    # A document has a handful of tags, met once an element: kept, not split again.
+    return tag.rsplit("}", 1)[-1]

@@ -1,0 +1,198 @@
+"""Java, Kotlin, Scala and Groovy: a test class's file, the repository's classes it imports,
+and the classes of its own package it names.
+
+Classes are looked up by path in every source root at once: the class `a.b.C` is any file
+of the tree ending in `a/b/C.java` (or `.kt`, `.scala`, `.groovy`), so `src/main/java/`,
+`src/test/kotlin/` and every module of a multi-module build count alike. What a file
+imports, read by `jvm_scan`:
+
+- `import a.b.C` (also `static`, Kotlin's `as`): the file of the longest prefix that is a
+  class (`a.b.C.method` is `C`, `a.b.Outer.Inner` is `Outer`);
+- `import a.b.*` and Scala's `a.b._`: every class file of the package `a.b`, or of the
+  class `a.b` when that is a class;
+- an import whose name is in no class file but whose package is the repository's (a
+  Kotlin top-level function, a Scala object's member): every file of that package;
+- a dotted name in the code whose longest prefix is a class (`new scopt.OptionParser()`:
+  a class named by its package, no import);
+- Scala's relative imports (`import SpecUtil._` in package `scopttest`), tried against the
+  file's package when they name no class from the root;
+- every identifier that is the name of a class file of the file's own package, in any
+  source root (`OrderRepository` in `src/test/java/org/example/orders/` is
+  `src/main/java/org/example/orders/OrderRepository.java`): Java names them unimported.
+
+Not followed: Kotlin and Scala top-level declarations of the file's own package named
+without an import (their file cannot be told from the name), reflection, annotation
+processors and generated sources (not in the tree).
+
+A Maven, Gradle or JUnit failure names the class (`org.example.orders.OrderRepositoryTest`),
+not its file: `locate_class` finds it in the commit's tree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from bot.shared import Tree
+from bot.triage.imports.jvm_scan import WILDCARD, scan_jvm
+from bot.triage.imports.language import Start, Target
+from bot.triage.imports.paths import parent
+from bot.triage.models import Failure
+
+SUFFIXES = (".java", ".kt", ".scala", ".groovy")
+JVM_FRAMEWORKS = frozenset({"maven", "gradle", "junit"})
+SAME_CLASS = "a file with the test class's name in another source root"
+_NESTED_COMMENTS = (".kt", ".scala")
+
+
+def _stem(path: str) -> str:
+    return path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+
+
+@dataclass(frozen=True)
+class Classes:
+    """The tree's class files by folder (directly in it, sorted), and the folders by their
+    last name, so that a package (`a.b`: every folder ending in `a/b`) is found fast."""
+
+    folders: Mapping[str, list[str]]
+    by_leaf: Mapping[str, list[str]]
+
+    @classmethod
+    def of(cls, tree: Tree) -> Classes:
+        folders: dict[str, list[str]] = {}
+        for path in sorted(tree.files):
+            if path.endswith(SUFFIXES):
+                folders.setdefault(parent(path), []).append(path)
+        by_leaf: dict[str, list[str]] = {}
+        for folder in folders:
+            by_leaf.setdefault(folder.rsplit("/", 1)[-1], []).append(folder)
+        return cls(folders, by_leaf)
+
+    def package(self, package: str) -> list[str]:
+        """Every class file of the package, in every source root; none for the default
+        package (its folders, the source roots, are not known)."""
+        tail = package.replace(".", "/")
+        if not tail:
+            return []
+        leaf = tail.rsplit("/", 1)[-1]
+        return [
+            path
+            for folder in self.by_leaf.get(leaf, [])
+            if folder == tail or folder.endswith("/" + tail)
+            for path in self.folders[folder]
+        ]
+
+    def named(self, package: str, name: str) -> list[str]:
+        """The files of the class `package.name` in every source root."""
+        return [path for path in self.package(package) if _stem(path) == name]
+
+
+class Jvm:
+    name = "Java/Kotlin/Scala"
+    sources = SUFFIXES
+
+    def tests(self, test_file: str) -> bool:
+        return test_file.endswith(SUFFIXES)
+
+    def config_files(self, test_file: str, tree: Tree) -> Sequence[str]:
+        return []
+
+    def resolver(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> JvmResolver:
+        return JvmResolver(test_file, Classes.of(tree))
+
+
+@dataclass(frozen=True)
+class JvmResolver:
+    test_file: str
+    classes: Classes
+
+    def starts(self) -> Sequence[Start]:
+        """The other files of the test class's name and package folder: in a multi-module
+        build the failure does not say which module's class ran, so each one counts."""
+        name = self.test_file.rsplit("/", 1)[-1]
+        folder = parent(self.test_file)
+        return [
+            Start(path, SAME_CLASS)
+            for other, paths in self.classes.folders.items()
+            if other != folder and _same_package_folder(other, folder)
+            for path in paths
+            if path.rsplit("/", 1)[-1] == name
+        ]
+
+    def imports(self, path: str, source: str) -> Sequence[Target] | None:
+        scanned = scan_jvm(source, nested_comments=path.endswith(_NESTED_COMMENTS))
+        found: list[Target] = []
+        package = scanned.package
+        for imported in scanned.imports:
+            # Scala resolves an import relative to the enclosing package too (`import
+            # SpecUtil._` in package scopttest): try both, over-counting.
+            relative = f"{package}.{imported}" if package else ""
+            files = self._imported(imported) or (self._imported(relative) if relative else [])
+            found += [Target(file, imported) for file in files]
+        for name in dict.fromkeys(scanned.qualified):
+            found += [Target(file, name) for file in self._class_of(name.split("."))]
+        # The default package's classes: those beside the file.
+        neighbours = self.classes.package(package) or self.classes.folders.get(parent(path), [])
+        for file in neighbours:
+            name = _stem(file)
+            if name in scanned.names and file != path:
+                found.append(Target(file, f"{package}.{name}" if package else name))
+        return list(dict.fromkeys(found))
+
+    def _imported(self, imported: str) -> list[str]:
+        parts = imported.split(".")
+        wildcard = parts[-1] == WILDCARD
+        names = parts[:-1] if wildcard else parts
+        return self._class_of(names) or self.classes.package(
+            ".".join(names if wildcard else names[:-1])
+        )
+
+    def _class_of(self, names: list[str]) -> list[str]:
+        """The files of the longest prefix of `names` that is a class with a package
+        (`a.b.C.method` is `a.b.C`)."""
+        for end in range(len(names), 1, -1):
+            files = self.classes.named(".".join(names[: end - 1]), names[end - 1])
+            if files:
+                return files
+        return []
+
+
+def _same_package_folder(one: str, other: str) -> bool:
+    """Whether two source-root folders hold the same package, judged by their common tail
+    below the roots' `java`/`kotlin`/`scala`/`groovy` folder (or the whole path)."""
+    return _package_tail(one) == _package_tail(other)
+
+
+def _package_tail(folder: str) -> str:
+    parts = folder.split("/")
+    roots = [i for i, part in enumerate(parts) if part in ("java", "kotlin", "scala", "groovy")]
+    return "/".join(parts[roots[-1] + 1 :]) if roots else folder
+
+
+def jvm_class(failure: Failure) -> str | None:
+    """The outer class a Maven, Gradle or JUnit failure names: `a.b.CTest#method` and
+    `a.b.CTest$Nested#method` are `a.b.CTest`."""
+    if failure.framework not in JVM_FRAMEWORKS or "#" not in failure.test_id:
+        return None
+    head = failure.test_id.split("#", 1)[0].split("$", 1)[0]
+    parts = head.split(".")
+    if not all(part.isidentifier() for part in parts):
+        return None
+    return head
+
+
+def locate_class(qualified: str, tree: Tree) -> str | None:
+    """The file of the class `qualified` in the tree, in any source root: of several (a
+    multi-module build), the shortest path, then the first in order (the failure does not
+    say which module ran); the walk counts the others as files that run for the test
+    (`JvmResolver.starts`)."""
+    package, _, name = qualified.rpartition(".")
+    classes = Classes.of(tree)
+    if package:
+        files = classes.named(package, name)
+    else:  # a log that names the class alone (Gradle without a stack frame): any package
+        files = [p for paths in classes.folders.values() for p in paths if _stem(p) == name]
+    return min(files, key=lambda path: (len(path), path)) if files else None
+
+
+JVM = Jvm()

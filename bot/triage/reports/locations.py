@@ -1,0 +1,146 @@
+"""Where a failure happened, as a report states it: kept, made repository-relative when the
+runner's checkout prefix is known, and placed in the commit's tree when a bare file name is
+all it says.
+
+A location says where it came from (`Failure.location_source`): a `<testcase>`'s `file` and
+`line` attributes ("attribute"), a repository frame of the failure's stack ("stack"), a
+`file:line` in its message ("message"), or a bare file name found once in the commit's tree
+("tree"). A bare name (`store_test.go:41`) that cannot be placed is kept as printed.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from urllib.parse import unquote
+
+from bot.shared import Tree
+from bot.triage.models import Failure
+from bot.triage.parsers.paths import PathMap
+from bot.triage.reports.traces import SOURCE_EXT, Frame
+
+ATTRIBUTE = "attribute"
+STACK = "stack"
+MESSAGE = "message"
+TREE = "tree"
+
+# How workflows spell the checkout directory when a path is written from a template.
+_WORKSPACE_VARIABLE = re.compile(
+    r"^(?:\$GITHUB_WORKSPACE|\$\{GITHUB_WORKSPACE\}|\$\{\{\s*github\.workspace\s*\}\}|"
+    r"%GITHUB_WORKSPACE%|\$env:GITHUB_WORKSPACE)[/\\]"
+)
+_ESCAPED = re.compile(r"%[0-9A-Fa-f]{2}")
+_DRIVE = re.compile(r"^[A-Za-z]:/")
+_LINE = re.compile(r"^\d{1,9}$")
+# A `file:line` opening a line: how Go's `t.Errorf`, XCTest and compilers state where a check
+# failed. A frame inside a stack (`at x.Y(Class.java:169)`) names a file of any library,
+# placed in the repository only by its path (`repo_frames`), never by its bare name.
+_LEADING = re.compile(
+    rf"^[ \t]*(?P<path>[^\s()'\"<>:,|]+\.(?:{SOURCE_EXT})):(?:line )?(?P<line>\d+)\b", re.MULTILINE
+)
+_MAX_SCAN = 64 * 1024
+
+
+@dataclass(frozen=True)
+class Located:
+    """A failure's location (`path:line`), where it came from, and a note when a bare name
+    could not be placed."""
+
+    location: str | None = None
+    source: str | None = None
+    note: str = ""
+
+
+@functools.lru_cache(maxsize=4096)
+def stated_path(printed: str, *, keep_name: bool = False) -> str | None:
+    """A path as a report states it, repository-relative when it can be: URL escapes
+    decoded, Windows separators made `/`, the runner's checkout prefix (hosted, container,
+    self-hosted `_work`, `$GITHUB_WORKSPACE`) dropped. A bare file name is kept as it is.
+    Cached: a report names one file for each of its many cases.
+    An absolute path outside every known checkout is None, or with `keep_name` (a test
+    case's own file) its file name, to be placed by `place_in_tree`."""
+    path = printed.strip()
+    if _ESCAPED.search(path):
+        path = unquote(path)
+    path = path.removeprefix("file://")
+    path = _WORKSPACE_VARIABLE.sub("", path).replace("\\", "/")
+    if not path:
+        return None
+    mapped = PathMap().to_repo(path)
+    if mapped is None and _DRIVE.match(path):
+        # A self-hosted Windows runner's `C:\actions-runner\_work\R\R\`: the `_work`
+        # rule of PathMap matches it once the drive is dropped.
+        mapped = PathMap().to_repo(path[2:])
+    if mapped is not None:
+        return mapped
+    if keep_name and (path.startswith("/") or _DRIVE.match(path)):
+        return path.rsplit("/", 1)[-1] or None
+    return None
+
+
+def is_bare(path: str) -> bool:
+    """A file name with no directory: printed relative to a directory nobody named."""
+    return "/" not in path
+
+
+def attribute_location(file: str | None, line: str | None) -> str | None:
+    """`file:line` from a `<testcase>`'s attributes; None without both (a file alone is
+    the test's file, already `Failure.file`, not where it failed)."""
+    line = (line or "").strip()
+    if not file or not _LINE.match(line) or int(line) == 0:
+        return None
+    path = stated_path(file, keep_name=True)
+    return f"{path}:{int(line)}" if path is not None else None
+
+
+def choose(*, stack: list[Frame], attribute: str | None, message: str, stack_text: str) -> Located:
+    """The best stated location: a repository frame of the stack (the line that raised),
+    the test case's own attributes, a `file:line` in the message, then a bare frame of the
+    stack kept as printed."""
+    if stack:
+        return Located(f"{stack[0].path}:{stack[0].line}", STACK)
+    if attribute:
+        return Located(attribute, ATTRIBUTE)
+    for text, source in ((message, MESSAGE), (stack_text, STACK)):
+        for match in _LEADING.finditer(text[:_MAX_SCAN]):
+            path = stated_path(match.group("path"))
+            if path is not None:
+                return Located(f"{path}:{match.group('line')}", source)
+    return Located()
+
+
+def place_in_tree(location: str, tree: Tree) -> Located | None:
+    """A bare `name.ext:line` placed in the commit's tree: the one file of that name, or
+    None with a note when there are several (the bare name is kept) or none."""
+    path, sep, line = location.rpartition(":")
+    if not sep or not _LINE.match(line):
+        path, line = location, ""
+    if not is_bare(path):
+        return None
+    matches = sorted(p for p in tree.files if p == path or p.endswith("/" + path))
+    suffix = f":{line}" if line else ""
+    if len(matches) == 1:
+        return Located(f"{matches[0]}{suffix}", TREE)
+    if matches:
+        shown = ", ".join(matches[:3]) + (", ..." if len(matches) > 3 else "")
+        note = f"{path} is {len(matches)} files in the tree ({shown}): kept as printed"
+        return Located(location, None, note)
+    return Located(location, None, f"{path} is not in the commit's tree: kept as printed")
+
+
+def resolve_in_tree(failures: Iterable[Failure], tree: Tree) -> list[Failure]:
+    """The failures with each bare location placed in `tree` where it names one file; a
+    name found several times, or not at all, stays as printed and says so."""
+    resolved: list[Failure] = []
+    for failure in failures:
+        placed = place_in_tree(failure.location, tree) if failure.location else None
+        if placed is None:
+            resolved.append(failure)
+        elif placed.source == TREE:
+            update = {"location": placed.location, "location_source": TREE, "location_note": ""}
+            resolved.append(failure.model_copy(update=update))
+        else:
+            resolved.append(failure.model_copy(update={"location_note": placed.note}))
+    return resolved

@@ -1,0 +1,208 @@
+"""Java/Kotlin/Scala/Groovy's import walk (bot/triage/imports/jvm.py, jvm_scan.py): the
+scanner, classes by package in every source root, and a failure's class found in the tree."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot.triage.imports import Source, WalkLimits
+from bot.triage.imports.jvm import jvm_class, locate_class
+from bot.triage.imports.jvm_scan import scan_jvm
+from bot.triage.models import Failure
+from tests.test_imports_walk import depths, layout, tree_of, walked
+
+
+@pytest.mark.parametrize(
+    ("source", "package", "imports"),
+    [
+        (
+            "package a.b;\nimport static x.Y.z;\nimport c.D;\nimport e.*;\nclass T {}",
+            "a.b",
+            ["x.Y.z", "c.D", "e.*"],
+        ),
+        (
+            "package a.b\n\nimport c.D as E\nimport f.g.*\nimport h.`in`.I\n",
+            "a.b",
+            ["c.D", "f.g.*", "h.in.I"],
+        ),
+        (
+            "package a\npackage b\nimport c.{D, E => F, _}\nimport g._, h.I\n",
+            "a.b",
+            ["c.D", "c.E", "c.*", "g.*", "h.I"],
+        ),
+        ("package a\nimport c.{given, *}\nobject O { import d.E }\n", "a", ["c.*", "d.E"]),
+        (
+            'package a;\n// import no.One;\n/* import no.Two; */\nString s = "import no.Three;";\n',
+            "a",
+            [],
+        ),
+        (
+            'package a\nval t = """\nimport no.Four\n"""\nval c = \'"\'\nimport yes.Five\n',
+            "a",
+            ["yes.Five"],
+        ),
+        (
+            "package a\n/* outer /* inner */ import no.Six */\nimport yes.Seven\n",
+            "a",
+            ["yes.Seven"],
+        ),
+        ("import Top\nclass T", "", ["Top"]),
+        ("package a;\nimport", "a", []),
+    ],
+)
+def test_the_scanner_reads_package_and_imports_outside_comments_and_strings(
+    source: str, package: str, imports: list[str]
+) -> None:
+    scanned = scan_jvm(source, nested_comments=True)
+    assert (scanned.package, scanned.imports) == (package, imports)
+
+
+def test_java_block_comments_do_not_nest() -> None:
+    source = "package a;\n/* one /* two */\nimport yes.Java;\n"
+    assert scan_jvm(source).imports == ["yes.Java"]
+    assert scan_jvm(source, nested_comments=True).imports == []  # Kotlin: still inside
+
+
+def test_names_are_identifiers_outside_comments_and_strings() -> None:
+    scanned = scan_jvm('class T { Money m; // Invoice\n String s = "Ledger"; }')
+    assert {"Money", "T", "class"} <= scanned.names
+    assert not {"Invoice", "Ledger"} & scanned.names
+
+
+PROJECT: dict[str, Source] = {
+    "core/src/main/java/org/ex/orders/Money.java": "package org.ex.orders;\nclass Money {}",
+    "core/src/main/java/org/ex/orders/Order.java": (
+        "package org.ex.orders;\nimport org.ex.util.Strings;\nclass Order { Money m; }"
+    ),
+    "core/src/main/java/org/ex/orders/Unused.java": "package org.ex.orders;\nclass Unused {}",
+    "core/src/main/java/org/ex/util/Strings.java": "package org.ex.util;\nclass Strings {}",
+    "core/src/main/java/org/ex/util/Lists.java": "package org.ex.util;\nclass Lists {}",
+    "core/src/main/kotlin/org/ex/fmt/Format.kt": "package org.ex.fmt\nfun money() = 1\n",
+    "core/src/main/kotlin/org/ex/fmt/Other.kt": "package org.ex.fmt\nfun other() = 1\n",
+    "core/src/test/java/org/ex/orders/OrderTest.java": (
+        "package org.ex.orders;\n"
+        "import static org.ex.util.Strings.pad;\n"
+        "import org.ex.fmt.money;\n"
+        "import org.junit.jupiter.api.Test;\n"
+        "import java.util.List;\n"
+        "class OrderTest { Order order; }\n"
+    ),
+    "api/src/test/java/org/ex/orders/OrderTest.java": "package org.ex.orders;\nclass OrderTest {}",
+    "api/src/main/java/org/ex/wild/Any.java": "package org.ex.wild;\nclass Any {}",
+}
+
+
+def test_imports_same_package_names_and_other_modules_test_class() -> None:
+    result = walked("core/src/test/java/org/ex/orders/OrderTest.java", PROJECT)
+    assert depths(result) == {
+        # The class's other file in a multi-module build runs too: which one ran is unknown.
+        "api/src/test/java/org/ex/orders/OrderTest.java": 0,
+        "core/src/main/java/org/ex/util/Strings.java": 1,  # static import of a member
+        "core/src/main/kotlin/org/ex/fmt/Format.kt": 1,  # a top-level function: its package
+        "core/src/main/kotlin/org/ex/fmt/Other.kt": 1,
+        "core/src/main/java/org/ex/orders/Order.java": 1,  # same package, no import
+        "core/src/main/java/org/ex/orders/Money.java": 2,
+    }
+    [money] = [r for r in result.reached if r.path.endswith("Money.java")]
+    assert [s.module for s in money.chain] == ["org.ex.orders.Order", "org.ex.orders.Money"]
+    assert not result.partial or result.cut == ("imports deeper than 2 not followed",)
+
+
+def test_wildcards_name_a_package_or_a_class() -> None:
+    files = {
+        **PROJECT,
+        "core/src/test/java/org/ex/orders/OrderTest.java": (
+            "package org.ex.orders;\nimport org.ex.wild.*;\nimport static org.ex.util.Lists.*;\n"
+        ),
+    }
+    found = depths(walked("core/src/test/java/org/ex/orders/OrderTest.java", files))
+    assert found["api/src/main/java/org/ex/wild/Any.java"] == 1
+    assert found["core/src/main/java/org/ex/util/Lists.java"] == 1
+    assert "core/src/main/java/org/ex/util/Strings.java" not in found
+
+
+@pytest.mark.parametrize(
+    ("test_id", "framework", "expected"),
+    [
+        ("org.ex.orders.OrderTest#totals", "maven", "org.ex.orders.OrderTest"),
+        ("org.ex.orders.OrderTest$WhenPaid#totals()", "gradle", "org.ex.orders.OrderTest"),
+        ("org.ex.orders.OrderTest#rounds(double)[2] 0.005 €", "junit", "org.ex.orders.OrderTest"),
+        ("OrderTest#totals", "gradle", "OrderTest"),
+        ("org.ex.orders.OrderTest#totals", "pytest", None),
+        ("tests/test_x.py::test_y", "junit", None),
+        ("a b.C#d", "maven", None),
+    ],
+)
+def test_jvm_class(test_id: str, framework: str, expected: str | None) -> None:
+    failure = Failure(test_id=test_id, name=test_id, framework=framework)
+    assert jvm_class(failure) == expected
+
+
+@pytest.mark.parametrize(
+    ("qualified", "expected"),
+    [
+        ("org.ex.orders.OrderTest", "api/src/test/java/org/ex/orders/OrderTest.java"),
+        ("org.ex.fmt.Format", "core/src/main/kotlin/org/ex/fmt/Format.kt"),
+        ("OrderTest", "api/src/test/java/org/ex/orders/OrderTest.java"),  # no package named
+        ("org.other.OrderTest", None),
+        ("orders.OrderTest", "api/src/test/java/org/ex/orders/OrderTest.java"),  # a path tail
+    ],
+)
+def test_a_class_is_found_in_any_source_root(qualified: str, expected: str | None) -> None:
+    assert locate_class(qualified, tree_of(PROJECT)) == expected
+
+
+def test_a_real_multi_module_build_gson() -> None:
+    """google/gson at a real commit: a test of the extras/ module importing classes of the
+    gson/ module, and naming its own package's UtcDateTypeAdapter without an import."""
+    tree, files = layout("gson")
+    test = "extras/src/test/java/com/google/gson/typeadapters/UtcDateTypeAdapterTest.java"
+    assert locate_class("com.google.gson.typeadapters.UtcDateTypeAdapterTest", tree) == test
+    result = walked(test, files, WalkLimits(depth=1), tree)
+    assert set(depths(result)) == {
+        "gson/src/main/java/com/google/gson/Gson.java",
+        "gson/src/main/java/com/google/gson/GsonBuilder.java",
+        "gson/src/main/java/com/google/gson/JsonParseException.java",
+        "extras/src/main/java/com/google/gson/typeadapters/UtcDateTypeAdapter.java",
+    }
+    assert result.read == (test,)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.sampled_from([*"ab.;*_{}=>,`'\"/\n ", "import", "package", "static", "as"])).map(
+        "".join
+    )
+)
+def test_the_scanner_never_fails(source: str) -> None:
+    for nested in (False, True):
+        scanned = scan_jvm(source, nested_comments=nested)
+        assert all(isinstance(name, str) and name for name in scanned.imports)
+
+
+def test_a_real_scala_cross_build_scopt() -> None:
+    """scopt/scopt at a real commit: a relative import and a class named by its package."""
+    tree, files = layout("scopt")
+    test = "jvm_js/src/test/scala/scopttest/UriSpec.scala"
+    result = walked(test, files, WalkLimits(depth=1), tree)
+    assert {(r.path, r.chain[0].module) for r in result.reached} == {
+        ("shared/src/test/scala/scopttest/SpecUtil.scala", "SpecUtil.*"),
+        ("shared/src/main/scala/scopt/OptionParser.scala", "scopt.OptionParser"),
+    }
+
+
+def test_relative_imports_and_qualified_names_in_code() -> None:
+    files: dict[str, Source] = {
+        "src/main/scala/a/b/C.scala": "package a.b\nclass C\n",
+        "src/main/scala/x/y/Z.scala": "package x.y\nclass Z\n",
+        "src/main/scala/x/y/Unused.scala": "package x.y\nclass Unused\n",
+        "src/test/scala/a/T.scala": (
+            "package a\nimport b.C\nclass T { val z = new x.y.Z(); val n = z.hashCode }\n"
+        ),
+    }
+    assert set(depths(walked("src/test/scala/a/T.scala", files))) == {
+        "src/main/scala/a/b/C.scala",
+        "src/main/scala/x/y/Z.scala",
+    }
