@@ -36,10 +36,13 @@ class Start:
 
 @dataclass(frozen=True)
 class Target:
-    """A repository file an import runs, with the module as the importer writes it."""
+    """A repository file an import runs, with the module as the importer writes it.
+    `follow` False keeps it in the footprint unread: a file that imports nothing (a JSON
+    file, a stylesheet) costs no read and no share of the limits."""
 
     path: str
     module: str
+    follow: bool = True
 
 
 class Resolver(Protocol):

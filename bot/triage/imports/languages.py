@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from bot.triage.imports.csharp import CSHARP
 from bot.triage.imports.golang import GO
+from bot.triage.imports.javascript import JAVASCRIPT, TYPESCRIPT
 from bot.triage.imports.jvm import JVM
 from bot.triage.imports.language import Language
 from bot.triage.imports.php import PHP
@@ -13,7 +14,7 @@ from bot.triage.imports.python import PYTHON
 from bot.triage.imports.ruby import RUBY
 from bot.triage.imports.rust import RUST
 
-LANGUAGES: tuple[Language, ...] = (PYTHON, GO, JVM, RUBY, PHP, CSHARP, RUST)
+LANGUAGES: tuple[Language, ...] = (PYTHON, GO, JVM, JAVASCRIPT, TYPESCRIPT, RUBY, PHP, CSHARP, RUST)
 
 
 def language_of(test_file: str) -> Language | None:

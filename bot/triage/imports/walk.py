@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from collections import deque
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from bot.shared import Source, Tree, Unreadable
 from bot.triage.imports.language import Language, Resolver, Start, Target
@@ -164,7 +164,8 @@ def _follow(state: _Walker, resolver: Resolver, starts: list[Start]) -> None:
             if target.path not in seen:
                 seen.add(target.path)
                 step = ImportStep(importer=path, module=target.module, path=target.path)
-                queue.append((target.path, (*chain, step), start))
+                leaf = start if target.follow else replace(start, follow=False)
+                queue.append((target.path, (*chain, step), leaf))
 
 
 def _imports_to_follow(

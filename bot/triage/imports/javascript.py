@@ -1,0 +1,276 @@
+"""JavaScript and TypeScript: what a test file loads, read with a small scanner
+(`jsscan.py`, never run), and where each specifier is found in the repository.
+
+What runs for a test: the test file; the setup files its jest or vitest configuration
+names (`setupFiles`, `setupFilesAfterEnv`, `globalSetup`, in `jest.config.*`, `package.json`'s
+`jest` key, `vitest.config.*`, `vite.config.*` from the test's folder up: `jsconfig.py`);
+and, transitively, what those load: `import ... from`, `export ... from`, `import 'x'`,
+`import('x')` and `require('x')` with a literal, `jest.mock('x')` and its kin.
+
+A specifier resolves as node and TypeScript do: a relative one (`./x`, `../x`) against the
+importing file, as written, with an extension added (`.ts`, `.tsx`, `.d.ts`, `.js`, ...) or
+as a folder's `index.*`, and `./x.js` written for `x.ts` (TypeScript's NodeNext style); an
+absolute one (`/src/main.ts`) from vite's root (a vite config's folder, else the
+repository's). A bare one goes through, in order: an alias of the bundler or test runner (vite's
+`resolve.alias` with a literal replacement, jest's `moduleNameMapper` of the form
+`^prefix(.*)$`), the nearest tsconfig's `paths`, its `baseUrl`; else it may name a package
+of the repository itself (a monorepo's workspace): a folder holding a package.json whose
+name is the package's last segment (`@acme/utils` in `packages/utils/`) or scope-last
+(`@babel/core` in `packages/babel-core/`), or whose package.json was read and names it.
+That package's `src/index.*` (or `index.*`, `lib/index.*`; for `pkg/sub`, `sub` under the
+folder, its `src/` or `lib/`) and its package.json are imported, and the package.json's
+entries (`main`, `module`, `exports`, ...; a built file in `dist/` or `lib/` that is not in
+the tree is looked for under `src/`) at the next depth. Anything else (`react`, `node:fs`)
+is not the repository's and is left out. Not followed: webpack's aliases, a vite alias found
+by a regular expression, other `moduleNameMapper` patterns, jest's `moduleDirectories`,
+package.json `imports` (`#x`), and `import.meta.glob`.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from bot.shared import Tree
+from bot.triage.imports import jsconfig
+from bot.triage.imports.jsconfig import Alias, Aliases, SetupRef, normalize
+from bot.triage.imports.jsscan import loads_jsonc, specifiers
+from bot.triage.imports.language import Start, Target
+from bot.triage.imports.paths import join, parent
+
+JS_TESTS = (".js", ".jsx", ".mjs", ".cjs")
+TS_TESTS = (".ts", ".tsx", ".mts", ".cts")
+SCANNED = (*JS_TESTS, *TS_TESTS, ".vue", ".svelte", ".astro")
+# What a test can load: scripts, and the JSON, styles and components they import.
+SOURCES = (*SCANNED, ".json", ".css", ".scss", ".sass", ".less")
+EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".json")
+# The TypeScript file a `.js` specifier names under NodeNext resolution.
+_TS_FOR_JS = {".js": (".ts", ".tsx"), ".jsx": (".tsx",), ".mjs": (".mts",), ".cjs": (".cts",)}
+_BUILD_FOLDERS = frozenset({"dist", "lib", "build", "esm", "cjs", "out"})
+_PACKAGE_ENTRY_FOLDERS = ("src", "", "lib")
+_SKIPPED_FOLDERS = frozenset({"node_modules"})
+_NESTED_MANIFEST = "/" + jsconfig.MANIFEST
+_SCRIPT_SUFFIX = re.compile(r"(?:\.d)?\.[cm]?[jt]sx?$")
+
+
+@dataclass(frozen=True)
+class Script:
+    """One `Language` object per name: JavaScript reads `.js` tests, TypeScript `.ts`
+    ones; both resolve alike and either may load the other's files."""
+
+    name: str
+    tested: tuple[str, ...]
+    sources: tuple[str, ...] = SOURCES
+
+    def tests(self, test_file: str) -> bool:
+        return test_file.endswith(self.tested) and not test_file.endswith(".d.ts")
+
+    def config_files(self, test_file: str, tree: Tree) -> Sequence[str]:
+        return jsconfig.config_candidates(test_file, tree)
+
+    def resolver(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> ScriptResolver:
+        named: dict[str, str] = {}
+        roots: list[str] = []
+        for path, text in configs.items():
+            folder, _, file_name = path.rpartition("/")
+            manifest = loads_jsonc(text) if file_name == jsconfig.MANIFEST else None
+            if isinstance(manifest, dict) and isinstance(name := manifest.get("name"), str):
+                named.setdefault(name, folder)
+            if file_name.startswith(("vite.config.", "vitest.config.")):
+                roots.append(folder)
+        return ScriptResolver(
+            tree=tree,
+            aliases=jsconfig.aliases(test_file, configs),
+            named=named,
+            roots=(*roots, ""),
+            setups=tuple(jsconfig.setup_refs(configs)),
+            aliased=tuple(jsconfig.module_aliases(configs)),
+        )
+
+
+@dataclass(frozen=True)
+class ScriptResolver:
+    tree: Tree
+    aliases: Aliases
+    named: Mapping[str, str]  # package name -> folder, from the package.json files read
+    roots: tuple[str, ...]  # where a `/x` specifier is looked for: vite's roots, then ours
+    setups: tuple[SetupRef, ...]
+    aliased: tuple[Alias, ...] = ()  # vite's `resolve.alias`, jest's `moduleNameMapper`
+
+    @functools.cached_property
+    def packages(self) -> Mapping[str, tuple[str, ...]]:
+        """Folder name -> the folders of that name holding a package.json: a pass over the
+        whole tree, made only when a bare specifier is left after the aliases."""
+        return _package_folders(self.tree)
+
+    def starts(self) -> Sequence[Start]:
+        found = {
+            path: Start(path, f"a setup file named in {ref.config}")
+            for ref in self.setups
+            for path in self._setup_files(ref)
+        }
+        return list(found.values())
+
+    def imports(self, path: str, source: str) -> Sequence[Target] | None:
+        if path.rpartition("/")[2] == jsconfig.MANIFEST:
+            return self._entries(path, source)
+        if not path.endswith(SCANNED):
+            return []  # JSON, styles: they load nothing
+        found = specifiers(source)
+        if found is None:
+            return None
+        return list(dict.fromkeys(t for spec in found for t in self.resolve(spec, path)))
+
+    def resolve(self, spec: str, importer: str) -> list[Target]:
+        """The repository files one specifier loads, as `importer` writes it."""
+        bare = spec.split("?", 1)[0]  # vite's `./icon.svg?raw`
+        if bare.startswith(("./", "../")) or bare in (".", ".."):
+            base = normalize(parent(importer), bare)
+            files = [] if base is None else self.files_at(base)
+        elif bare.startswith("/"):  # vite reads `/src/main.ts` from its root
+            found = (self.files_at(join(root, bare.lstrip("/"))) for root in self.roots)
+            files = next((files for files in found if files), [])
+        elif ":" in bare.split("/", 1)[0]:
+            files = []  # `node:fs`, `virtual:x`, a URL: not the repository's
+        else:
+            files = self._bare(bare)
+        return [Target(path, spec, follow=_loads_more(path)) for path in files]
+
+    def _bare(self, spec: str) -> list[str]:
+        """A bare specifier, in the order the tools look: an alias of the bundler or test
+        runner, tsconfig `paths`, its `baseUrl`, a package of the repository."""
+        for alias in self.aliased:
+            base = alias.apply(spec)
+            if base is not None and (files := self.files_at(base)):
+                return files
+        return self._paths(spec) or self._base_url(spec) or self._workspace(spec)
+
+    def files_at(self, base: str) -> list[str]:
+        """The files a path without (or with) its extension names: the file itself, the
+        TypeScript file for a `.js` name, `base.<ext>`, or the folder's `index.<ext>`."""
+        files = self.tree.files
+        if base in files:
+            return [base]
+        stem, dot, suffix = base.rpartition(".")
+        typed = [stem + ts for ts in _TS_FOR_JS.get(dot + suffix, ()) if stem + ts in files]
+        if typed:
+            return typed
+        found = [base + ext for ext in EXTENSIONS if base + ext in files]
+        indexes = [join(base, "index" + ext) for ext in EXTENSIONS]
+        return found or [index for index in indexes if index in files]
+
+    def _paths(self, spec: str) -> list[str]:
+        """tsconfig `paths`: an exact pattern first, else the `*` pattern with the longest
+        prefix; its substitutions in order, the first that names files wins."""
+        exact = [subs for pattern, subs in self.aliases.paths if pattern == spec]
+        starred = [
+            (len(head), subs, spec[len(head) : len(spec) - len(tail)])
+            for pattern, subs in self.aliases.paths
+            if pattern.count("*") == 1
+            for head, tail in [pattern.split("*")]
+            if spec.startswith(head) and spec.endswith(tail) and len(spec) >= len(head + tail)
+        ]
+        if exact:
+            chosen, star = exact[0], ""
+        elif starred:
+            _, chosen, star = max(starred, key=lambda item: item[0])
+        else:
+            return []
+        for substitution in chosen:
+            base = normalize(self.aliases.paths_base, substitution.replace("*", star))
+            if base is not None and (files := self.files_at(base)):
+                return files
+        return []
+
+    def _base_url(self, spec: str) -> list[str]:
+        if self.aliases.base_url is None:
+            return []
+        base = normalize(self.aliases.base_url, spec)
+        return [] if base is None else self.files_at(base)
+
+    def _workspace(self, spec: str) -> list[str]:
+        """A package of the repository itself (module doc): its entry and package.json."""
+        name, subpath = _split_package(spec)
+        scope, _, last = name.rpartition("/")
+        if name in self.named:
+            folders: Sequence[str] = [self.named[name]]
+        else:
+            guesses = [last, f"{scope.lstrip('@')}-{last}"] if scope else [last]
+            folders = [f for guess in guesses for f in self.packages.get(guess, ())]
+        found: list[str] = []
+        for folder in folders:
+            found += self._package_entry(folder, subpath)
+            found.append(join(folder, jsconfig.MANIFEST))
+        return list(dict.fromkeys(found))
+
+    def _package_entry(self, folder: str, subpath: str) -> list[str]:
+        for under in _PACKAGE_ENTRY_FOLDERS:
+            if files := self.files_at(join(folder, under, subpath or "index")):
+                return files
+        return []
+
+    def _entries(self, path: str, source: str) -> list[Target] | None:
+        """A package.json's entry points as files of the tree; a built file not in the
+        tree (`dist/index.js`) is looked for under `src/`."""
+        manifest = loads_jsonc(source)
+        if not isinstance(manifest, dict):
+            return None
+        folder, found = parent(path), []
+        for entry in jsconfig.package_entries(manifest, ""):
+            base = normalize(folder, entry)
+            if base is None:
+                continue
+            files = self.files_at(base) or self.files_at(_built_to_source(folder, base))
+            found += [Target(file, entry, follow=_loads_more(file)) for file in files]
+        return list(dict.fromkeys(found))
+
+    def _setup_files(self, ref: SetupRef) -> list[str]:
+        value = ref.value
+        if value.startswith(jsconfig.ROOT_DIR):
+            value = "./" + value.removeprefix(jsconfig.ROOT_DIR).lstrip("/")
+        base = normalize(ref.root, value)
+        files = [] if base is None else self.files_at(base)
+        if files or value.startswith(("./", "../", "/")):
+            return files
+        return self._bare(value)
+
+
+def _loads_more(path: str) -> bool:
+    """Whether the file can load others: a script or a package.json, not data or styles."""
+    return path.endswith(SCANNED) or path.rpartition("/")[2] == jsconfig.MANIFEST
+
+
+def _split_package(spec: str) -> tuple[str, str]:
+    """`@scope/name/sub/path` -> (`@scope/name`, `sub/path`); `name/sub` -> (`name`, `sub`)."""
+    parts = spec.split("/")
+    count = 2 if spec.startswith("@") and len(parts) > 1 else 1
+    return "/".join(parts[:count]), "/".join(parts[count:])
+
+
+def _built_to_source(folder: str, base: str) -> str:
+    """`pkg/dist/index.js` -> `pkg/src/index`: where a built entry's source usually is."""
+    relative = base.removeprefix(folder + "/") if folder else base
+    head, _, rest = relative.partition("/")
+    if head in _BUILD_FOLDERS and rest:
+        relative = "src/" + rest
+    return join(folder, _SCRIPT_SUFFIX.sub("", relative))
+
+
+def _package_folders(tree: Tree) -> dict[str, tuple[str, ...]]:
+    """Folder name -> the folders of that name holding a package.json (not the root's, none
+    under node_modules)."""
+    found: dict[str, list[str]] = defaultdict(list)
+    for path in tree.files:
+        if not path.endswith(_NESTED_MANIFEST):
+            continue
+        folder = path.removesuffix(_NESTED_MANIFEST)
+        if not _SKIPPED_FOLDERS.intersection(folder.split("/")):
+            found[folder.rpartition("/")[2]].append(folder)
+    return {name: tuple(folders) for name, folders in found.items()}
+
+
+JAVASCRIPT = Script("JavaScript", JS_TESTS)
+TYPESCRIPT = Script("TypeScript", TS_TESTS)

@@ -1,0 +1,298 @@
+"""A small JavaScript/TypeScript scanner: the module specifiers a file loads, and the string
+literals configuration files give to a key. Read, never run.
+
+The scanner splits the text into tokens (names, string literals, punctuation), skipping
+comments, template literals with their `${...}` substitutions, and regular-expression
+literals, so an `import` written inside a string or a comment is not an import. It cannot
+tell a regular expression from a division everywhere (no scanner can without a parser): it
+guesses from the token before the `/`, and strings and regular expressions end at a line
+break, so a wrong guess (or an apostrophe in JSX text) costs at most the rest of its line.
+An unterminated block comment or template literal makes the file unreadable (None): what
+follows it could not be told from the comment.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
+
+# In code: whitespace and comments skipped, then one token: a block comment that never
+# ends, a string, a name, a number, a backtick, a slash, anything else, or the end.
+_CODE = re.compile(
+    r"""
+    (?:\s+|//[^\n]*|<!--[^\n]*|\#![^\n]*|/\*.*?\*/)*
+    (?:
+      (?P<open>/\*)
+    | (?P<string>'(?:\\.|[^'\\\n])*'?|"(?:\\.|[^"\\\n])*"?)
+    | (?P<name>[A-Za-z_$\u0080-\uffff][\w$\u0080-\uffff]*)
+    | (?P<number>\.?\d[\w.]*)
+    | (?P<tick>`)
+    | (?P<slash>/)
+    | (?P<punct>.)
+    | (?P<end>\Z)
+    )
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+# Inside a template literal, up to its closing backtick or the next `${`.
+_TEMPLATE = re.compile(r"(?:\\.|[^`\\$]|\$(?!\{))*", re.DOTALL)
+_REGEX = re.compile(r"/(?:\\.|\[(?:\\.|[^\]\\\n])*\]?|[^/\\\n\[])*/?[A-Za-z]*")
+_ESCAPE = re.compile(r"\\(.)", re.DOTALL)
+# After these names a `/` starts a regular expression; after any other name it divides.
+_BEFORE_EXPRESSION = frozenset(
+    [
+        "return",
+        "typeof",
+        "instanceof",
+        "in",
+        "of",
+        "new",
+        "delete",
+        "void",
+        "throw",
+        "case",
+        "do",
+        "else",
+        "yield",
+        "await",
+    ]
+)
+_AFTER_OPERAND = frozenset(")]}")
+_PLAIN = frozenset({"name", "punct", "number"})
+# `jest.mock('x')`, `vi.importActual('x')`: the test framework loads the module.
+_MOCKERS = frozenset({"jest", "vi"})
+_MOCK_CALLS = frozenset(
+    [
+        "mock",
+        "doMock",
+        "unmock",
+        "setMock",
+        "requireActual",
+        "requireMock",
+        "importActual",
+        "importMock",
+        "createMockFromModule",
+    ]
+)
+
+
+class Token(NamedTuple):
+    kind: str  # "name", "string" (a literal: its value), "template" (not a literal), "punct"
+    text: str
+
+
+@functools.lru_cache(maxsize=512)
+def tokens(source: str) -> tuple[Token, ...] | None:
+    """The file's tokens without comments; None when a comment or template never ends."""
+    found: list[Token] = []
+    braces: list[bool] = []  # per open brace: True when it opened a template's `${`
+    append, match_at, pos = found.append, _CODE.match, 0
+    while True:  # the common tokens first: this loop is the walk's hot spot
+        match = match_at(source, pos)
+        assert match is not None  # `.` with DOTALL, or the end, always matches
+        kind, pos = match.lastgroup or "end", match.end()
+        if kind in _PLAIN:
+            text = match.group(kind)
+            if text == "{":
+                braces.append(False)
+            elif text == "}" and braces and braces.pop():
+                # the end of a template's `${...}`: the template goes on
+                pos = _template(source, pos, False, found, braces)
+                if pos < 0:
+                    return None
+                continue
+            append(_token(kind, text))
+        elif kind == "string":
+            append(_token(kind, _string_value(match.group(kind))))
+        elif kind == "slash":
+            if not _starts_regex(found):
+                append(_token("punct", "/"))
+                continue
+            regex = _REGEX.match(source, match.start(kind))
+            assert regex is not None
+            append(_token("regex", regex.group()))
+            pos = regex.end()
+        elif kind == "tick":
+            pos = _template(source, pos, True, found, braces)
+            if pos < 0:
+                return None
+        else:  # the end, or a block comment that never ends
+            return tuple(found) if kind == "end" else None
+
+
+def _token(kind: str, text: str) -> Token:
+    return tuple.__new__(Token, (kind, text))  # as Token(kind, text), without its Python __new__
+
+
+def _string_value(text: str) -> str:
+    """A string literal's value: quotes off (a literal cut by a line break has no closing
+    quote), escapes undone."""
+    inner = text[1:-1] if len(text) > 1 and text[-1] == text[0] else text[1:]
+    return _ESCAPE.sub(r"\1", inner) if "\\" in inner else inner
+
+
+def _template(source: str, pos: int, head: bool, found: list[Token], braces: list[bool]) -> int:
+    """Scan a template literal's text from `pos`; the position after it, -1 if it never
+    ends. A whole template without substitutions is a string literal."""
+    match = _TEMPLATE.match(source, pos)
+    assert match is not None
+    stop = match.end()
+    if stop >= len(source):
+        return -1
+    if source[stop] == "`":
+        found.append(Token("string", match.group()) if head else Token("template", ""))
+        return stop + 1
+    braces.append(True)  # `${`: code until its closing brace
+    found.append(Token("template", ""))
+    return stop + 2
+
+
+def _starts_regex(found: Sequence[Token]) -> bool:
+    if not found:
+        return True
+    kind, text = found[-1]
+    if kind == "name":
+        return text in _BEFORE_EXPRESSION
+    if kind == "punct":
+        return text not in _AFTER_OPERAND and text != "<"  # `</div>` closes a JSX tag
+    return False
+
+
+def specifiers(source: str) -> list[str] | None:
+    """The module specifiers the file loads, in order, each once: `import ... from 'x'`,
+    `export ... from 'x'`, `import 'x'`, `import('x')`, `require('x')` (and
+    `require.resolve`), `jest.mock('x')` and its kin; None when the text cannot be read."""
+    found = tokens(source)
+    if found is None:
+        return None
+    names: list[str] = []
+    for index, (kind, text) in enumerate(found):
+        if kind != "name" or (index and found[index - 1].text == "."):
+            continue
+        after = found[index + 1 : index + 5]
+        if text in ("import", "from") and _is(after, 0, "string"):
+            names.append(after[0].text)
+        elif text in ("import", "require") and _call(after, 0):
+            names.append(after[1].text)
+        elif (text == "require" and _is(after, 0, "punct", ".") and _call(after, 2)) or (
+            text in _MOCKERS and _is(after, 0, "punct", ".") and _mock_call(after)
+        ):
+            names.append(after[3].text)
+    return list(dict.fromkeys(names))
+
+
+def _mock_call(window: Sequence[Token]) -> bool:
+    """`.mock('x'` after `jest` or `vi`."""
+    return len(window) > 1 and window[1].text in _MOCK_CALLS and _call(window, 2)
+
+
+def _is(window: Sequence[Token], at: int, kind: str, text: str | None = None) -> bool:
+    return len(window) > at and window[at].kind == kind and text in (None, window[at].text)
+
+
+def _call(window: Sequence[Token], at: int) -> bool:
+    """`(` then a string literal at `at` in the window."""
+    return _is(window, at, "punct", "(") and _is(window, at + 1, "string")
+
+
+def key_strings(source: str, keys: Iterable[str]) -> dict[str, list[str]]:
+    """The string literals given to each key (`key: 'a'`, `key: ['a', 'b']`,
+    `"key": path.join(__dirname, 'a')`) anywhere in a configuration file: every literal in
+    the value up to the `,` or closing bracket that ends it. Over-counts on purpose."""
+    wanted = frozenset(keys)
+    found: dict[str, list[str]] = {}
+    toks = tokens(source) or ()
+    for index, (kind, text) in enumerate(toks):
+        if kind in ("name", "string") and text in wanted and _is(toks, index + 1, "punct", ":"):
+            found.setdefault(text, []).extend(_value_strings(toks, index + 2))
+    return found
+
+
+def _value_strings(toks: Sequence[Token], start: int) -> list[str]:
+    return _value(toks, start)[0]
+
+
+def _value(toks: Sequence[Token], start: int) -> tuple[list[str], int]:
+    """The string literals of the value from `start`, and where it ends: the index of the
+    `,` or closing bracket after it."""
+    depth, index = 0, start
+    values: list[str] = []
+    for index in range(start, len(toks)):
+        kind, text = toks[index]
+        if kind == "punct" and text in "([{":
+            depth += 1
+        elif kind == "punct" and text in ")]}":
+            depth -= 1
+            if depth < 0:
+                return values, index
+        elif kind == "punct" and text == "," and depth == 0:
+            return values, index
+        elif kind == "string":
+            values.append(text)
+    return values, len(toks)
+
+
+def key_entries(source: str, key: str) -> list[tuple[str, list[str]]]:
+    """The entries of an object given to `key`, each with the string literals of its value:
+    `key: {'@': path.resolve(__dirname, 'src')}` gives ('@', ['src']); for an array of
+    objects, `key: [{find: '@', replacement: 'src'}]`, each object's `find` (a string
+    literal; a regular expression is skipped) with its `replacement`'s literals."""
+    toks = tokens(source) or ()
+    found: list[tuple[str, list[str]]] = []
+    for index, (kind, text) in enumerate(toks):
+        if kind not in ("name", "string") or text != key or not _is(toks, index + 1, "punct", ":"):
+            continue
+        if _is(toks, index + 2, "punct", "{"):
+            found += _entries(toks, index + 2)[0]
+        elif _is(toks, index + 2, "punct", "["):
+            found += _find_replacements(toks, index + 3)
+    return found
+
+
+def _entries(toks: Sequence[Token], start: int) -> tuple[list[tuple[str, list[str]]], int]:
+    """The entries of the object whose `{` is at `start`, and the index after its `}`."""
+    entries: list[tuple[str, list[str]]] = []
+    index = start + 1
+    while index < len(toks) and toks[index] != Token("punct", "}"):
+        before = index
+        if toks[index].kind in ("name", "string") and _is(toks, index + 1, "punct", ":"):
+            strings, index = _value(toks, index + 2)
+            entries.append((toks[before].text, strings))
+        else:  # a spread or a shorthand property: no literal key
+            index = _value(toks, index)[1]
+        if _is(toks, index, "punct", ","):
+            index += 1
+        if index == before:  # a stray closing bracket: stop rather than loop
+            break
+    return entries, index + 1
+
+
+def _find_replacements(toks: Sequence[Token], start: int) -> list[tuple[str, list[str]]]:
+    found: list[tuple[str, list[str]]] = []
+    index = start
+    while _is(toks, index, "punct", "{"):
+        entries, index = _entries(toks, index)
+        fields = dict(entries)
+        if len(fields.get("find", [])) == 1 and "replacement" in fields:
+            found.append((fields["find"][0], fields["replacement"]))
+        if _is(toks, index, "punct", ","):
+            index += 1
+    return found
+
+
+_JSONC_COMMENTS = re.compile(r'("(?:\\.|[^"\\\n])*")|//[^\n]*|/\*.*?\*/', re.DOTALL)
+_JSONC_COMMAS = re.compile(r'("(?:\\.|[^"\\\n])*")|,(?=\s*[}\]])')
+
+
+def loads_jsonc(text: str) -> object | None:
+    """JSON as tsconfig.json allows it (comments, trailing commas); None when not valid."""
+    text = _JSONC_COMMENTS.sub(lambda m: m.group(1) or " ", text.lstrip("\ufeff"))
+    text = _JSONC_COMMAS.sub(lambda m: m.group(1) or "", text)
+    try:
+        data: object = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return data
