@@ -22,12 +22,13 @@ from dataclasses import dataclass, field, replace
 from bot.shared import Source, Tree, Unreadable
 from bot.triage.imports.language import Language, Resolver, Start, Target
 from bot.triage.imports.languages import LANGUAGES, language_of
+from bot.triage.imports.routed import routed_by
 from bot.triage.models import ImportStep
 
 PARTIAL_NAMED = 3  # reasons named before "and N more"
 # Bump when what a resolver finds changes: walks kept under an older version (bot/store)
 # are then read again rather than trusted. Adding a language changes the key by itself.
-WALK_VERSION = 1
+WALK_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -189,6 +190,9 @@ def _imports_to_follow(
     if targets is None:
         state.cut.append(f"{path} not read (not valid {state.language.name})")
         return []
+    router = routed_by(state.language.name, source) if depth == 0 else None
+    if router is not None:
+        state.cut.append(f"{path} reaches code through {router}, which no import names")
     return targets
 
 
