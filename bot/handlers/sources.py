@@ -26,6 +26,7 @@ import cachetools
 from gidgethub.abc import GitHubAPI
 
 from bot.github import api
+from bot.handlers.offloop import in_thread
 from bot.store import Store
 from bot.triage.footprint import WalkPlan, plan_walk
 from bot.triage.imports import ImportWalk, Source, Tree, Unreadable, WalkLimits, walk
@@ -138,17 +139,21 @@ async def _walk_all(
     # Round n reads the files at depth n - 1: the test files (with the configuration and
     # what runs for them) first, then what they import; files that only the configuration
     # names (setup files) can take one more round.
+    # The walks parse what was read (up to IMPORT_BYTES a test): off the event loop.
     for _ in range(cache.limits.depth + 1 if todo else 0):
-        wanted = {p for f in todo for p in walk(f, tree, sources, cache.limits).wanted}
+        walks = await in_thread(_walks, todo, tree, dict(sources), cache.limits)
+        wanted = {path for found in walks for path in found.wanted}
         if not wanted:
             break
         await _read(gh, store, repo, tree, sorted(wanted), sources, cache)
-    done: dict[str, ImportWalk] = {}
-    for test_file in todo:
-        done[test_file] = await _finish(
-            store, repo, sha, walk(test_file, tree, sources, cache.limits), cache
-        )
-    return done
+    walks = await in_thread(_walks, todo, tree, dict(sources), cache.limits)
+    return {found.test_file: await _finish(store, repo, sha, found, cache) for found in walks}
+
+
+def _walks(
+    todo: list[str], tree: Tree, sources: dict[str, Source], limits: WalkLimits
+) -> list[ImportWalk]:
+    return [walk(test_file, tree, sources, limits) for test_file in todo]
 
 
 async def _kept_walks(
