@@ -4,6 +4,8 @@ App's settings bound the walk."""
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import aiohttp
@@ -100,42 +102,50 @@ TREES = "GET /repos/{owner}/{repo}/git/trees/{tree_sha}"
 GRAPHQL = "POST /graphql"
 
 
-async def test_a_walk_made_in_one_replica_costs_another_no_call(store: Store) -> None:
-    """Finished walks and blob texts are kept in the store: the same test on the same head
-    costs another replica (a fresh cache) nothing; another commit costs its tree and one
-    query for the one file that differs (src/billing/tax.py, changed by the PR)."""
+INVOICE_FAILURE = Failure(
+    test_id=INVOICE, name="test_vat_for_germany", file="tests/test_invoice.py", framework="pytest"
+)
+
+
+@asynccontextmanager
+async def invoice_walks(
+    store: Store,
+) -> AsyncIterator[tuple[Simulator, Callable[[str], Awaitable[dict[str, ImportWalk]]]]]:
+    """The simulator of python-imports-src-layout and a function walking the invoice test's
+    imports at a commit as a fresh replica would (an empty cache), over `store`."""
     scenario = load_scenario(SCENARIOS / "python-imports-src-layout.yml")
     [pull] = scenario.pull_requests
-    failure = Failure(
-        test_id=INVOICE,
-        name="test_vat_for_germany",
-        file="tests/test_invoice.py",
-        framework="pytest",
-    )
+    changed = [f.filename for f in pull.files]
     async with Simulator(scenario, webhook_secret="-") as sim, aiohttp.ClientSession() as s:
         token = sim.personal_token()
         gh = ReadOnlyClient(s, base_url=sim.url, metrics=Metrics(), oauth_token=token)
 
         async def walks(sha: str) -> dict[str, ImportWalk]:
-            before = sim.calls.copy()
-            found = await import_walks(
-                gh,
-                store,
-                "acme/shop",
-                sha,
-                [failure],
-                [f.filename for f in pull.files],
-                True,
-                SourceCache(),
+            return await import_walks(
+                gh, store, "acme/shop", sha, [INVOICE_FAILURE], changed, True, SourceCache()
             )
+
+        yield sim, walks
+
+
+async def test_a_walk_made_in_one_replica_costs_another_no_call(store: Store) -> None:
+    """Finished walks and blob texts are kept in the store: the same test on the same head
+    costs another replica (a fresh cache) nothing; another commit costs its tree and one
+    query for the one file that differs (src/billing/tax.py, changed by the PR)."""
+    [pull] = load_scenario(SCENARIOS / "python-imports-src-layout.yml").pull_requests
+    calls: list[tuple[int, int]] = []
+    async with invoice_walks(store) as (sim, walks):
+
+        async def counted(sha: str) -> dict[str, ImportWalk]:
+            before = sim.calls.copy()
+            found = await walks(sha)
             spent = sim.calls - before
             calls.append((spent[TREES], spent[GRAPHQL]))
             return found
 
-        calls: list[tuple[int, int]] = []
-        first = await walks(pull.head_sha)
-        again = await walks(pull.head_sha)
-        base = await walks(pull.base_sha)
+        first = await counted(pull.head_sha)
+        again = await counted(pull.head_sha)
+        base = await counted(pull.base_sha)
 
     assert calls == [(1, 2), (0, 0), (1, 1)]
     assert again == first
@@ -177,21 +187,9 @@ async def test_a_large_read_is_split_into_queries_sent_together(
     any file holds."""
     monkeypatch.setattr(sources, "QUERY_BLOBS", blobs)
     monkeypatch.setattr(sources, "QUERY_BYTES", size)
-    scenario = load_scenario(SCENARIOS / "python-imports-src-layout.yml")
-    [pull] = scenario.pull_requests
-    failure = Failure(
-        test_id=INVOICE,
-        name="test_vat_for_germany",
-        file="tests/test_invoice.py",
-        framework="pytest",
-    )
-    async with Simulator(scenario, webhook_secret="-") as sim, aiohttp.ClientSession() as s:
-        token = sim.personal_token()
-        gh = ReadOnlyClient(s, base_url=sim.url, metrics=Metrics(), oauth_token=token)
-        changed = [f.filename for f in pull.files]
-        found = await import_walks(
-            gh, store, "acme/shop", pull.head_sha, [failure], changed, True, SourceCache()
-        )
+    [pull] = load_scenario(SCENARIOS / "python-imports-src-layout.yml").pull_requests
+    async with invoice_walks(store) as (sim, walks):
+        found = await walks(pull.head_sha)
 
     assert sim.calls[GRAPHQL] == queries
     [walked] = found.values()
