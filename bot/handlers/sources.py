@@ -21,6 +21,7 @@ from gidgethub.abc import GitHubAPI
 
 from bot.github import api
 from bot.triage.footprint import worth_walking
+from bot.triage.importable import project_markers
 from bot.triage.imports import ImportWalk, Source, Tree, Unreadable, WalkLimits, walk
 from bot.triage.models import Failure
 
@@ -60,9 +61,10 @@ async def import_walks(
     changed_paths: Sequence[str],
     changed_complete: bool,
     cache: SourceCache,
-) -> dict[str, ImportWalk]:
+) -> dict[str, ImportWalk] | None:
     """The walk of each failed test file's imports at `sha`, keyed by test file; none for
-    the tests where it cannot change the verdict (`worth_walking`)."""
+    the tests where it cannot change the verdict (`worth_walking`). None when the walk is
+    off (depth 0): then every test keeps the name-and-folder rules (`verdict.py`)."""
     test_files = sorted(
         {
             test_file
@@ -71,7 +73,7 @@ async def import_walks(
         }
     )
     if cache.limits.depth == 0:
-        return {}
+        return None
     done = {f: w for f in test_files if (w := cache.walks.get((repo, sha, f))) is not None}
     todo = [f for f in test_files if f not in done]
     if not todo:
@@ -101,6 +103,15 @@ async def import_walks(
             cache.walks[(repo, sha, test_file)] = found
         done[test_file] = found
     return done
+
+
+def project_markers_at(cache: SourceCache, repo: str, sha: str) -> tuple[str, ...] | None:
+    """The project markers of the commit's file list when a walk already read it (no call
+    is spent for them alone); None otherwise, and when GitHub truncated the list."""
+    tree = cache.trees.get((repo, sha))
+    if tree is None or tree.truncated:
+        return None
+    return project_markers(tree.files)
 
 
 async def _read(
