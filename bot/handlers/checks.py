@@ -27,7 +27,7 @@ from bot.handlers.job_evidence import read_job
 from bot.handlers.offloop import read_repo_config
 from bot.handlers.pulls import pull_at_head
 from bot.handlers.reruns import rerun_if_allowed
-from bot.handlers.sources import SourceCache, import_walks, project_markers_at
+from bot.handlers.sources import SourceCache, files_at, import_walks
 from bot.handlers.sticky import config_problems, note_passing_head, update_sticky_comment
 from bot.handlers.tracking import track_failures
 from bot.logs import bind
@@ -265,7 +265,7 @@ async def decide(
             history_days=config.config.history_days,
         ),
         imports=walks,
-        markers=project_markers_at(sources.cache, repo, run.head_sha),
+        files=files_at(sources.cache, repo, run.head_sha),
     )
     return Decided(attempt, extraction, decisions, rerun_note)
 

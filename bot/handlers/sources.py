@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 import cachetools
@@ -21,7 +22,6 @@ from gidgethub.abc import GitHubAPI
 
 from bot.github import api
 from bot.triage.footprint import worth_walking
-from bot.triage.importable import project_markers
 from bot.triage.imports import ImportWalk, Source, Tree, Unreadable, WalkLimits, walk
 from bot.triage.models import Failure
 
@@ -105,13 +105,13 @@ async def import_walks(
     return done
 
 
-def project_markers_at(cache: SourceCache, repo: str, sha: str) -> tuple[str, ...] | None:
-    """The project markers of the commit's file list when a walk already read it (no call
-    is spent for them alone); None otherwise, and when GitHub truncated the list."""
+def files_at(cache: SourceCache, repo: str, sha: str) -> AbstractSet[str] | None:
+    """The commit's file paths when a walk already read its tree (no call is spent for them
+    alone); None otherwise, and when GitHub truncated the list."""
     tree = cache.trees.get((repo, sha))
     if tree is None or tree.truncated:
         return None
-    return project_markers(tree.files)
+    return tree.files.keys()
 
 
 async def _read(

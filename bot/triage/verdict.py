@@ -51,6 +51,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 
 from pydantic import BaseModel, Field
@@ -74,7 +75,7 @@ from bot.triage.footprint import (
     matches,
     normalise_path,
 )
-from bot.triage.importable import could_import, sibling_test
+from bot.triage.importable import could_import, project_markers, sibling_test
 from bot.triage.imports import ImportWalk
 from bot.triage.imports.languages import language_of
 from bot.triage.models import (
@@ -122,7 +123,7 @@ def decide(
     contexts: Mapping[str, TestContext] | None = None,
     rules: Rules | None = None,
     imports: Mapping[str, ImportWalk] | None = None,
-    markers: Sequence[str] | None = None,
+    files: AbstractSet[str] | None = None,
 ) -> list[Decision]:
     """One Decision per failure, or a single UNKNOWN one when there is no failure.
 
@@ -132,8 +133,9 @@ def decide(
     keyed by ``match_key(test_id)``; ``imports`` the walks of test files' imports, keyed
     by test file (None: imports were not followed at all, and every test keeps the
     name-and-folder rules; a mapping: a test of a walked language missing from it has no
-    walk); ``markers`` the project markers of the commit's file list (`importable`), None
-    when the list was not read.
+    walk); ``files`` the paths of the commit's file list, None when it was not read (or
+    GitHub cut it): they tell the projects of the repository (`importable`) and which
+    changed files are gone at the commit (removed, or renamed away).
     """
     if passed_on_rerun and reproduced_on_rerun:
         raise ValueError("a rerun cannot both pass and reproduce the failure")
@@ -149,6 +151,7 @@ def decide(
         ]
     rules = rules or Rules()
     risky = risky_changes(changed_paths, rules.risky_paths)
+    markers = None if files is None else project_markers(files)
     return [
         _decide_one(
             _Facts(
@@ -162,7 +165,8 @@ def decide(
                 risky=risky,
                 imports=(imports or {}).get(locate_test_file(failure) or ""),
                 walking=imports is not None,
-                markers=None if markers is None else tuple(markers),
+                markers=markers,
+                files=files,
             )
         )
         for failure in failures
@@ -179,7 +183,7 @@ def decide_extraction(
     contexts: Mapping[str, TestContext] | None = None,
     rules: Rules | None = None,
     imports: Mapping[str, ImportWalk] | None = None,
-    markers: Sequence[str] | None = None,
+    files: AbstractSet[str] | None = None,
 ) -> list[Decision]:
     """`decide` on what one job's extraction found, knowing why a job can fail without a test.
 
@@ -198,7 +202,7 @@ def decide_extraction(
             contexts=contexts,
             rules=rules,
             imports=imports,
-            markers=markers,
+            files=files,
         ),
         extraction.problems,
     )
@@ -214,7 +218,7 @@ def _decide_extraction(
     contexts: Mapping[str, TestContext] | None,
     rules: Rules | None,
     imports: Mapping[str, ImportWalk] | None,
-    markers: Sequence[str] | None,
+    files: AbstractSet[str] | None,
 ) -> list[Decision]:
     if not extraction.failures and extraction.infra is not None:
         cause = extraction.infra
@@ -236,7 +240,7 @@ def _decide_extraction(
         contexts=contexts,
         rules=rules,
         imports=imports,
-        markers=markers,
+        files=files,
     )
     if not extraction.mass_failure:
         return decisions
@@ -288,7 +292,8 @@ def summarise(decisions: Iterable[Decision]) -> Counter[Verdict]:
     return Counter(decision.verdict for decision in decisions)
 
 
-class _Facts(BaseModel):
+@dataclass(frozen=True)
+class _Facts:
     failure: Failure
     changed_paths: Sequence[str]
     changed_complete: bool
@@ -297,9 +302,10 @@ class _Facts(BaseModel):
     context: TestContext
     rules: Rules
     risky: list[tuple[str, str]]
-    imports: ImportWalk | None = None
-    walking: bool = False  # imports were followed: a walked test without a walk has none
-    markers: tuple[str, ...] | None = None  # the commit's project markers, when known
+    imports: ImportWalk | None
+    walking: bool  # imports were followed: a walked test missing from them has no walk
+    markers: tuple[str, ...] | None  # the commit's project markers, when its files are known
+    files: AbstractSet[str] | None  # the commit's files, when known
 
 
 @dataclass(frozen=True)
@@ -311,6 +317,9 @@ class _Reading:
     hits: list[tuple[str, FootprintEntry]]  # changed paths in the footprint, each once
     related: list[tuple[str, FootprintEntry]]  # the hits that make the failure related
     weak: list[tuple[str, FootprintEntry]]  # the hits that are only caveats
+    # Weak hits on files the walk never reads (data, fixtures): the test may read them
+    # without importing them, so they are not ruled out.
+    unsure: list[tuple[str, FootprintEntry]]
     open_paths: list[str]  # changed paths the walk could not rule out
     walk: ImportWalk | None
 
@@ -361,15 +370,16 @@ def _read(facts: _Facts) -> _Reading:
     found = footprint(facts.failure, facts.rules.footprints, facts.imports)
     hits = matches(found, facts.changed_paths)
     if test_file is None or language is None or not facts.walking:
-        return _Reading(test_file, found.entries, hits, hits, [], [], facts.imports)
+        return _Reading(test_file, found.entries, hits, hits, [], [], [], facts.imports)
     if facts.imports is not None:
         # The walk sees a test that imports a sibling test file; without that import, the
         # sibling is no evidence at all.
         hits = [hit for hit in hits if _strong(hit) or not sibling_test(test_file, hit[0])]
     strong = [hit for hit in hits if _strong(hit)]
     weak = [hit for hit in hits if not _strong(hit)]
+    unsure = [hit for hit in weak if not hit[0].endswith(language.sources)]
     open_paths = _open_paths(facts, test_file, language.sources, {path for path, _ in strong})
-    return _Reading(test_file, found.entries, hits, strong, weak, open_paths, facts.imports)
+    return _Reading(test_file, found.entries, hits, strong, weak, unsure, open_paths, facts.imports)
 
 
 def _strong(hit: tuple[str, FootprintEntry]) -> bool:
@@ -379,10 +389,11 @@ def _strong(hit: tuple[str, FootprintEntry]) -> bool:
 def _open_paths(
     facts: _Facts, test_file: str, sources: tuple[str, ...], reached: set[str]
 ) -> list[str]:
-    """Changed files a walk of this test would read and could not rule out: the walk is
-    partial or was not made, and the file is of the test's language, in its project."""
-    if facts.imports is not None and not facts.imports.partial:
-        return []
+    """Changed files a walk of this test would read and could not rule out: files of the
+    test's language, in its project, that the walk did not reach, when the walk is partial
+    or was not made, or when the file is gone at the commit (removed or renamed away: the
+    walk cannot see an import of a file that is not there)."""
+    complete = facts.imports is not None and not facts.imports.partial
     paths = (normalise_path(raw) for raw in facts.changed_paths)
     return list(
         dict.fromkeys(
@@ -390,6 +401,7 @@ def _open_paths(
             for path in paths
             if path is not None
             and path not in reached
+            and (not complete or (facts.files is not None and path not in facts.files))
             and path.endswith(sources)
             and could_import(test_file, path, facts.markers)
         )
@@ -476,14 +488,17 @@ def _base_and_rate_items(context: TestContext) -> list[Evidence]:
 
 def _weak_caveats(reading: _Reading) -> list[str]:
     """ "this PR changes src/util.py in the test's folder; the test does not import it"."""
-    texts = [_weak_caveat(path, entry, reading.walk) for path, entry in reading.weak]
+    texts = [
+        _weak_caveat(path, entry, reading.walk, (path, entry) in reading.unsure)
+        for path, entry in reading.weak
+    ]
     more = len(texts) - _LISTED
     if more > 0:
         texts = [*texts[:_LISTED], f"and {more:,} more changed paths near the test"]
     return texts
 
 
-def _weak_caveat(path: str, entry: FootprintEntry, walk: ImportWalk | None) -> str:
+def _weak_caveat(path: str, entry: FootprintEntry, walk: ImportWalk | None, unsure: bool) -> str:
     if entry.reason == REASON_PAIR:
         where = f", the test file's conventional pair by name ({entry.path})"
     elif entry.reason == REASON_TESTDATA:
@@ -492,7 +507,9 @@ def _weak_caveat(path: str, entry: FootprintEntry, walk: ImportWalk | None) -> s
         where = f" in {entry.path}, the folder its __tests__ tests"
     else:
         where = " in the test's folder"
-    if walk is None:
+    if unsure:
+        how = "the test may read it without importing it"
+    elif walk is None:
         how = "its imports were not followed"
     elif walk.partial:
         how = "the part of its imports that was read does not reach it"
@@ -531,7 +548,7 @@ def _base_broken(facts: _Facts, reading: _Reading) -> _Call | None:
         return None
     known = bool(reading.entries) and facts.changed_complete
     reason = _untouched(reading) if known else "not the PR's doing"
-    sure = known and not reading.weak and not reading.open_paths
+    sure = known and not reading.open_paths  # a weak hit lowers it as a caveat
     confidence = Confidence.HIGH if sure else Confidence.MEDIUM
     return _Call(Verdict.BROKEN_BASE, f"failed the same way on {base.where}; {reason}", confidence)
 
@@ -568,19 +585,18 @@ def _flaky(facts: _Facts, reading: _Reading) -> _Call | None:
 
 def _unrelated(facts: _Facts, reading: _Reading) -> _Call:
     untouched = _untouched(reading)
-    if not facts.reproduced_on_rerun:
-        return _Call(Verdict.UNRELATED, untouched, Confidence.MEDIUM)
-    if reading.weak:
-        # Failing twice on the same code, next to a file this PR changes: a data file or
-        # fixture the test reads without importing it may be the cause.
+    if reading.unsure:
+        # No flakiness shown, next to a file the test may read: not ruled out.
         evidence = (
-            f"failed again on rerun of the same commit, and {_weak_caveats(reading)[0]}: "
-            "weak evidence, but a change it reads cannot be ruled out"
+            f"{_weak_caveats(reading)[0]}: weak evidence, but a change the test reads "
+            "cannot be ruled out, and no flakiness is shown"
         )
         return _Call(Verdict.UNKNOWN, evidence, Confidence.LOW)
-    # Failing twice on the same code, and nothing shows why: the least sure "unrelated".
-    evidence = f"failed again on rerun of the same commit; {untouched}"
-    return _Call(Verdict.UNRELATED, evidence, Confidence.LOW)
+    if facts.reproduced_on_rerun:
+        # Failing twice on the same code, and nothing shows why: the least sure "unrelated".
+        evidence = f"failed again on rerun of the same commit; {untouched}"
+        return _Call(Verdict.UNRELATED, evidence, Confidence.LOW)
+    return _Call(Verdict.UNRELATED, untouched, Confidence.MEDIUM)
 
 
 _RULES: tuple[Callable[[_Facts, _Reading], _Call | None], ...] = (
@@ -649,6 +665,11 @@ def _not_ruled_out(reading: _Reading) -> str:
     walk = reading.walk
     if walk is None:
         how = f"the imports of {reading.test_file} were not followed"
+    elif not walk.partial:
+        how = (
+            f"the walk of {reading.test_file}'s imports cannot see an import of a file this "
+            "PR removes or renames away"
+        )
     else:
         cut = "; ".join(walk.cut[:_LISTED])
         how = f"the walk of {reading.test_file}'s imports is partial ({cut})"
