@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from bot.report.footprint import footprint_record
 from bot.triage.failures import match_key
 from bot.triage.footprint import footprint
 from bot.triage.imports import ImportWalk, Reached
@@ -284,3 +285,21 @@ def test_a_file_gone_at_the_commit_is_not_ruled_out_by_a_complete_walk() -> None
         "removes or renames away, so a change to src/billing/rates.py cannot be ruled out"
     )
     assert one(renamed, passed_on_rerun=True).verdict is Verdict.FLAKY  # files not known
+
+
+def test_the_json_footprint_gives_strength_weak_caveats_and_the_walk() -> None:
+    decision = one(["tests/helpers.py", "src/billing/tax.py"], imports={TEST: walk(cut=(CUT,))})
+
+    record = footprint_record(decision)
+
+    assert record["hits"] == [
+        {"path": "tests/helpers.py", "reason": "test package directory", "strength": "weak"},
+        {"path": "src/billing/tax.py", "reason": "imported by the test", "strength": "strong"},
+    ]
+    assert record["weak"] == [
+        "this PR changes tests/helpers.py in the test's folder; the part of its imports that "
+        "was read does not reach it"
+    ]
+    assert (record["walk_depth"], record["files_read"], record["partial"]) == (1, 1, True)
+    assert record["cut"] == [CUT]
+    assert record["walk"].endswith(f"1 file read; partial: {CUT}")

@@ -335,10 +335,11 @@ def _decide_one(facts: _Facts) -> Decision:
     """Read the footprint against the change, list the facts, apply the first rule that
     holds (module doc), lower the confidence for caveats, then hear `/flaky wrong`."""
     reading = _read(facts)
-    caveats = [*_weak_caveats(reading), *_risky_caveats(facts, reading)]
+    risky = _risky_caveats(facts, reading)
+    caveats = [*_weak_caveats(reading), *risky]
     items = [
         *_footprint_items(facts, reading),
-        *[Evidence(kind=EvidenceKind.RISKY, text=text) for text in _risky_caveats(facts, reading)],
+        *[Evidence(kind=EvidenceKind.RISKY, text=text) for text in risky],
         *_run_items(facts),
         *_history_items(facts),
         *_base_and_rate_items(facts.context),
