@@ -4,6 +4,8 @@ hits are caveats; flaky and unrelated need a walk that rules the change out."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bot.report.footprint import footprint_record
 from bot.triage.failures import match_key
@@ -303,3 +305,46 @@ def test_the_json_footprint_gives_strength_weak_caveats_and_the_walk() -> None:
     assert (record["walk_depth"], record["files_read"], record["partial"]) == (1, 1, True)
     assert record["cut"] == [CUT]
     assert record["walk"].endswith(f"1 file read; partial: {CUT}")
+
+
+@given(
+    changed=st.lists(
+        st.sampled_from(
+            [
+                TEST,
+                "src/billing/tax.py",
+                "src/shipping/rates.py",
+                "tests/helpers.py",
+                "tests/test_cart.py",
+                "tests/data/invoice.json",
+                "docs/a.md",
+                "cmd/main.go",
+            ]
+        ),
+        min_size=1,
+        max_size=4,
+    ),
+    partial=st.booleans(),
+    rerun=st.sampled_from(["none", "passed", "reproduced"]),
+    broken=st.booleans(),
+)
+def test_only_a_strong_hit_relates_and_only_a_ruled_out_change_clears(
+    changed: list[str], partial: bool, rerun: str, broken: bool
+) -> None:
+    decision = one(
+        changed,
+        imports={TEST: walk(cut=(CUT,) if partial else ())},
+        passed_on_rerun=rerun == "passed",
+        reproduced_on_rerun=rerun == "reproduced",
+        contexts={match_key(failure().test_id): BROKEN if broken else Context()},
+    )
+
+    strong = {TEST, "src/billing/tax.py"} & set(changed)
+    assert (decision.verdict is Verdict.RELATED) == bool(strong)
+    if decision.verdict in {Verdict.FLAKY, Verdict.UNRELATED}:
+        reached = {TEST, "src/billing/tax.py"}
+        unreached_python = {p for p in changed if p.endswith(".py") and p not in reached}
+        assert not (partial and unreached_python)
+        assert not (rerun != "passed" and "tests/data/invoice.json" in changed)
+    if broken and not strong:
+        assert decision.verdict is Verdict.BROKEN_BASE
