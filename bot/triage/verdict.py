@@ -366,7 +366,9 @@ def _decide_one(facts: _Facts) -> Decision:
 def _read(facts: _Facts) -> _Reading:
     """The hits, split by strength, and the changed paths the walk could not rule out. A
     test no walker reads keeps the name-and-folder rules: every hit makes it related."""
-    test_file = locate_test_file(facts.failure)
+    # A walk knows its test file even when the failure names only a class (JVM).
+    walked = facts.imports.test_file if facts.imports is not None else None
+    test_file = walked or locate_test_file(facts.failure)
     language = language_of(test_file) if test_file is not None else None
     found = footprint(facts.failure, facts.rules.footprints, facts.imports)
     hits = matches(found, facts.changed_paths)
