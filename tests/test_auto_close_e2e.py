@@ -100,7 +100,9 @@ async def test_closed_once_enough_passes_over_enough_days_then_reopened_on_failu
 
 
 async def test_off_by_default_the_issue_stays_open(tmp_path: Path) -> None:
-    async with running(scenario(files={}), tmp_path) as (sim, bot):
+    default = load_scenario(SCENARIO).files
+    code = {path: text for path, text in default.items() if path != ".github/flaky.yml"}
+    async with running(scenario(files=code), tmp_path) as (sim, bot):
         await sim.play(after_each=lambda: settle(sim, bot))
         await settle(sim, bot)
         issue = tracking_issue(sim)

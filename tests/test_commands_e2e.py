@@ -39,7 +39,7 @@ def world(*outcomes: str, files: dict[str, str] | None = None, **check: Any) -> 
             **check,
         }
     ]
-    data["files"] = files or {}
+    data["files"] = {**data["files"], **(files or {})}
     data["expect"] = {}
     return Scenario.model_validate(data)
 

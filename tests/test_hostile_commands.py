@@ -48,7 +48,7 @@ def two_prs(*more: int) -> Scenario:
     data.update(
         pull_requests=[pr7, *others],
         checks=[check7, check8],
-        files={".github/flaky.yml": "rerun: false\n"},
+        files={**data["files"], ".github/flaky.yml": "rerun: false\n"},
         expect={},
     )
     return Scenario.model_validate(data)

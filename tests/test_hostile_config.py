@@ -36,7 +36,7 @@ async def test_problems_are_named_once_in_the_footer_and_once_in_the_log_and_def
 ) -> None:
     caplog.set_level(logging.WARNING, logger="bot.handlers.checks")
     scenario = builtin_scenario()
-    scenario.files = {".github/flaky.yml": FLAKY_YML}
+    scenario.files = {**scenario.files, ".github/flaky.yml": FLAKY_YML}
     async with running(scenario, tmp_path) as (sim, bot):
         await sim.play()  # the failure, then the rerun the defaults allow, which passes
         await settle(sim, bot)
@@ -75,7 +75,7 @@ async def test_an_unreadable_file_is_treated_as_absent_and_named(
     tmp_path: Path, text: str, named: str
 ) -> None:
     scenario = builtin_scenario()
-    scenario.files = {".github/flaky.yml": text}
+    scenario.files = {**scenario.files, ".github/flaky.yml": text}
     async with running(scenario, tmp_path) as (sim, bot):
         await sim.play()
         await settle(sim, bot)

@@ -31,7 +31,7 @@ def _huge_log_world(padding: int, *, ranges: bool = True) -> Scenario:
     check = scenario.checks[0]
     check.attempts[0] = check.attempts[0].model_copy(update={"log_padding_bytes": padding})
     scenario.faults.blob_ranges = ranges
-    scenario.files = {".github/flaky.yml": "rerun: false\n"}
+    scenario.files = {**scenario.files, ".github/flaky.yml": "rerun: false\n"}
     return scenario
 
 

@@ -43,7 +43,7 @@ def _hostile_world() -> Scenario:
     """The demo, its failing job's log preceded by build output and the attack line, and an
     annotation whose message is the generic pattern's."""
     scenario = builtin_scenario()
-    scenario.files = {".github/flaky.yml": FLAKY_YML}
+    scenario.files = {**scenario.files, ".github/flaky.yml": FLAKY_YML}
     # A host that ignores Range sends the whole log: its tail (the cap) is read in one piece.
     scenario.faults.blob_ranges = False
     check = scenario.checks[0]

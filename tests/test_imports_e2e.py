@@ -121,9 +121,11 @@ async def invoice_walks(
         gh = ReadOnlyClient(s, base_url=sim.url, metrics=Metrics(), oauth_token=token)
 
         async def walks(sha: str) -> dict[str, ImportWalk]:
-            return await import_walks(
+            found = await import_walks(
                 gh, store, "acme/shop", sha, [INVOICE_FAILURE], changed, True, SourceCache()
             )
+            assert found is not None  # the walk is on (IMPORT_DEPTH 2)
+            return found
 
         yield sim, walks
 

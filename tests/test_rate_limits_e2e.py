@@ -30,7 +30,6 @@ WAIT_LIMIT_S = 30.0  # generous: what each step is given before the test gives u
 def failing_then_passing(rule: FaultRule) -> Scenario:
     """The demo's PR #7: its check fails, then passes on rerun; automatic reruns on."""
     data = builtin_scenario().model_dump()
-    data["files"] = {}
     data["expect"] = {}
     data["faults"] = Faults(rules=[rule]).model_dump()
     return Scenario.model_validate(data)

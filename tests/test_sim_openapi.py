@@ -47,7 +47,7 @@ def world() -> Scenario:
     return scenario.model_copy(
         update={
             "checks": [check.model_copy(update={"attempts": attempts})],
-            "files": {".github/flaky.yml": "max_reruns: 2\n"},
+            "files": {**scenario.files, ".github/flaky.yml": "max_reruns: 2\n"},
             "issues": [
                 IssueSpec(number=3, title="Flaky: test_x", user="maintainer-mo", labels=["flaky"])
             ],

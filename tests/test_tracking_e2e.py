@@ -27,6 +27,8 @@ PASS_LOG = (Path(__file__).parents[1] / "bot/sim/scenarios/demo-attempt-2.log").
 
 def scenario_with(**update: Any) -> Scenario:
     raw = builtin_scenario().model_dump(mode="json", exclude_none=True)
+    # The demo's repository files stay (the walk reads the test's imports); given files add.
+    update["files"] = {**raw["files"], **update.get("files", {})}
     raw.update(update)
     raw.pop("expect", None)
     return Scenario.model_validate(raw)

@@ -22,7 +22,7 @@ from bot.handlers.job_evidence import read_job
 from bot.handlers.pulls import pull_at_head
 from bot.handlers.reruns import rerun_if_allowed
 from bot.handlers.scope import Scope
-from bot.handlers.sources import SourceCache, import_walks
+from bot.handlers.sources import SourceCache, files_at, import_walks
 from bot.handlers.sticky import note_passing_head, update_sticky_comment
 from bot.handlers.tracking import track_failures
 from bot.logs import bind
@@ -254,6 +254,7 @@ async def decide(
         contexts=contexts,
         rules=_rules(config),
         imports=walks,
+        files=files_at(sources.cache, repo, run.head_sha),
     )
     return Decided(attempt, extraction, decisions, rerun_note)
 

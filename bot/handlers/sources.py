@@ -20,6 +20,7 @@ import dataclasses
 import logging
 import time
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 import cachetools
@@ -77,12 +78,15 @@ async def import_walks(
     changed_paths: Sequence[str],
     changed_complete: bool,
     cache: SourceCache,
-) -> dict[str, ImportWalk]:
+) -> dict[str, ImportWalk] | None:
     """The walk of each failed test's imports at `sha`, keyed by `walk_key` (its test file,
     or its id when the file was found in the tree); none for the tests where it cannot
-    change the verdict (`plan_walk`)."""
+    change the verdict (`plan_walk`). None when the walk is off (depth 0): then every test
+    keeps the name-and-folder rules (`verdict.py`)."""
+    if cache.limits.depth == 0:
+        return None
     plans = [p for f in failures if (p := plan_walk(f, changed_paths, changed_complete))]
-    if cache.limits.depth == 0 or not plans:
+    if not plans:
         return {}
     known = sorted({p.test_file for p in plans if p.test_file is not None})
     done = await _kept_walks(store, repo, sha, known, cache)
@@ -201,6 +205,15 @@ async def _query(
     if all(answer is None for answer in answers):
         return None
     return {sha: text for answer in answers if answer for sha, text in answer.items()}
+
+
+def files_at(cache: SourceCache, repo: str, sha: str) -> AbstractSet[str] | None:
+    """The commit's file paths when a walk already read its tree (no call is spent for them
+    alone); None otherwise, and when GitHub truncated the list."""
+    tree = cache.trees.get((repo, sha))
+    if tree is None or tree.truncated:
+        return None
+    return tree.files.keys()
 
 
 async def _read(

@@ -26,6 +26,8 @@ class SimPullRequest:
     spec: PullRequestSpec
     id: int
     base_ref: str
+    # Heads the branch had before a push: GitHub keeps those commits, with the head's files.
+    earlier_heads: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -260,6 +262,7 @@ class World:
         refs = {self.repo.default_branch}
         for pr in self.pulls.values():
             refs |= {pr.spec.head_ref, pr.base_ref, pr.spec.head_sha, pr.spec.base_sha}
+            refs |= set(pr.earlier_heads)
         for check in self.scenario.checks:
             if check.head_sha is not None and check.branch is not None:
                 refs |= {check.head_sha, check.branch}
@@ -270,7 +273,7 @@ class World:
         scenario's `files`; every other ref has the scenario's `files`."""
         files: dict[str, str | bytes] = dict(self.scenario.files)
         for pr in self.pulls.values():
-            if ref in (pr.spec.head_sha, pr.spec.head_ref):
+            if ref in (pr.spec.head_sha, pr.spec.head_ref, *pr.earlier_heads):
                 for path, data in pr.spec.head_files.items():
                     if data is None:
                         files.pop(path, None)
@@ -379,5 +382,6 @@ class World:
     def push(self, pr_number: int, head_sha: str) -> None:
         """A new commit on the PR's branch: its head moves; earlier runs keep their commit."""
         pull = self.pulls[pr_number]
+        pull.earlier_heads.append(pull.spec.head_sha)
         pull.spec = pull.spec.model_copy(update={"head_sha": head_sha})
         self.issues[pr_number].updated_at = now()

@@ -30,9 +30,17 @@ a glob on the test file -> globs of what such tests depend on, gitignore-style,
 Read from the code (``bot/triage/imports``), when the handler could walk the test's
 imports: every repository file the test imports, at any depth reached, and every file
 that runs for it (a ``conftest.py``, a setup file, its package's files), each file entry
-carrying its import chain. These are
-strong evidence, like the test file and its traceback; the rules above are guesses. A
-failure that names no test file (a Go package's test, a JVM class) has, as its test file,
+carrying its import chain.
+
+Each entry has a strength (``FootprintEntry.strength``, decided in one place:
+``models.WEAK_REASONS``). Strong, what the test's run reads for certain: the test file,
+its traceback frames, what it imports and what runs for it, the Go package from its id
+(the package's files are compiled with the test), and the repo's ``footprints`` mappings.
+Weak, guesses from names and folders: the test's directory, the conventional pair (an
+imported pair is a strong entry too, and strong entries come first), ``testdata/``
+folders, the folder a ``__tests__`` tests. Only a strong hit makes a failure related
+(``verdict.py``); a weak one is a caveat.
+A failure that names no test file (a Go package's test, a JVM class) has, as its test file,
 the file the handler found for it in the commit's tree (the walk's own test file).
 
 Paths that are absolute or climb out of the repo (a ``..`` segment) are not
@@ -50,20 +58,18 @@ from bot.triage.imports import ImportWalk
 from bot.triage.imports.golang import go_import_path
 from bot.triage.imports.languages import language_of
 from bot.triage.imports.locate import locating_language
-from bot.triage.models import Failure, Footprint, FootprintEntry
+from bot.triage.models import Failure, Footprint, FootprintEntry, Reason, Strength
 
-REASON_TEST_FILE = "test file"
-REASON_TRACEBACK = "in traceback"
-REASON_PAIR = "conventional pair"
-REASON_DIRECTORY = "test package directory"
-REASON_TESTDATA = "test data folder"
-REASON_TESTS_FOLDER = "folder tested by its __tests__"
-REASON_GO_PACKAGE = "Go package"
-REASON_CONFIG = "mapped in .github/flaky.yml"
-REASON_IMPORTED = "imported by the test"
-REASON_RUNS = "runs for the test"  # a conftest.py, a setup file, a file of its package
-# What the test's run reads for certain, not a guess from names and folders.
-STRONG_REASONS = frozenset({REASON_TEST_FILE, REASON_TRACEBACK, REASON_IMPORTED, REASON_RUNS})
+REASON_TEST_FILE = Reason.TEST_FILE
+REASON_TRACEBACK = Reason.TRACEBACK
+REASON_PAIR = Reason.PAIR
+REASON_DIRECTORY = Reason.DIRECTORY
+REASON_TESTDATA = Reason.TESTDATA
+REASON_TESTS_FOLDER = Reason.TESTS_FOLDER
+REASON_GO_PACKAGE = Reason.GO_PACKAGE
+REASON_CONFIG = Reason.CONFIG
+REASON_IMPORTED = Reason.IMPORTED
+REASON_RUNS = Reason.RUNS
 
 PATTERN_PREFIX = "**/"
 
@@ -167,7 +173,8 @@ def footprint(
         candidates.extend(_mapped(test_file, mappings))
     seen: set[str] = set()
     entries: list[FootprintEntry] = []
-    for entry in candidates:
+    # Strong before weak (the sort is stable): a changed path is matched by its first entry.
+    for entry in sorted(candidates, key=lambda entry: entry.strength is Strength.WEAK):
         if entry.path not in seen:
             seen.add(entry.path)
             entries.append(entry)

@@ -65,6 +65,35 @@ class ImportStep(BaseModel):
     path: str
 
 
+class Reason(StrEnum):
+    """Why a path is in a test's footprint (`bot/triage/footprint.py` says how each is found)."""
+
+    TEST_FILE = "test file"
+    TRACEBACK = "in traceback"
+    PAIR = "conventional pair"
+    DIRECTORY = "test package directory"
+    TESTDATA = "test data folder"
+    TESTS_FOLDER = "folder tested by its __tests__"
+    GO_PACKAGE = "Go package"
+    CONFIG = "mapped in .github/flaky.yml"  # followed by " (the mapping's glob)"
+    IMPORTED = "imported by the test"
+    RUNS = "runs for the test"  # a conftest.py, a setup file, a file of its package
+
+
+class Strength(StrEnum):
+    """How sure an entry is. STRONG: the test's run reads the path for certain (the test
+    file, its traceback, what it imports or what runs for it, its Go package, the repo's own
+    mapping); only a strong hit makes a failure related. WEAK: a guess from names and folders
+    (same folder, name pair, test data folder, the folder a `__tests__` tests): a caveat."""
+
+    STRONG = "strong"
+    WEAK = "weak"
+
+
+# The one place an entry's strength is decided: every reason not listed here is strong.
+WEAK_REASONS = frozenset({Reason.PAIR, Reason.DIRECTORY, Reason.TESTDATA, Reason.TESTS_FOLDER})
+
+
 class FootprintEntry(BaseModel):
     """A path a test depends on, and why: a file, a directory ending in "/", or a
     `**/tail` pattern matching that tail anywhere in the tree."""
@@ -79,6 +108,10 @@ class FootprintEntry(BaseModel):
     # the test, what it is; for an imported file, what its chain starts from, when that is
     # not the test file.
     detail: str = ""
+
+    @property
+    def strength(self) -> Strength:
+        return Strength.WEAK if self.reason in WEAK_REASONS else Strength.STRONG
 
 
 class Footprint(BaseModel):
@@ -107,6 +140,7 @@ class EvidenceKind(StrEnum):
     MASS = "mass"
     UNREAD = "unread"  # a report or log the bot refused or could not read (Extraction.problems)
     IMPORTS = "imports"  # how far the test's imports were followed, and whether that was cut
+    WEAK = "weak"  # a changed path near the test that it does not import (caveat)
 
 
 class Evidence(BaseModel):
@@ -159,6 +193,21 @@ class TestContext(BaseModel):
     disputed_by: list[str] = Field(default_factory=list)  # logins that said `/flaky wrong`
 
 
+class WalkSummary(BaseModel):
+    """How far the walk of a test's imports went, for the comment and the JSON output."""
+
+    test_file: str
+    language: str
+    files_read: int
+    files_found: int  # repository files the test reaches
+    depth: int  # the deepest import chain found
+    cut: list[str] = Field(default_factory=list)  # why it is partial; empty when complete
+
+    @property
+    def partial(self) -> bool:
+        return bool(self.cut)
+
+
 class Decision(BaseModel):
     """The verdict on one failure (or on a whole check when no test was identified)."""
 
@@ -173,6 +222,7 @@ class Decision(BaseModel):
     rate: RunRate | None = None
     history: list[PastOccurrence] = Field(default_factory=list)  # shown as "seen on other PRs"
     tracking_issue: int | None = None  # filled in by the tracking-issue step
+    walk: WalkSummary | None = None  # the walk of the test's imports, when one was made
 
 
 class RunRecord(BaseModel):

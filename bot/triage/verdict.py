@@ -1,20 +1,45 @@
 """Decide, per failed test, whether the pull request could have caused it.
 
 The order of the rules encodes the bot's one hard rule: a failure whose footprint meets the
-PR's changes is RELATED whatever else is known, and "unrelated" or "flaky" is only said when
-it can be shown. In order:
+PR's changes for certain is RELATED whatever else is known, and "unrelated" or "flaky" is
+only said when no such meeting is possible. Evidence has a strength
+(`FootprintEntry.strength`, see `footprint.py`): strong is what the test's run reads for
+certain (the test file, its traceback, what it imports and what runs for it, the Go
+package, the repo's `footprints` mappings); weak is a guess from names and folders (same
+folder, name pair, test data folder, the folder a `__tests__` tests). A changed test file
+of the same language (Python, JavaScript/TypeScript) in the test's own folder that the walk
+did not find imported is no evidence at all: such test files do not depend on each other.
 
-1. RELATED: a changed path is in the test's footprint (a pass on rerun makes it "flaky, but
-   touches code this PR changed", still RELATED). This beats a broken base: a PR touching a
-   test that already fails on the base branch is the place to fix it.
+For a test whose imports a language of `bot/triage/imports` reads (a "walked" test), in
+order:
+
+1. RELATED: a strong hit (a pass on rerun makes it "flaky, but touches code this PR
+   changed", still RELATED). This beats a broken base: a PR touching a test that already
+   fails on the base branch is the place to fix it.
 2. BROKEN_BASE: the same test failed with the same (non-generic) signature on the PR's base
-   commit or in the latest run of the check on the base branch.
-3. UNKNOWN: the footprint is empty, or GitHub's file list is cut off, so an overlap cannot be
-   ruled out.
+   commit or in the latest run of the check on the base branch. It beats weak hits and an
+   incomplete walk (with medium confidence).
+3. UNKNOWN: the footprint is empty; GitHub's file list is cut off; or the walk could not
+   rule out a change: it was partial (or not made) and the PR changes a file of the test's
+   language that the walk did not reach (in any project of the repository: projects import
+   each other by package name). The evidence names the paths and what cut the walk.
 4. FLAKY: flakiness shown: passed on rerun of the same commit, failed then passed within the
    run (the runner's own retries), or known history (the same signature on other PRs by
    other authors, or on the base branch).
-5. UNRELATED: none of that; failed again on rerun is said, and lowers the confidence.
+5. UNRELATED: none of that; failed again on rerun is said, and lowers the confidence. A
+   failure that reproduces on rerun next to a weak hit is UNKNOWN instead: a data file the
+   test reads without importing it may be the cause.
+
+So FLAKY and UNRELATED are said of a walked test only when the walk was complete, or when
+every changed file it would read is outside what the test could import (documentation,
+another language: `importable.could_import`). Weak hits are caveats ("this PR changes src/util.py in
+the test's folder; the test does not import it") and lower the confidence one step, like
+risky paths.
+
+A test no language reads (or a failure with no test file), and every test when imports
+were not followed at all (`imports` None: the walk's depth is 0), keep the name-and-folder
+rules: any hit, weak or strong, makes the failure RELATED (with medium confidence unless a
+hit is strong), and no walk is needed for FLAKY or UNRELATED.
 
 Afterwards: a `/flaky wrong` on the test (or the whole PR) turns FLAKY or UNRELATED into
 UNKNOWN; a mass failure does the same (`decide_extraction`). Risky changed paths (workflows,
@@ -25,7 +50,9 @@ lower the confidence one step.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass, replace
 
 from pydantic import BaseModel, Field
 
@@ -42,13 +69,16 @@ from bot.triage.footprint import (
     REASON_TESTDATA,
     REASON_TESTS_FOLDER,
     REASON_TRACEBACK,
-    STRONG_REASONS,
     describe_chain,
     footprint,
+    locate_test_file,
     matches,
+    normalise_path,
     walk_key,
 )
+from bot.triage.importable import could_import, sibling_test
 from bot.triage.imports import ImportWalk
+from bot.triage.imports.languages import language_of
 from bot.triage.models import (
     Confidence,
     Decision,
@@ -58,8 +88,10 @@ from bot.triage.models import (
     Failure,
     FootprintEntry,
     PastOccurrence,
+    Strength,
     TestContext,
     Verdict,
+    WalkSummary,
 )
 from bot.triage.risky import risky_changes
 from bot.triage.stats import describe_flips, describe_rate
@@ -92,6 +124,7 @@ def decide(
     contexts: Mapping[str, TestContext] | None = None,
     rules: Rules | None = None,
     imports: Mapping[str, ImportWalk] | None = None,
+    files: AbstractSet[str] | None = None,
 ) -> list[Decision]:
     """One Decision per failure, or a single UNKNOWN one when there is no failure.
 
@@ -99,7 +132,11 @@ def decide(
     ``passed_on_rerun`` / ``reproduced_on_rerun`` describe a rerun of the same commit (at
     most one of them can be true); ``contexts`` holds what the store knows about each test,
     keyed by ``match_key(test_id)``; ``imports`` the walks of test files' imports, keyed
-    by test file.
+    by test file (None: imports were not followed at all, and every test keeps the
+    name-and-folder rules; a mapping: a test of a walked language missing from it has no
+    walk); ``files`` the paths of the commit's file list, None when it was not read (or
+    GitHub cut it): they tell which changed files are gone at the commit (removed, or
+    renamed away).
     """
     if passed_on_rerun and reproduced_on_rerun:
         raise ValueError("a rerun cannot both pass and reproduce the failure")
@@ -127,6 +164,8 @@ def decide(
                 rules=rules,
                 risky=risky,
                 imports=(imports or {}).get(walk_key(failure)),
+                walking=imports is not None,
+                files=files,
             )
         )
         for failure in failures
@@ -143,6 +182,7 @@ def decide_extraction(
     contexts: Mapping[str, TestContext] | None = None,
     rules: Rules | None = None,
     imports: Mapping[str, ImportWalk] | None = None,
+    files: AbstractSet[str] | None = None,
 ) -> list[Decision]:
     """`decide` on what one job's extraction found, knowing why a job can fail without a test.
 
@@ -161,6 +201,7 @@ def decide_extraction(
             contexts=contexts,
             rules=rules,
             imports=imports,
+            files=files,
         ),
         extraction.problems,
     )
@@ -176,6 +217,7 @@ def _decide_extraction(
     contexts: Mapping[str, TestContext] | None,
     rules: Rules | None,
     imports: Mapping[str, ImportWalk] | None,
+    files: AbstractSet[str] | None,
 ) -> list[Decision]:
     if not extraction.failures and extraction.infra is not None:
         cause = extraction.infra
@@ -197,6 +239,7 @@ def _decide_extraction(
         contexts=contexts,
         rules=rules,
         imports=imports,
+        files=files,
     )
     if not extraction.mass_failure:
         return decisions
@@ -248,7 +291,8 @@ def summarise(decisions: Iterable[Decision]) -> Counter[Verdict]:
     return Counter(decision.verdict for decision in decisions)
 
 
-class _Facts(BaseModel):
+@dataclass(frozen=True)
+class _Facts:
     failure: Failure
     changed_paths: Sequence[str]
     changed_complete: bool
@@ -257,145 +301,395 @@ class _Facts(BaseModel):
     context: TestContext
     rules: Rules
     risky: list[tuple[str, str]]
-    imports: ImportWalk | None = None
+    imports: ImportWalk | None
+    walking: bool  # imports were followed: a walked test missing from them has no walk
+    files: AbstractSet[str] | None  # the commit's files, when known
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """What the test's footprint says about the PR's changes (module doc)."""
+
+    test_file: str | None
+    entries: list[FootprintEntry]
+    hits: list[tuple[str, FootprintEntry]]  # changed paths in the footprint, each once
+    related: list[tuple[str, FootprintEntry]]  # the hits that make the failure related
+    weak: list[tuple[str, FootprintEntry]]  # the hits that are only caveats
+    # Weak hits on files the walk never reads (data, fixtures): the test may read them
+    # without importing them, so they are not ruled out.
+    unsure: list[tuple[str, FootprintEntry]]
+    open_paths: list[str]  # changed paths the walk could not rule out
+    walk: ImportWalk | None
+
+
+@dataclass(frozen=True)
+class _Call:
+    verdict: Verdict
+    evidence: str
+    confidence: Confidence
 
 
 def _decide_one(facts: _Facts) -> Decision:
-    failure, context = facts.failure, facts.context
-    test_footprint = footprint(failure, facts.rules.footprints, facts.imports)
-    entries = test_footprint.entries
-    found = matches(test_footprint, facts.changed_paths)
-    matched = {path for path, _ in found}
-    items: list[Evidence] = []
-    caveats: list[str] = []
-
-    def add(kind: EvidenceKind, text: str) -> None:
-        items.append(Evidence(kind=kind, text=text))
-
-    untouched = f"this PR changes none of {_the_paths(entries)} it depends on: {_list(entries)}"
-    if found:
-        add(EvidenceKind.OVERLAP, _touched(found))
-    elif entries:
-        add(EvidenceKind.NO_OVERLAP, untouched)
-    no_footprint = (
-        "no path this test depends on is known (no test file or traceback paths), "
-        "so a change to it cannot be ruled out"
+    """Read the footprint against the change, list the facts, apply the first rule that
+    holds (module doc), lower the confidence for caveats, then hear `/flaky wrong`."""
+    reading = _read(facts)
+    risky = _risky_caveats(facts, reading)
+    caveats = [*_weak_caveats(reading), *risky]
+    items = [
+        *_footprint_items(facts, reading),
+        *[Evidence(kind=EvidenceKind.RISKY, text=text) for text in risky],
+        *_run_items(facts),
+        *_history_items(facts),
+        *_base_and_rate_items(facts.context),
+    ]
+    call = next(c for rule in _RULES if (c := rule(facts, reading)) is not None)
+    if caveats and call.verdict is not Verdict.RELATED:
+        call = replace(call, confidence=_LOWER.get(call.confidence, call.confidence))
+    call, items = _heard(facts.context, call, items)
+    return Decision(
+        failure=facts.failure,
+        verdict=call.verdict,
+        evidence=call.evidence,
+        matched_paths=[path for path, _ in reading.hits],
+        footprint=reading.entries,
+        confidence=call.confidence,
+        items=items,
+        caveats=caveats,
+        rate=facts.context.rate,
+        history=facts.context.history,
+        walk=_summary(facts.imports),
     )
-    cut_off = (
-        f"this PR changes more files than GitHub lists ({GITHUB_FILES_LIMIT:,}), so a change "
-        f"to {_the_paths(entries)} it depends on cannot be ruled out"
-    )
+
+
+def _read(facts: _Facts) -> _Reading:
+    """The hits, split by strength, and the changed paths the walk could not rule out. A
+    test no walker reads keeps the name-and-folder rules: every hit makes it related."""
+    # A walk knows its test file even when the failure names only a class (JVM).
+    walked = facts.imports.test_file if facts.imports is not None else None
+    test_file = walked or locate_test_file(facts.failure)
+    language = language_of(test_file) if test_file is not None else None
+    found = footprint(facts.failure, facts.rules.footprints, facts.imports)
+    hits = matches(found, facts.changed_paths)
+    if test_file is None or language is None or not facts.walking:
+        return _Reading(test_file, found.entries, hits, hits, [], [], [], facts.imports)
     if facts.imports is not None:
-        add(EvidenceKind.IMPORTS, facts.imports.describe())
-    if not entries:
-        add(EvidenceKind.INCOMPLETE, no_footprint)
-    elif not facts.changed_complete and not found:
-        add(EvidenceKind.INCOMPLETE, cut_off)
-    for path, why in facts.risky:
-        if path not in matched:
-            text = f"this PR changes {path} ({why}), which can break any test"
-            add(EvidenceKind.RISKY, text)
-            caveats.append(text)
-    if facts.passed_on_rerun:
-        add(EvidenceKind.RERUN, "passed on rerun of the same commit")
-    if facts.reproduced_on_rerun:
-        add(EvidenceKind.RERUN, "failed again on rerun of the same commit, with the same error")
-    retried_pass = failure.attempts_failed < failure.attempts_total
-    if failure.attempts_total > 1:
-        outcome = "passed in the end" if retried_pass else "never passed"
-        add(
-            EvidenceKind.RETRIES,
-            f"failed {failure.attempts_failed:,} of {failure.attempts_total:,} tries within "
-            f"this run and {outcome}",
+        # The walk sees a test that imports a sibling test file; without that import, the
+        # sibling is no evidence at all.
+        hits = [hit for hit in hits if _strong(hit) or not sibling_test(test_file, hit[0])]
+    strong = [hit for hit in hits if _strong(hit)]
+    weak = [hit for hit in hits if not _strong(hit)]
+    unsure = [hit for hit in weak if not hit[0].endswith(language.sources)]
+    open_paths = _open_paths(facts, test_file, language.sources, {path for path, _ in strong})
+    return _Reading(test_file, found.entries, hits, strong, weak, unsure, open_paths, facts.imports)
+
+
+def _strong(hit: tuple[str, FootprintEntry]) -> bool:
+    return hit[1].strength is Strength.STRONG
+
+
+def _open_paths(
+    facts: _Facts, test_file: str, sources: tuple[str, ...], reached: set[str]
+) -> list[str]:
+    """Changed files a walk of this test would read and could not rule out: files of the
+    test's language that the walk did not reach, when the walk is partial
+    or was not made, or when the file is gone at the commit (removed or renamed away: the
+    walk cannot see an import of a file that is not there)."""
+    complete = facts.imports is not None and not facts.imports.partial
+    paths = (normalise_path(raw) for raw in facts.changed_paths)
+    return list(
+        dict.fromkeys(
+            path
+            for path in paths
+            if path is not None
+            and path not in reached
+            and (not complete or (facts.files is not None and path not in facts.files))
+            and path.endswith(sources)
+            and could_import(test_file, path)
         )
-    same = [past for past in context.history if past.same_signature]
-    other = [past for past in context.history if not past.same_signature]
-    known = _history_text(same, facts.rules.history_days)
+    )
+
+
+# --- the facts, as evidence lines ------------------------------------------------------------
+
+
+def _footprint_items(facts: _Facts, reading: _Reading) -> list[Evidence]:
+    """The hits or the untouched footprint, the weak hits, the walk, and what is unknown."""
+    items: list[Evidence] = []
+    if reading.related:
+        items.append(Evidence(kind=EvidenceKind.OVERLAP, text=_touched(reading.related)))
+    elif reading.entries:
+        items.append(Evidence(kind=EvidenceKind.NO_OVERLAP, text=_untouched(reading)))
+    items += [Evidence(kind=EvidenceKind.WEAK, text=text) for text in _weak_caveats(reading)]
+    if facts.imports is not None:
+        items.append(Evidence(kind=EvidenceKind.IMPORTS, text=facts.imports.describe()))
+    unknown = None
+    if not reading.entries:
+        unknown = _NO_FOOTPRINT
+    elif not reading.related and not facts.changed_complete:
+        unknown = _cut_off(reading)
+    elif not reading.related and reading.open_paths:
+        unknown = _not_ruled_out(reading)
+    if unknown is not None:
+        items.append(Evidence(kind=EvidenceKind.INCOMPLETE, text=unknown))
+    return items
+
+
+def _run_items(facts: _Facts) -> list[Evidence]:
+    """What reruns of the same commit and retries inside the run showed."""
+    items: list[Evidence] = []
+    if facts.passed_on_rerun:
+        items.append(Evidence(kind=EvidenceKind.RERUN, text="passed on rerun of the same commit"))
+    if facts.reproduced_on_rerun:
+        text = "failed again on rerun of the same commit, with the same error"
+        items.append(Evidence(kind=EvidenceKind.RERUN, text=text))
+    failure = facts.failure
+    if failure.attempts_total > 1:
+        outcome = "passed in the end" if _retried_pass(failure) else "never passed"
+        text = (
+            f"failed {failure.attempts_failed:,} of {failure.attempts_total:,} tries within "
+            f"this run and {outcome}"
+        )
+        items.append(Evidence(kind=EvidenceKind.RETRIES, text=text))
+    return items
+
+
+def _history_items(facts: _Facts) -> list[Evidence]:
+    items: list[Evidence] = []
+    known = _known(facts)
     if known:
-        add(EvidenceKind.HISTORY, known)
+        items.append(Evidence(kind=EvidenceKind.HISTORY, text=known))
+    other = [past for past in facts.context.history if not past.same_signature]
     if other:
-        add(
-            EvidenceKind.HISTORY,
+        text = (
             f"failed {len(other):,} other {_times(len(other))} in the last "
             f"{facts.rules.history_days} days with a different error: a different failure, "
-            "not counted",
+            "not counted"
         )
+        items.append(Evidence(kind=EvidenceKind.HISTORY, text=text))
+    return items
+
+
+def _base_and_rate_items(context: TestContext) -> list[Evidence]:
+    items: list[Evidence] = []
     base = context.base
-    broken_base = base is not None and base.same_signature
     if base is not None:
-        add(
-            EvidenceKind.BASE,
+        text = (
             f"failed the same way on {base.where}"
             if base.same_signature
-            else f"also failed on {base.where}, with a different error",
+            else f"also failed on {base.where}, with a different error"
         )
+        items.append(Evidence(kind=EvidenceKind.BASE, text=text))
     if context.rate is not None:
-        add(EvidenceKind.RATE, describe_rate(context.rate))
+        items.append(Evidence(kind=EvidenceKind.RATE, text=describe_rate(context.rate)))
         flips = describe_flips(context.rate)
         if flips:
-            add(EvidenceKind.RATE, flips)
+            items.append(Evidence(kind=EvidenceKind.RATE, text=flips))
+    return items
 
-    # The rules, in order (module doc).
-    if found:
-        evidence = _touched(found)
-        if facts.passed_on_rerun:
-            evidence = f"passed on rerun, but touches code this PR changed; {evidence}"
-        strong = any(e.reason in STRONG_REASONS for _, e in found)
-        certain = strong and not facts.passed_on_rerun and not broken_base
-        verdict = Verdict.RELATED
-        confidence = Confidence.HIGH if certain else Confidence.MEDIUM
-    elif broken_base:
-        assert base is not None
-        reason = untouched if entries and facts.changed_complete else "not the PR's doing"
-        evidence = f"failed the same way on {base.where}; {reason}"
-        verdict = Verdict.BROKEN_BASE
-        sure = entries and facts.changed_complete
-        confidence = Confidence.HIGH if sure else Confidence.MEDIUM
-    elif not entries:
-        verdict, evidence, confidence = Verdict.UNKNOWN, no_footprint, Confidence.LOW
-    elif not facts.changed_complete:
-        verdict, evidence, confidence = Verdict.UNKNOWN, cut_off, Confidence.LOW
-    elif facts.passed_on_rerun:
-        verdict, confidence = Verdict.FLAKY, Confidence.HIGH
+
+def _weak_caveats(reading: _Reading) -> list[str]:
+    """ "this PR changes src/util.py in the test's folder; the test does not import it"."""
+    texts = [
+        _weak_caveat(path, entry, reading.walk, (path, entry) in reading.unsure)
+        for path, entry in reading.weak
+    ]
+    more = len(texts) - _LISTED
+    if more > 0:
+        texts = [*texts[:_LISTED], f"and {more:,} more changed paths near the test"]
+    return texts
+
+
+def _weak_caveat(path: str, entry: FootprintEntry, walk: ImportWalk | None, unsure: bool) -> str:
+    if entry.reason == REASON_PAIR:
+        where = f", the test file's conventional pair by name ({entry.path})"
+    elif entry.reason == REASON_TESTDATA:
+        where = f" in the test data folder {entry.path}"
+    elif entry.reason == REASON_TESTS_FOLDER:
+        where = f" in {entry.path}, the folder its __tests__ tests"
+    else:
+        where = " in the test's folder"
+    if unsure:
+        how = "the test may read it without importing it"
+    elif walk is None:
+        how = "its imports were not followed"
+    elif walk.partial:
+        how = "the part of its imports that was read does not reach it"
+    else:
+        how = "the test does not import it"
+    return f"this PR changes {path}{where}; {how}"
+
+
+def _risky_caveats(facts: _Facts, reading: _Reading) -> list[str]:
+    """Risky changed paths outside what makes the failure related."""
+    related = {path for path, _ in reading.related}
+    return [
+        f"this PR changes {path} ({why}), which can break any test"
+        for path, why in facts.risky
+        if path not in related
+    ]
+
+
+# --- the rules, in order (module doc) --------------------------------------------------------
+
+
+def _related(facts: _Facts, reading: _Reading) -> _Call | None:
+    if not reading.related:
+        return None
+    evidence = _touched(reading.related)
+    if facts.passed_on_rerun:
+        evidence = f"passed on rerun, but touches code this PR changed; {evidence}"
+    strong = any(_strong(hit) for hit in reading.related)
+    certain = strong and not facts.passed_on_rerun and not _broken_base(facts)
+    return _Call(Verdict.RELATED, evidence, Confidence.HIGH if certain else Confidence.MEDIUM)
+
+
+def _base_broken(facts: _Facts, reading: _Reading) -> _Call | None:
+    base = facts.context.base
+    if base is None or not _broken_base(facts):
+        return None
+    known = bool(reading.entries) and facts.changed_complete
+    reason = _untouched(reading) if known else "not the PR's doing"
+    sure = known and not reading.open_paths  # a weak hit lowers it as a caveat
+    confidence = Confidence.HIGH if sure else Confidence.MEDIUM
+    return _Call(Verdict.BROKEN_BASE, f"failed the same way on {base.where}; {reason}", confidence)
+
+
+def _cannot_tell(facts: _Facts, reading: _Reading) -> _Call | None:
+    """No footprint, a cut-off list of changes, or a change the walk could not rule out."""
+    if not reading.entries:
+        return _Call(Verdict.UNKNOWN, _NO_FOOTPRINT, Confidence.LOW)
+    if not facts.changed_complete:
+        return _Call(Verdict.UNKNOWN, _cut_off(reading), Confidence.LOW)
+    if reading.open_paths:
+        return _Call(Verdict.UNKNOWN, _not_ruled_out(reading), Confidence.LOW)
+    return None
+
+
+def _flaky(facts: _Facts, reading: _Reading) -> _Call | None:
+    failure, untouched = facts.failure, _untouched(reading)
+    if facts.passed_on_rerun:
         evidence = f"passed on rerun of the same commit; {untouched}"
-    elif retried_pass:
-        verdict, confidence = Verdict.FLAKY, Confidence.HIGH
+        return _Call(Verdict.FLAKY, evidence, Confidence.HIGH)
+    if _retried_pass(failure):
         evidence = (
             f"failed {failure.attempts_failed:,} of {failure.attempts_total:,} tries within "
             f"this run, then passed; {untouched}"
         )
-    elif known:
-        verdict = Verdict.FLAKY
-        confidence = Confidence.HIGH if len(same) >= HISTORY_FOR_HIGH else Confidence.MEDIUM
-        evidence = f"known flaky: {known}; {untouched}"
-    elif facts.reproduced_on_rerun:
+        return _Call(Verdict.FLAKY, evidence, Confidence.HIGH)
+    known = _known(facts)
+    if known:
+        same = sum(past.same_signature for past in facts.context.history)
+        confidence = Confidence.HIGH if same >= HISTORY_FOR_HIGH else Confidence.MEDIUM
+        return _Call(Verdict.FLAKY, f"known flaky: {known}; {untouched}", confidence)
+    return None
+
+
+def _unrelated(facts: _Facts, reading: _Reading) -> _Call:
+    untouched = _untouched(reading)
+    if reading.unsure:
+        # No flakiness shown, next to a file the test may read: not ruled out.
+        evidence = (
+            f"{_weak_caveats(reading)[0]}: weak evidence, but a change the test reads "
+            "cannot be ruled out, and no flakiness is shown"
+        )
+        return _Call(Verdict.UNKNOWN, evidence, Confidence.LOW)
+    if facts.reproduced_on_rerun:
         # Failing twice on the same code, and nothing shows why: the least sure "unrelated".
-        verdict, confidence = Verdict.UNRELATED, Confidence.LOW
         evidence = f"failed again on rerun of the same commit; {untouched}"
+        return _Call(Verdict.UNRELATED, evidence, Confidence.LOW)
+    return _Call(Verdict.UNRELATED, untouched, Confidence.MEDIUM)
+
+
+_RULES: tuple[Callable[[_Facts, _Reading], _Call | None], ...] = (
+    _related,
+    _base_broken,
+    _cannot_tell,
+    _flaky,
+    _unrelated,
+)
+
+
+def _heard(
+    context: TestContext, call: _Call, items: list[Evidence]
+) -> tuple[_Call, list[Evidence]]:
+    """A `/flaky wrong` on the test turns FLAKY or UNRELATED into UNKNOWN."""
+    if not context.disputed_by:
+        return call, items
+    who = ", ".join(f"@{login}" for login in context.disputed_by)
+    said = f"{who} said this verdict was wrong (/flaky wrong)"
+    items = [*items, Evidence(kind=EvidenceKind.FEEDBACK, text=said)]
+    if call.verdict in _CLEARED:
+        evidence = f"{said}; the bot had said {call.verdict}: {call.evidence}"
+        call = _Call(Verdict.UNKNOWN, evidence, Confidence.LOW)
+    return call, items
+
+
+# --- small facts and texts -------------------------------------------------------------------
+
+_NO_FOOTPRINT = (
+    "no path this test depends on is known (no test file or traceback paths), "
+    "so a change to it cannot be ruled out"
+)
+
+
+def _broken_base(facts: _Facts) -> bool:
+    return facts.context.base is not None and facts.context.base.same_signature
+
+
+def _retried_pass(failure: Failure) -> bool:
+    return failure.attempts_failed < failure.attempts_total
+
+
+def _known(facts: _Facts) -> str | None:
+    same = [past for past in facts.context.history if past.same_signature]
+    return _history_text(same, facts.rules.history_days)
+
+
+def _untouched(reading: _Reading) -> str:
+    if not reading.weak:
+        entries = reading.entries
+        return f"this PR changes none of {_the_paths(entries)} it depends on: {_list(entries)}"
+    strong = [entry for entry in reading.entries if entry.strength is Strength.STRONG]
+    return f"this PR changes none of {_the_paths(strong)} it reads for certain: {_list(strong)}"
+
+
+def _cut_off(reading: _Reading) -> str:
+    return (
+        f"this PR changes more files than GitHub lists ({GITHUB_FILES_LIMIT:,}), so a change "
+        f"to {_the_paths(reading.entries)} it depends on cannot be ruled out"
+    )
+
+
+def _not_ruled_out(reading: _Reading) -> str:
+    """ "the walk of tests/test_a.py's imports is partial (the limit of 100 files read was
+    reached), so a change to src/b.py cannot be ruled out"."""
+    walk = reading.walk
+    if walk is None:
+        how = f"the imports of {reading.test_file} were not followed"
+    elif not walk.partial:
+        how = (
+            f"the walk of {reading.test_file}'s imports cannot see an import of a file this "
+            "PR removes or renames away"
+        )
     else:
-        verdict, evidence, confidence = Verdict.UNRELATED, untouched, Confidence.MEDIUM
-    if caveats and verdict is not Verdict.RELATED:
-        confidence = _LOWER.get(confidence, confidence)
+        cut = "; ".join(walk.cut[:_LISTED])
+        how = f"the walk of {reading.test_file}'s imports is partial ({cut})"
+    named = ", ".join(reading.open_paths[:_LISTED])
+    more = len(reading.open_paths) - _LISTED
+    named += f", and {more:,} more" if more > 0 else ""
+    return f"{how}, so a change to {named} cannot be ruled out"
 
-    if context.disputed_by:
-        who = ", ".join(f"@{login}" for login in context.disputed_by)
-        said = f"{who} said this verdict was wrong (/flaky wrong)"
-        add(EvidenceKind.FEEDBACK, said)
-        if verdict in _CLEARED:
-            evidence = f"{said}; the bot had said {verdict}: {evidence}"
-            verdict, confidence = Verdict.UNKNOWN, Confidence.LOW
 
-    return Decision(
-        failure=failure,
-        verdict=verdict,
-        evidence=evidence,
-        matched_paths=[path for path, _ in found],
-        footprint=entries,
-        confidence=confidence,
-        items=items,
-        caveats=caveats,
-        rate=context.rate,
-        history=context.history,
+def _summary(walk: ImportWalk | None) -> WalkSummary | None:
+    if walk is None:
+        return None
+    return WalkSummary(
+        test_file=walk.test_file,
+        language=walk.language,
+        files_read=len(walk.read),
+        files_found=len(walk.reached),
+        depth=walk.depth,
+        cut=list(walk.cut),
     )
 
 
@@ -429,7 +723,8 @@ def _touched(found: list[tuple[str, FootprintEntry]]) -> str:
     if len(found) == 1:
         path, entry = found[0]
         if entry.reason in (REASON_IMPORTED, REASON_RUNS):
-            return f"{describe_chain(entry)}, which this PR changes"
+            depth = f" (depth {len(entry.chain)})" if len(entry.chain) > 1 else ""
+            return f"{describe_chain(entry)}, which this PR changes{depth}"
         return f"this PR changes {path}, {_why(entry)}"
     named = [f"{path} ({entry.reason})" for path, entry in found[:_LISTED]]
     more = len(found) - _LISTED

@@ -1,0 +1,349 @@
+"""Evidence strength in the verdict: only a strong hit makes a walked test related; weak
+hits are caveats; flaky and unrelated need a walk that rules the change out."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bot.report.footprint import footprint_record
+from bot.triage.failures import match_key
+from bot.triage.footprint import footprint
+from bot.triage.imports import ImportWalk, Reached
+from bot.triage.models import (
+    BaseResult,
+    Confidence,
+    Decision,
+    EvidenceKind,
+    Failure,
+    ImportStep,
+    Strength,
+    Verdict,
+)
+from bot.triage.models import TestContext as Context
+from bot.triage.verdict import Rules, decide
+
+TEST = "tests/test_invoice.py"
+TAX = ImportStep(importer=TEST, module="billing.tax", path="src/billing/tax.py")
+CUT = "the limit of 100 files read was reached"
+BROKEN = Context(
+    base=BaseResult(where="the base commit abc1234", head_sha="a" * 40, same_signature=True)
+)
+
+
+def failure(test_file: str = TEST) -> Failure:
+    return Failure(
+        test_id=f"{test_file}::test_vat", name="test_vat", file=test_file, framework="pytest"
+    )
+
+
+def walk(test_file: str = TEST, *, cut: tuple[str, ...] = ()) -> ImportWalk:
+    reached = (Reached("src/billing/tax.py", (TAX,)),) if test_file == TEST else ()
+    return ImportWalk(test_file, "Python", reached, (test_file,), (), cut)
+
+
+def one(changed: list[str], **kwargs: object) -> Decision:
+    kwargs.setdefault("imports", {TEST: walk()})
+    [decision] = decide([failure()], changed, **kwargs)  # type: ignore[arg-type]
+    return decision
+
+
+def test_strength_is_a_property_of_each_entry() -> None:
+    entries = {
+        e.reason: e.strength for e in footprint(failure(), {"tests/**": ["data/**"]}).entries
+    }
+    assert entries == {
+        "test file": Strength.STRONG,
+        "mapped in .github/flaky.yml (tests/**)": Strength.STRONG,
+        "conventional pair": Strength.WEAK,
+        "test package directory": Strength.WEAK,
+    }
+
+
+# (changed paths, how the rerun went, context) -> (verdict, confidence)
+RULES = [
+    # A sibling test file is no evidence at all: flaky with full confidence.
+    (["tests/test_cart.py"], "passed", Context(), Verdict.FLAKY, Confidence.HIGH),
+    # ...and never outranks a broken base, which is sure.
+    (["tests/test_cart.py"], "none", BROKEN, Verdict.BROKEN_BASE, Confidence.HIGH),
+    # A weak hit (same folder, not imported) is a caveat lowering the confidence.
+    (["tests/helpers.py"], "passed", Context(), Verdict.FLAKY, Confidence.MEDIUM),
+    (["tests/helpers.py"], "none", Context(), Verdict.UNRELATED, Confidence.LOW),
+    (["tests/helpers.py"], "none", BROKEN, Verdict.BROKEN_BASE, Confidence.MEDIUM),
+    (["tests/helpers.py"], "reproduced", Context(), Verdict.UNRELATED, Confidence.LOW),
+    # A data file beside the test: the walk cannot rule out that the test reads it.
+    (["tests/data/invoice.json"], "passed", Context(), Verdict.FLAKY, Confidence.MEDIUM),
+    (["tests/data/invoice.json"], "none", Context(), Verdict.UNKNOWN, Confidence.LOW),
+    (["tests/data/invoice.json"], "reproduced", Context(), Verdict.UNKNOWN, Confidence.LOW),
+    # The pair by name, not imported: weak.
+    (["lib/invoice.py"], "passed", Context(), Verdict.FLAKY, Confidence.MEDIUM),
+    # A strong hit is related and beats a broken base.
+    (["src/billing/tax.py"], "none", Context(), Verdict.RELATED, Confidence.HIGH),
+    (["src/billing/tax.py"], "none", BROKEN, Verdict.RELATED, Confidence.MEDIUM),
+    (["src/billing/tax.py"], "passed", Context(), Verdict.RELATED, Confidence.MEDIUM),
+    # The complete walk rules out a Python file it did not reach.
+    (["src/shipping/rates.py"], "reproduced", Context(), Verdict.UNRELATED, Confidence.LOW),
+]
+
+
+@pytest.mark.parametrize(("changed", "rerun", "context", "verdict", "confidence"), RULES)
+def test_the_rules_with_a_complete_walk(
+    changed: list[str], rerun: str, context: Context, verdict: Verdict, confidence: Confidence
+) -> None:
+    decision = one(
+        changed,
+        passed_on_rerun=rerun == "passed",
+        reproduced_on_rerun=rerun == "reproduced",
+        contexts={match_key(failure().test_id): context},
+    )
+    assert (decision.verdict, decision.confidence) == (verdict, confidence)
+
+
+def test_a_weak_hit_is_named_as_a_caveat() -> None:
+    decision = one(["tests/helpers.py"], passed_on_rerun=True)
+
+    caveat = "this PR changes tests/helpers.py in the test's folder; the test does not import it"
+    assert decision.caveats == [caveat]
+    assert [i.text for i in decision.items if i.kind is EvidenceKind.WEAK] == [caveat]
+    assert decision.evidence == (
+        "passed on rerun of the same commit; this PR changes none of the 2 paths it reads "
+        "for certain: tests/test_invoice.py, src/billing/tax.py"
+    )
+
+
+def test_a_sibling_test_file_is_neither_a_hit_nor_a_caveat() -> None:
+    decision = one(["tests/test_cart.py"])
+
+    assert decision.matched_paths == []
+    assert decision.caveats == []
+    assert decision.evidence.startswith("this PR changes none of the 4 paths it depends on")
+
+
+def test_a_sibling_test_file_the_test_imports_is_related() -> None:
+    step = ImportStep(importer=TEST, module="test_cart", path="tests/test_cart.py")
+    imported = ImportWalk(
+        TEST, "Python", (Reached("tests/test_cart.py", (step,)),), (TEST,), (), ()
+    )
+
+    decision = one(["tests/test_cart.py"], imports={TEST: imported})
+
+    assert decision.verdict is Verdict.RELATED
+    assert decision.evidence == (
+        "tests/test_invoice.py imports test_cart (tests/test_cart.py), which this PR changes"
+    )
+
+
+def test_a_root_level_tests_folder_gives_its_parent_only_as_weak_evidence() -> None:
+    test_file = "src/__tests__/test_cart.py"
+
+    [decision] = decide(
+        [failure(test_file)],
+        ["src/checkout/payment.py"],
+        passed_on_rerun=True,
+        imports={test_file: walk(test_file)},
+    )
+
+    assert decision.verdict is Verdict.FLAKY
+    assert decision.caveats == [
+        "this PR changes src/checkout/payment.py in src/, the folder its __tests__ tests; "
+        "the test does not import it"
+    ]
+
+
+@pytest.mark.parametrize("rerun", ["none", "passed", "reproduced"])
+def test_a_partial_walk_cannot_rule_out_a_python_change(rerun: str) -> None:
+    decision = one(
+        ["src/shipping/rates.py", "docs/a.md"],
+        imports={TEST: walk(cut=(CUT,))},
+        passed_on_rerun=rerun == "passed",
+        reproduced_on_rerun=rerun == "reproduced",
+    )
+
+    assert (decision.verdict, decision.confidence) == (Verdict.UNKNOWN, Confidence.LOW)
+    assert decision.evidence == (
+        "the walk of tests/test_invoice.py's imports is partial (the limit of 100 files read "
+        "was reached), so a change to src/shipping/rates.py cannot be ruled out"
+    )
+    assert decision.walk is not None and decision.walk.partial
+    assert decision.walk.files_read == 1
+
+
+def test_a_partial_walk_with_a_broken_base_is_broken_base() -> None:
+    decision = one(
+        ["src/shipping/rates.py"],
+        imports={TEST: walk(cut=(CUT,))},
+        contexts={match_key(failure().test_id): BROKEN},
+    )
+    assert (decision.verdict, decision.confidence) == (Verdict.BROKEN_BASE, Confidence.MEDIUM)
+
+
+def test_a_missing_walk_cannot_rule_out_a_python_change() -> None:
+    decision = one(["src/shipping/rates.py"], imports={}, passed_on_rerun=True)
+
+    assert decision.verdict is Verdict.UNKNOWN
+    assert decision.evidence == (
+        "the imports of tests/test_invoice.py were not followed, so a change to "
+        "src/shipping/rates.py cannot be ruled out"
+    )
+
+
+@pytest.mark.parametrize(
+    "changed",
+    [["docs/setup.md", "README.rst"], ["cmd/api/main.go", "web/app.ts"], ["assets/logo.png"]],
+)
+def test_changes_no_python_test_can_import_need_no_walk(changed: list[str]) -> None:
+    decision = one(changed, imports={}, passed_on_rerun=True)
+    assert (decision.verdict, decision.confidence) == (Verdict.FLAKY, Confidence.HIGH)
+
+
+def test_another_project_of_the_repository_is_not_ruled_out_by_a_cut_walk() -> None:
+    """A project imports its siblings by package name: a walk cut short may have stopped one
+    hop before the changed file of another project, so the change cannot be ruled out."""
+    test_file = "services/api/tests/test_app.py"
+    files = {
+        "services/api/pyproject.toml",
+        "services/worker/pyproject.toml",
+        "package.json",
+        test_file,
+    }
+    changed = ["services/worker/src/worker/jobs.py"]
+    cut = walk(test_file, cut=(CUT,))
+
+    [decision] = decide(
+        [failure(test_file)],
+        changed,
+        passed_on_rerun=True,
+        imports={test_file: cut},
+        files=files,
+    )
+
+    assert decision.verdict is Verdict.UNKNOWN
+    assert "services/worker/src/worker/jobs.py" in decision.evidence
+
+
+def test_a_test_no_walker_reads_keeps_the_name_and_folder_rules() -> None:
+    elixir = Failure(
+        test_id="test/billing_test.exs:12",
+        name="vat",
+        file="test/billing_test.exs",
+        framework="exunit",
+    )
+    [decision] = decide([elixir], ["test/support/factory.ex"], passed_on_rerun=True, imports={})
+    assert (decision.verdict, decision.confidence) == (Verdict.RELATED, Confidence.MEDIUM)
+
+
+def test_with_the_walk_off_every_test_keeps_the_name_and_folder_rules() -> None:
+    decision = one(["tests/helpers.py"], imports=None)
+    assert (decision.verdict, decision.confidence) == (Verdict.RELATED, Confidence.MEDIUM)
+    decision = one(["src/shipping/rates.py"], imports=None, passed_on_rerun=True)
+    assert decision.verdict is Verdict.FLAKY
+
+
+def test_a_mapping_in_flaky_yml_is_strong_even_inside_the_tests_folder() -> None:
+    rules = Rules(footprints={"tests/**": ["tests/fixtures/**"]})
+
+    decision = one(["tests/fixtures/invoice.json"], rules=rules)
+
+    assert (decision.verdict, decision.confidence) == (Verdict.RELATED, Confidence.HIGH)
+    assert "footprints setting maps to this test" in decision.evidence
+
+
+def test_a_deep_import_chain_says_its_depth() -> None:
+    rate = ImportStep(
+        importer="src/billing/tax.py", module="billing.rates", path="src/billing/rates.py"
+    )
+    deep = ImportWalk(
+        TEST,
+        "Python",
+        (Reached("src/billing/tax.py", (TAX,)), Reached("src/billing/rates.py", (TAX, rate))),
+        (TEST, "src/billing/tax.py"),
+        (),
+        (),
+    )
+
+    decision = one(["src/billing/rates.py"], imports={TEST: deep})
+
+    assert decision.evidence == (
+        "tests/test_invoice.py imports billing.tax (src/billing/tax.py), which imports "
+        "billing.rates (src/billing/rates.py), which this PR changes (depth 2)"
+    )
+    assert decision.walk is not None
+    assert (decision.walk.depth, decision.walk.files_read, decision.walk.partial) == (2, 2, False)
+
+
+def test_a_file_gone_at_the_commit_is_not_ruled_out_by_a_complete_walk() -> None:
+    """A test that imported a module the PR renames away fails on the import; the walk at
+    the head cannot see an import of a file that is not there."""
+    files = {TEST, "src/billing/tax.py", "src/billing/vat.py"}
+    renamed = ["src/billing/vat.py", "src/billing/rates.py"]
+
+    decision = one(renamed, files=files, passed_on_rerun=True)
+
+    assert decision.verdict is Verdict.UNKNOWN
+    assert decision.evidence == (
+        "the walk of tests/test_invoice.py's imports cannot see an import of a file this PR "
+        "removes or renames away, so a change to src/billing/rates.py cannot be ruled out"
+    )
+    assert one(renamed, passed_on_rerun=True).verdict is Verdict.FLAKY  # files not known
+
+
+def test_the_json_footprint_gives_strength_weak_caveats_and_the_walk() -> None:
+    decision = one(["tests/helpers.py", "src/billing/tax.py"], imports={TEST: walk(cut=(CUT,))})
+
+    record = footprint_record(decision)
+
+    assert record["hits"] == [
+        {"path": "tests/helpers.py", "reason": "test package directory", "strength": "weak"},
+        {"path": "src/billing/tax.py", "reason": "imported by the test", "strength": "strong"},
+    ]
+    assert record["weak"] == [
+        "this PR changes tests/helpers.py in the test's folder; the part of its imports that "
+        "was read does not reach it"
+    ]
+    assert (record["walk_depth"], record["files_read"], record["partial"]) == (1, 1, True)
+    assert record["cut"] == [CUT]
+    assert record["walk"].endswith(f"1 file read; partial: {CUT}")
+
+
+@given(
+    changed=st.lists(
+        st.sampled_from(
+            [
+                TEST,
+                "src/billing/tax.py",
+                "src/shipping/rates.py",
+                "tests/helpers.py",
+                "tests/test_cart.py",
+                "tests/data/invoice.json",
+                "docs/a.md",
+                "cmd/main.go",
+            ]
+        ),
+        min_size=1,
+        max_size=4,
+    ),
+    partial=st.booleans(),
+    rerun=st.sampled_from(["none", "passed", "reproduced"]),
+    broken=st.booleans(),
+)
+def test_only_a_strong_hit_relates_and_only_a_ruled_out_change_clears(
+    changed: list[str], partial: bool, rerun: str, broken: bool
+) -> None:
+    decision = one(
+        changed,
+        imports={TEST: walk(cut=(CUT,) if partial else ())},
+        passed_on_rerun=rerun == "passed",
+        reproduced_on_rerun=rerun == "reproduced",
+        contexts={match_key(failure().test_id): BROKEN if broken else Context()},
+    )
+
+    strong = {TEST, "src/billing/tax.py"} & set(changed)
+    assert (decision.verdict is Verdict.RELATED) == bool(strong)
+    if decision.verdict in {Verdict.FLAKY, Verdict.UNRELATED}:
+        reached = {TEST, "src/billing/tax.py"}
+        unreached_python = {p for p in changed if p.endswith(".py") and p not in reached}
+        assert not (partial and unreached_python)
+        assert not (rerun != "passed" and "tests/data/invoice.json" in changed)
+    if broken and not strong:
+        assert decision.verdict is Verdict.BROKEN_BASE
