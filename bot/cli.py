@@ -358,13 +358,19 @@ def setup(args: argparse.Namespace) -> int:
             force=args.force,
             port=args.port,
         )
-        return asyncio.run(run_setup(options, open_browser=not args.no_browser))
+        done = asyncio.run(run_setup(options, open_browser=not args.no_browser))
     except SetupError as exc:
         print(f"flakybot setup: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("flakybot setup: stopped; no App was registered", file=sys.stderr)
         return 1
+    if not args.webhook_url:  # a webhook proxy's channel: deliveries wait there for a relay
+        print(
+            f"Relay the channel's deliveries to the bot: npx smee-client --url {hook} "
+            "--target http://127.0.0.1:3000/api/github/webhooks"
+        )
+    return done
 
 
 async def serve(settings: Settings) -> int:

@@ -101,7 +101,10 @@ class ManifestRoutes:
         query = {"code": code}
         if "state" in request.query:
             query["state"] = request.query["state"]
-        raise web.HTTPFound(f"{manifest['redirect_url']}?{urlencode(query)}")
+        # Returned, not raised: the simulator turns raised HTTP errors into API JSON.
+        return web.Response(
+            status=302, headers={"Location": f"{manifest['redirect_url']}?{urlencode(query)}"}
+        )
 
     async def convert(self, request: web.Request) -> web.Response:
         issued = self.flow.codes.get(request.match_info["code"])
