@@ -97,6 +97,12 @@ def new_app_url(github_url: str, org: str | None, state: str) -> str:
     return f"{base}{account}/settings/apps/new?state={quote(state, safe='')}"
 
 
+def app_settings_url(github_url: str, org: str | None, slug: str) -> str:
+    """The App's settings page, where keys and the webhook secret are made."""
+    account = f"/organizations/{quote(org, safe='')}" if org else ""
+    return f"{github_url.rstrip('/')}{account}/settings/apps/{quote(slug, safe='')}"
+
+
 def registered_app(answer: Any) -> RegisteredApp:
     """The conversion's 201 body, refused when it lacks what `.env` needs."""
     try:

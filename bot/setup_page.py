@@ -31,6 +31,7 @@ from bot.registration import (
     ENV_KEYS,
     RegisteredApp,
     SetupError,
+    app_settings_url,
     env_lines,
     manifest_for,
     new_app_url,
@@ -67,6 +68,8 @@ class SetupPage:
         self.url = ""  # http://127.0.0.1:PORT, once started
         self.app: RegisteredApp | None = None
         self.finished = asyncio.Event()
+        self.exit_status = 0
+        self._converting = asyncio.Lock()
         self._runner: web.AppRunner | None = None
 
     async def start(self) -> str:
@@ -123,13 +126,21 @@ class SetupPage:
             )
         if not code:
             return self._retry(400, "GitHub sent no code back.")
-        try:
-            self.app = await self._convert(code)
-            write_env(self.options.env_file, env_lines(self.app), force=self.options.force)
-        except SetupError as exc:
-            self.app = None
-            return self._retry(exc.status, str(exc))
-        _report(self.app, self.options)
+        async with self._converting:  # a reload while the code is exchanged waits for it
+            if self.app is not None:
+                return self._registered_page()
+            try:
+                # Before the code is spent: it stays good for an hour if the file is moved.
+                refuse_existing(self.options.env_file, force=self.options.force)
+                app = await self._convert(code)
+            except SetupError as exc:
+                return self._retry(exc.status, str(exc))
+            try:
+                write_env(self.options.env_file, env_lines(app), force=self.options.force)
+            except (SetupError, OSError) as exc:
+                return self._unsaved(app, exc)
+            self.app = app
+        _report(app, self.options)
         self.finished.set()
         return self._registered_page()
 
@@ -150,12 +161,26 @@ class SetupPage:
             return registered_app(body)
         raise _conversion_refused(status, self.options.github_url)
 
-    def _retry(self, status: int, message: str) -> web.Response:
+    def _retry(self, status: int, message: str, *, again: bool = True) -> web.Response:
         print(f"flakybot setup: {message}", file=sys.stderr)
-        return _page(
-            status,
-            "The App was not registered",
-            f"<p>{escape(message)}</p><p><a href='/'>Start again</a></p>",
+        title = "The App was not registered" if again else "The App's credentials were not kept"
+        link = "<p><a href='/'>Start again</a></p>" if again else ""
+        return _page(status, title, f"<p>{escape(message)}</p>{link}")
+
+    def _unsaved(self, app: RegisteredApp, exc: Exception) -> web.Response:
+        """The App exists but its credentials could not be kept, and GitHub hands out its
+        key once: say where to make a new one, never show this one."""
+        where = app_settings_url(self.options.github_url, self.options.org, app.slug)
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        self.exit_status = 1
+        self.finished.set()
+        return self._retry(
+            500,
+            f"The App {app.slug} (id {app.id}) is registered, but {self.options.env_file} could"
+            f" not be written: {reason}. Its key is not shown: generate a private key and set"
+            f" a webhook secret at {where}, then fill in APP_ID, PRIVATE_KEY_PATH and"
+            " WEBHOOK_SECRET by hand.",
+            again=False,
         )
 
     def _registered_page(self) -> web.Response:
@@ -219,6 +244,6 @@ async def run_setup(options: SetupOptions, *, open_browser: bool) -> int:
             with contextlib.suppress(webbrowser.Error):
                 webbrowser.open(f"{url}/")
         await page.finished.wait()
-        return 0
+        return page.exit_status
     finally:
         await page.close()

@@ -44,17 +44,22 @@ async def http() -> AsyncIterator[aiohttp.ClientSession]:
         yield session
 
 
-@pytest.fixture
-async def page(sim: Simulator, tmp_path: Path) -> AsyncIterator[SetupPage]:
+async def started_page(sim: Simulator, env_file: Path) -> SetupPage:
     options = SetupOptions(
         manifest=load_manifest(CHECKOUT_MANIFEST),
         webhook_url=HOOK,
-        env_file=tmp_path / ".env",
+        env_file=env_file,
         github_url=sim.url,
         api_url=sim.url,
     )
     setup = SetupPage(options)
     await setup.start()
+    return setup
+
+
+@pytest.fixture
+async def page(sim: Simulator, tmp_path: Path) -> AsyncIterator[SetupPage]:
+    setup = await started_page(sim, tmp_path / ".env")
     yield setup
     await setup.close()
 
@@ -130,7 +135,27 @@ async def test_an_env_file_made_while_the_page_waited_is_never_overwritten(
     shown = await finish(http, page, code, state)
     assert shown.startswith("409 ") and "will not overwrite it" in shown
     assert page.options.env_file.read_text() == "DATABASE_URL=sqlite:///mine.sqlite3\n"
-    assert not page.finished.is_set()
+    assert sim.calls[CONVERSION_CALL] == 0 and not page.finished.is_set()
+    # Refused before the code was spent: with the file moved away, the same answer works.
+    page.options.env_file.unlink()
+    assert (await finish(http, page, code, state)).startswith("200 ")
+    assert "APP_ID=" in page.options.env_file.read_text()
+
+
+async def test_an_env_file_that_cannot_be_written_says_where_to_make_a_new_key(
+    http: aiohttp.ClientSession, sim: Simulator, tmp_path: Path
+) -> None:
+    page = await started_page(sim, tmp_path / "no-such-folder" / ".env")
+    try:
+        code, state = await code_from_github(http, sim, page)
+        shown = await finish(http, page, code, state)
+    finally:
+        await page.close()
+    [app] = sim.manifests.apps
+    assert shown.startswith("500 ") and "could not be written" in shown
+    assert f"{sim.url}/settings/apps/{app.slug}" in shown
+    assert app.pem.splitlines()[1] not in shown and app.webhook_secret not in shown
+    assert page.finished.is_set() and page.exit_status == 1
 
 
 async def test_an_organisations_app_is_registered_for_the_organisation(
