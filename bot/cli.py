@@ -1,4 +1,4 @@
-"""`flakybot serve|demo|triage|parse|deliveries|migrate`."""
+"""`flakybot serve|setup|demo|triage|parse|deliveries|migrate`."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import contextlib
 import dataclasses
 import json
 import logging
+import os
 import signal
 import sys
 import time
@@ -29,7 +30,7 @@ log = logging.getLogger("flakybot")
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    if args.command in ("parse", "triage", "demo"):
+    if args.command in ("parse", "triage", "demo", "setup"):
         return _run_without_settings(args)
     try:
         settings = Settings()
@@ -52,6 +53,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("serve", help="run the GitHub App (webhook server and worker)")
+    _setup_arguments(
+        commands.add_parser(
+            "setup",
+            help="register the GitHub App from app.yml in a browser and write its credentials "
+            "to .env",
+        )
+    )
     _demo_arguments(
         commands.add_parser(
             "demo", help="run the real bot against the built-in GitHub simulator, end to end"
@@ -83,6 +91,39 @@ def _demo_arguments(demo: argparse.ArgumentParser) -> None:
         "--serve", action="store_true", help="keep serving the dashboard until interrupted"
     )
     demo.add_argument("--port", type=int, default=0, help="the bot's port (default: any free one)")
+
+
+def _setup_arguments(setup: argparse.ArgumentParser) -> None:
+    setup.add_argument(
+        "--webhook-url",
+        help="where GitHub sends webhooks, https://HOST/api/github/webhooks "
+        "(default: $WEBHOOK_PROXY_URL, a smee.io channel for a local trial)",
+    )
+    setup.add_argument("--org", help="register the App for this organisation (default: you)")
+    setup.add_argument("--name", help="the App's name on GitHub (default: app.yml's)")
+    setup.add_argument(
+        "--env-file", type=Path, default=Path(".env"), help="where to write (default: .env)"
+    )
+    setup.add_argument(
+        "--force",
+        action="store_true",
+        help="replace the App's lines of an existing env file, keeping the others",
+    )
+    setup.add_argument(
+        "--manifest", type=Path, help="the manifest (default: app.yml here, else the checkout's)"
+    )
+    setup.add_argument(
+        "--port", type=int, default=0, help="the local page's port (default: any free one)"
+    )
+    setup.add_argument(
+        "--github-url",
+        default="https://github.com",
+        help="GitHub's web address (GHES: https://HOST)",
+    )
+    setup.add_argument(
+        "--api-url", help="the REST API root (default: $GITHUB_API_URL, else api.github.com)"
+    )
+    setup.add_argument("--no-browser", action="store_true", help="only print the page's address")
 
 
 def _triage_arguments(triage: argparse.ArgumentParser) -> None:
@@ -133,6 +174,8 @@ def _run_without_settings(args: argparse.Namespace) -> int:
         from bot.tryout import command
 
         return command(args.target, token=args.token, api_url=args.api_url, as_json=args.json)
+    if args.command == "setup":
+        return setup(args)
     from bot.demo import run_demo
 
     try:
@@ -288,6 +331,46 @@ def _from(failure: dict[str, Any]) -> str:
     """Where the location came from, and why a bare file name was kept, when known."""
     said = f" (from {failure['location_source']})" if failure["location_source"] else ""
     return f"{said}; {failure['location_note']}" if failure["location_note"] else said
+
+
+def setup(args: argparse.Namespace) -> int:
+    from bot.registration import SetupError, find_manifest, load_manifest, web_address
+    from bot.setup_page import SetupOptions, run_setup
+
+    try:
+        hook = args.webhook_url or os.environ.get("WEBHOOK_PROXY_URL")
+        if not hook:
+            raise SetupError(
+                "give --webhook-url https://HOST/api/github/webhooks, or set WEBHOOK_PROXY_URL "
+                "to a smee.io channel for a local trial"
+            )
+        options = SetupOptions(
+            manifest=load_manifest(find_manifest(args.manifest)),
+            webhook_url=web_address(hook, "the webhook URL"),
+            env_file=args.env_file,
+            github_url=web_address(args.github_url, "--github-url"),
+            api_url=web_address(
+                args.api_url or os.environ.get("GITHUB_API_URL") or "https://api.github.com",
+                "the API URL",
+            ),
+            org=args.org,
+            name=args.name,
+            force=args.force,
+            port=args.port,
+        )
+        done = asyncio.run(run_setup(options, open_browser=not args.no_browser))
+    except SetupError as exc:
+        print(f"flakybot setup: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("flakybot setup: stopped; no App was registered", file=sys.stderr)
+        return 1
+    if not args.webhook_url:  # a webhook proxy's channel: deliveries wait there for a relay
+        print(
+            f"Relay the channel's deliveries to the bot: npx smee-client --url {hook} "
+            "--target http://127.0.0.1:3000/api/github/webhooks"
+        )
+    return done
 
 
 async def serve(settings: Settings) -> int:

@@ -95,13 +95,18 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
     ),
     # Job-log files on disk (a log, gh's output, a run's log archive) for `flakybot parse`.
     "bot.job_logs": frozenset({"bot.triage"}),
+    # `flakybot setup`: the manifest flow and the page that drives it.
+    "bot.registration": frozenset(),
+    "bot.setup_page": frozenset({"bot.registration"}),
     "bot.cli": frozenset(
         {
             "bot.config",
             "bot.demo",
             "bot.job_logs",
             "bot.logs",
+            "bot.registration",
             "bot.runtime",
+            "bot.setup_page",
             "bot.store",
             "bot.triage",
             "bot.tryout",

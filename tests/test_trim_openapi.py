@@ -1,6 +1,7 @@
 """The OpenAPI fixtures are scripts/trim_openapi.py's cut for the simulator as it is now: the
 script changes nothing when run on them again, and every route the simulator serves (but
-GraphQL and its blob host, which GitHub's REST description does not hold) has its operation."""
+GraphQL, its blob host and the github.com pages of the App manifest flow, which GitHub's REST
+description does not hold) has its operation."""
 
 from __future__ import annotations
 
@@ -19,7 +20,12 @@ FIXTURES = {
     "rest": OPENAPI / "github-rest-subset.openapi.json",
     "webhooks": OPENAPI / "webhooks-schema.api.github.com.json",
 }
-NOT_REST = {("post", "/graphql"), ("get", "/_blobs/{key}")}
+NOT_REST = {
+    ("post", "/graphql"),
+    ("get", "/_blobs/{key}"),
+    ("post", "/settings/apps/new"),
+    ("post", "/organizations/{org}/settings/apps/new"),
+}
 
 
 @pytest.mark.parametrize("kind", sorted(FIXTURES))

@@ -13,6 +13,7 @@ from aiohttp import web
 from multidict import MultiDict
 
 from bot.sim import blobs, git
+from bot.sim.manifests import ManifestRoutes
 from bot.sim.shapes import Shapes, iso
 from bot.sim.state import RERUNNABLE, CheckRun, Issue, Reaction, RerunRequest, World, now
 from bot.sim.webhooks import issue_comment_created
@@ -168,6 +169,7 @@ class Routes:
             ("GET", repo + "/git/trees/{tree_sha}", self.get_tree),
             ("POST", "/graphql", self.post_graphql),
             ("GET", "/_blobs/{key}", self.get_blob),
+            *ManifestRoutes(self.sim).table(),
         ]
         for method, path, handler in table:
             guarded = self._repo_guard(handler) if path.startswith(repo) else handler

@@ -20,6 +20,7 @@ from gidgethub.apps import get_jwt
 from bot.sim.auth import AppKeys, AuthError, TokenBook
 from bot.sim.blobs import Blob
 from bot.sim.faults import FaultPlan
+from bot.sim.manifests import PUBLIC_ROUTES, ManifestFlow
 from bot.sim.record import TimelineEntry, Write
 from bot.sim.routes import DOCS, WRITE_BODY, Handler, Routes, error
 from bot.sim.scenario import CheckEvent, Scenario
@@ -86,6 +87,7 @@ class Simulator:
         self.faults = FaultPlan(scenario.faults)
         self.blobs: dict[str, Blob] = {}
         self.blob_bytes_sent = 0  # every byte of logs and artifacts the blob host served
+        self.manifests = ManifestFlow()
         self.writes: list[Write] = []
         self.timeline: list[TimelineEntry] = []
         self.calls: Counter[str] = Counter()
@@ -422,6 +424,8 @@ class Simulator:
     @web.middleware
     async def _auth(self, request: web.Request, handler: Handler) -> web.StreamResponse:
         if request.path.startswith(BLOB_PREFIX) or request.match_info.http_exception is not None:
+            return await handler(request)
+        if _route_template(request) in PUBLIC_ROUTES:
             return await handler(request)
         header = request.headers.get("Authorization")
         try:
