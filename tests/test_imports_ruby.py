@@ -6,8 +6,9 @@ from collections.abc import Mapping
 
 import pytest
 
+from bot.shared import TreeFile
 from bot.triage.imports import ImportWalk, Source, Tree, WalkLimits, walk
-from bot.triage.imports.ruby import Load, loads_of, rspec_options
+from bot.triage.imports.ruby import Load, constants_of, loads_of, rspec_options
 from tests.test_imports_walk import depths, layout, tree_of
 
 
@@ -154,3 +155,37 @@ def test_an_unclosed_string_ends_at_its_line_and_the_scan_stays_one_pass() -> No
     # end again would take minutes; the next line is code again.
     hostile = "'\\" * 30_000 + 'x\n"\\' * 30_000 + "x\nrequire 'after'\n=begin\n" * 2
     assert loads_of(hostile) == [Load("require", "after", "after")]
+
+
+def test_rails_autoloading_finds_the_constants_a_spec_names() -> None:
+    """Zeitwerk's rule: `Checkout::Payment` is `checkout/payment.rb` under a folder of
+    `app/` (or `lib/`), and the namespace `Checkout` may have its own `checkout.rb`."""
+    files = {
+        "spec/checkout/payment_spec.rb": (
+            'require "rails_helper"\n\nRSpec.describe Checkout::Payment do\n'
+            "  it { expect(HTMLReceipt.new).to be_valid } # Gateway::Stripe in a comment\n"
+            '  let(:note) { "Mailer::Receipt in a string" }\nend\n'
+        ),
+        "spec/rails_helper.rb": "",
+        "app/models/checkout.rb": "module Checkout; end\n",
+        "app/models/checkout/payment.rb": "class Checkout::Payment; end\n",
+        "app/services/html_receipt.rb": "class HTMLReceipt; end\n",
+        "app/services/gateway/stripe.rb": "",
+        "app/mailers/mailer/receipt.rb": "",
+        "lib/tasks/x.rb": "",
+    }
+    tree = Tree(
+        {p: TreeFile(sha=f"{n:040x}", size=len(t)) for n, (p, t) in enumerate(files.items())}
+    )
+
+    found = walk("spec/checkout/payment_spec.rb", tree, files)
+
+    assert {(r.path, r.chain[-1].module) for r in found.reached if r.chain} == {
+        ("app/models/checkout.rb", "Checkout"),
+        ("app/models/checkout/payment.rb", "Checkout::Payment"),
+        ("app/services/html_receipt.rb", "HTMLReceipt"),
+    }
+    assert constants_of("x = ::Shop::Cart.new(Shop::Cart::Line)") == [
+        "Shop::Cart",
+        "Shop::Cart::Line",
+    ]

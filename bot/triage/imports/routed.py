@@ -40,10 +40,9 @@ _MARKERS: dict[str, tuple[tuple[re.Pattern[str], str], ...]] = {
         (
             re.compile(
                 r"ActionDispatch::IntegrationTest|ActionController::TestCase|"
-                r"ApplicationSystemTestCase|\btype:\s*:(?:request|controller|system|feature)\b|"
-                r"require\s+['\"]rails_helper['\"]"
+                r"ApplicationSystemTestCase|\btype:\s*:(?:request|controller|system|feature)\b"
             ),
-            "Rails' routes and autoloading",
+            "Rails' routes",
         ),
     ),
     "Java/Kotlin/Scala": (

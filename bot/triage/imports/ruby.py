@@ -13,8 +13,11 @@ spec_helper`), and the conventional helpers (`spec_helper.rb`, `rails_helper.rb`
 `test_helper.rb`) of the test's `spec/` or `test/` folder: rspec and rake load every test
 file of a run into one process, so a helper one test requires configures all of them.
 
-Not followed: Rails' (Zeitwerk's) autoloading of `app/` by constant name, requires built
-from variables, and `$LOAD_PATH` changes made in code. A `require` inside a heredoc counts
+Rails' autoloading (Zeitwerk) is followed by its naming rule: in an application (a folder
+above the test holding `app/`), a constant the file names (`Checkout::Payment`) is the file
+`checkout/payment.rb` (and the namespace's own `checkout.rb`) under one of `app/`'s folders
+(`app/models/`, `app/services/`, ...) or `lib/`. Not followed: custom inflections, requires
+built from variables, and `$LOAD_PATH` changes made in code. A `require` inside a heredoc counts
 (over-counting costs a wider footprint; missing one a false "unrelated").
 """
 
@@ -174,7 +177,8 @@ class Ruby:
             roots += [resolved(join(parent(path), folder)) for folder in included]
             required += [(path, name) for name in names]
         kept = tuple(dict.fromkeys(root for root in roots if root is not None))
-        resolver = RubyResolver(tree, kept, tuple(ancestors(test_file)))
+        autoload = _autoload_roots(test_file, tree)
+        resolver = RubyResolver(tree, kept, tuple(ancestors(test_file)), autoload=autoload)
         starts = [
             Start(found, f"a file {rspec} requires")
             for rspec, name in required
@@ -193,6 +197,7 @@ class RubyResolver:
     roots: tuple[str, ...]  # the load path
     folders: tuple[str, ...]  # where the run may have started: the test's folders, nearest first
     helpers: tuple[Start, ...] = ()
+    autoload: tuple[str, ...] = ()  # Zeitwerk's root folders of the test's application
 
     def starts(self) -> Sequence[Start]:
         return self.helpers
@@ -208,7 +213,21 @@ class RubyResolver:
                 target = self.on_load_path(load.path)
             if target is not None:
                 found.append(Target(target, load.written))
+        if self.autoload:
+            found += self.autoloaded(source)
         return list(dict.fromkeys(found))
+
+    def autoloaded(self, source: str) -> list[Target]:
+        """The files Zeitwerk loads for the constants the source names (module doc)."""
+        found: list[Target] = []
+        for constant in constants_of(source):
+            parts = constant.split("::")
+            for depth in range(1, len(parts) + 1):
+                stem = "/".join(_underscore(part) for part in parts[:depth]) + ".rb"
+                for root in self.autoload:
+                    if join(root, stem) in self.tree.files:
+                        found.append(Target(join(root, stem), "::".join(parts[:depth])))
+        return found
 
     def on_load_path(self, name: str) -> str | None:
         """The repository file `require name` loads: the first load path root holding it."""
@@ -221,6 +240,53 @@ class RubyResolver:
             if found is not None:
                 return found
         return None
+
+
+_CONSTANT_PART = re.compile(r"^[A-Z]\w*$")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+
+
+def constants_of(source: str) -> list[str]:
+    """The constant paths the code names (`Checkout::Payment`, `::Shop::Cart`), outside
+    strings and comments, in order, each once."""
+    tokens = _tokens(source)
+    found: list[str] = []
+    index = 0
+    while index < len(tokens):
+        kind, text = tokens[index]
+        if kind != "word" or not _CONSTANT_PART.match(text):
+            index += 1
+            continue
+        parts = [text]
+        index += 1
+        while (
+            index + 2 < len(tokens)
+            and tokens[index] == ("other", ":")
+            and tokens[index + 1] == ("other", ":")
+            and tokens[index + 2][0] == "word"
+            and _CONSTANT_PART.match(tokens[index + 2][1])
+        ):
+            parts.append(tokens[index + 2][1])
+            index += 3
+        found.append("::".join(parts))
+    return list(dict.fromkeys(found))
+
+
+def _underscore(name: str) -> str:
+    """Zeitwerk's file name of a constant: `HTMLParser` -> `html_parser`."""
+    return _CAMEL.sub("_", name).lower()
+
+
+def _autoload_roots(test_file: str, tree: Tree) -> tuple[str, ...]:
+    """The folders Zeitwerk autoloads from in the nearest application above the test: each
+    folder of its `app/` (`app/models`, `app/controllers`, ...) and its `lib/`."""
+    for folder in ancestors(test_file):
+        app = join(folder, "app")
+        if app in tree.directories:
+            roots = sorted(d for d in tree.directories if parent(d) == app)
+            lib = join(folder, "lib")
+            return (*roots, *([lib] if lib in tree.directories else []))
+    return ()
 
 
 def _helpers(test_file: str, tree: Tree) -> list[str]:
