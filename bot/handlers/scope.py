@@ -57,6 +57,11 @@ def config_problems(config: LoadedRepoConfig) -> list[str]:
     return config.errors + [f"unknown key {key!r}" for key in config.unknown_keys]
 
 
+def settings_from(config: LoadedRepoConfig) -> list[str]:
+    """The files to name in the comment's footer: any, when a key came from outside."""
+    return config.applied if config.outside else []
+
+
 async def read_settings(gh: GitHubClient, repo: str) -> LoadedRepoConfig:
     """The repository's settings: its `.github/flaky.yml`, else its organisation's, and the
     files they `_extends` (bot/repo_settings.py decides which), each read conditionally."""
