@@ -296,25 +296,49 @@ class RepoConfig(BaseModel):
 
 
 class LoadedRepoConfig(BaseModel):
+    """A repository's settings as read (bot/repo_settings.py), each problem named."""
+
     config: RepoConfig = Field(default_factory=RepoConfig)
-    unknown_keys: list[str] = Field(default_factory=list)
     errors: list[str] = Field(default_factory=list)
-    # The files whose keys apply (bot/repo_settings.py), the one that wins first, as
-    # `owner/repo` (`owner/repo:path` off `.github/flaky.yml`); `outside`: one of them is
-    # not the repository's own, which the PR comment's footer then says.
+    # The files whose keys apply, the one that wins first, as `owner/repo` (`owner/repo:path`
+    # off `.github/flaky.yml`); `outside`: one of them is not the repository's own, which
+    # the PR comment's footer then says.
     applied: list[str] = Field(default_factory=list)
     outside: bool = False
     # For the log only: an organisation's `.github` repository the App could not read.
     notes: list[str] = Field(default_factory=list)
 
 
-def parse_repo_config(text: str | None) -> LoadedRepoConfig:
-    """Parse flaky.yml leniently: unknown keys and invalid values fall back to defaults, named."""
+EXTENDS_KEY = "_extends"
+
+
+class ParsedSettings(BaseModel):
+    """One settings file alone, read leniently: unknown keys and invalid values are dropped
+    and named, the rest kept."""
+
+    config: RepoConfig = Field(default_factory=RepoConfig)
+    values: dict[str, Any] = Field(default_factory=dict)  # the valid values of known keys
+    extends: Any = None  # its `_extends` value, None when it names no base
+    unknown_keys: list[str] = Field(default_factory=list)
+    errors: list[str] = Field(default_factory=list)
+
+    def problems(self) -> list[str]:
+        return self.errors + [f"unknown key {key!r}" for key in self.unknown_keys]
+
+
+def parse_settings_file(text: str | None) -> ParsedSettings:
     raw, errors = load_mapping(text)
+    extends = raw.pop(EXTENDS_KEY, None)
     known = set(RepoConfig.model_fields)
     unknown = sorted(str(k) for k in raw if k not in known)
-    config, _, invalid = validate_leniently({k: v for k, v in raw.items() if k in known})
-    return LoadedRepoConfig(config=config, unknown_keys=unknown, errors=errors + invalid)
+    config, values, invalid = validate_leniently({k: v for k, v in raw.items() if k in known})
+    return ParsedSettings(
+        config=config,
+        values=values,
+        extends=extends,
+        unknown_keys=unknown,
+        errors=errors + invalid,
+    )
 
 
 def load_mapping(text: str | None) -> tuple[dict[Any, Any], list[str]]:

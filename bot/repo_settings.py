@@ -17,12 +17,10 @@ from typing import Any
 from bot.config import (
     REPO_CONFIG_PATH,
     LoadedRepoConfig,
-    RepoConfig,
-    load_mapping,
+    parse_settings_file,
     validate_leniently,
 )
 
-EXTENDS_KEY = "_extends"
 ORG_REPO = ".github"
 # `_extends` followed this many times at most; a further one is named and not read.
 MAX_HOPS = 3
@@ -115,13 +113,9 @@ class SettingsChain:
         GitHub's `status`), and name the next file to read, if any."""
         if text is None:
             return self._missing(file, status)
-        raw, errors = load_mapping(text)
-        extends = raw.pop(EXTENDS_KEY, None)
-        known = set(RepoConfig.model_fields)
-        unknown = [f"unknown key {str(k)!r}" for k in sorted(raw, key=str) if k not in known]
-        _, values, invalid = validate_leniently({k: v for k, v in raw.items() if k in known})
-        self.reads.append(_Read(file, values, errors + invalid + unknown))
-        return None if extends is None else self._follow(file, extends)
+        parsed = parse_settings_file(text)
+        self.reads.append(_Read(file, parsed.values, parsed.problems()))
+        return None if parsed.extends is None else self._follow(file, parsed.extends)
 
     def _missing(self, file: SettingsFile, status: int) -> SettingsFile | None:
         if not self.reads and file.key == self.first().key:

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.commands import MAX_ARGUMENT, Name, parse_commands
-from bot.config import RepoConfig, parse_repo_config
+from bot.config import RepoConfig, parse_settings_file
 from bot.repo_settings import MAX_HOPS, SettingsChain, SettingsFile
 from bot.triage.failures import extract, extract_from_chunks, match_key
 from bot.triage.models import Extraction
@@ -115,7 +115,7 @@ _SCALAR_FIELDS = [
 def test_any_settings_mapping_gives_a_valid_config_and_names_what_it_dropped(
     raw: dict[str, Any],
 ) -> None:
-    loaded = parse_repo_config(yaml.safe_dump(raw))
+    loaded = parse_settings_file(yaml.safe_dump(raw))
 
     # The result is a config the bot can act on, whatever came in.
     assert RepoConfig.model_validate(loaded.config.model_dump()) == loaded.config
@@ -146,7 +146,7 @@ def test_any_settings_mapping_gives_a_valid_config_and_names_what_it_dropped(
     )
 )
 def test_any_text_as_flaky_yml_is_survived(text: str) -> None:
-    loaded = parse_repo_config(text)
+    loaded = parse_settings_file(text)
 
     assert isinstance(loaded.config, RepoConfig)
     assert all(isinstance(p, str) and "\n" not in p for p in loaded.errors)

@@ -54,7 +54,7 @@ class Scope:
 
 
 def config_problems(config: LoadedRepoConfig) -> list[str]:
-    return config.errors + [f"unknown key {key!r}" for key in config.unknown_keys]
+    return config.errors
 
 
 def settings_from(config: LoadedRepoConfig) -> list[str]:
