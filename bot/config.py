@@ -296,41 +296,81 @@ class RepoConfig(BaseModel):
 
 
 class LoadedRepoConfig(BaseModel):
+    """A repository's settings as read (bot/repo_settings.py), each problem named."""
+
     config: RepoConfig = Field(default_factory=RepoConfig)
+    errors: list[str] = Field(default_factory=list)
+    # The files whose keys apply, the one that wins first, as `owner/repo` (`owner/repo:path`
+    # off `.github/flaky.yml`); `outside`: one of them is not the repository's own, which
+    # the PR comment's footer then says.
+    applied: list[str] = Field(default_factory=list)
+    outside: bool = False
+    # For the log only: an organisation's `.github` repository the App could not read.
+    notes: list[str] = Field(default_factory=list)
+
+
+EXTENDS_KEY = "_extends"
+
+
+class ParsedSettings(BaseModel):
+    """One settings file alone, read leniently: unknown keys and invalid values are dropped
+    and named, the rest kept."""
+
+    config: RepoConfig = Field(default_factory=RepoConfig)
+    values: dict[str, Any] = Field(default_factory=dict)  # the valid values of known keys
+    extends: Any = None  # its `_extends` value, None when it names no base
     unknown_keys: list[str] = Field(default_factory=list)
     errors: list[str] = Field(default_factory=list)
 
+    def problems(self) -> list[str]:
+        return self.errors + [f"unknown key {key!r}" for key in self.unknown_keys]
 
-def parse_repo_config(text: str | None) -> LoadedRepoConfig:
-    """Parse flaky.yml leniently: unknown keys and invalid values fall back to defaults, named."""
+
+def parse_settings_file(text: str | None) -> ParsedSettings:
+    raw, errors = load_mapping(text)
+    extends = raw.pop(EXTENDS_KEY, None)
+    known = set(RepoConfig.model_fields)
+    unknown = sorted(str(k) for k in raw if k not in known)
+    config, values, invalid = validate_leniently({k: v for k, v in raw.items() if k in known})
+    return ParsedSettings(
+        config=config,
+        values=values,
+        extends=extends,
+        unknown_keys=unknown,
+        errors=errors + invalid,
+    )
+
+
+def load_mapping(text: str | None) -> tuple[dict[Any, Any], list[str]]:
+    """A settings file's YAML mapping, or {} and why not (an absent or empty file: no why)."""
     if text is None or not text.strip():
-        return LoadedRepoConfig()
+        return {}, []
     try:
         raw: Any = yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        return LoadedRepoConfig(errors=[f"not valid YAML: {_yaml_problem(exc)}"])
+        return {}, [f"not valid YAML: {_yaml_problem(exc)}"]
     except RecursionError:
         # PyYAML composes nested collections recursively: `[[[[...` a thousand deep.
-        return LoadedRepoConfig(errors=["not valid YAML: nested too deeply"])
+        return {}, ["not valid YAML: nested too deeply"]
     if raw is None:
-        return LoadedRepoConfig()
+        return {}, []
     if not isinstance(raw, dict):
-        return LoadedRepoConfig(errors=["not a mapping of settings"])
-    known = set(RepoConfig.model_fields)
-    unknown = sorted(str(k) for k in raw if k not in known)
-    values = {k: v for k, v in raw.items() if k in known}
+        return {}, ["not a mapping of settings"]
+    return raw, []
+
+
+def validate_leniently(values: dict[str, Any]) -> tuple[RepoConfig, dict[str, Any], list[str]]:
+    """The settings from known keys' values, the values kept, and what was dropped and why."""
     errors: list[str] = []
     # Drop what is invalid, as narrowly as possible (one bad pattern keeps the others), and
     # try again; each pass removes at least one value, so this ends.
     while True:
         try:
-            config = RepoConfig.model_validate(values)
-            break
+            return RepoConfig.model_validate(values), values, errors
         except ValidationError as exc:
             problems = exc.errors()
             errors.extend(f"{_where(err['loc'])}: {err['msg']}" for err in problems)
             values = _without(values, [err["loc"] for err in problems])
-    return LoadedRepoConfig(config=config, unknown_keys=unknown, errors=errors)
 
 
 def _without(values: dict[str, Any], locs: list[tuple[int | str, ...]]) -> dict[str, Any]:

@@ -35,8 +35,9 @@ async def test_a_new_pr_costs_six_calls_and_each_further_failure_of_its_head_thr
                 await bot.wait_idle(settle_seconds=0.05)
                 spent[(pr, shard)] = sim.rate_limited_calls - before
 
-    # The repository has no flaky.yml: GitHub is asked once, not on every triage.
-    assert sim.calls["GET /repos/{owner}/{repo}/contents/{path}"] == 1
+    # The repository has no flaky.yml, nor has its organisation (acme/.github): GitHub is
+    # asked once for each, not on every triage.
+    assert sim.calls["GET /repos/{owner}/{repo}/contents/{path}"] == 2
     # PR 2's head, once the App and the settings are known: the pull, its files, the job's
     # log, the rerun, the comments (is ours there already?), and the comment.
     assert spent[(2, 0)] == 6

@@ -378,6 +378,20 @@ def test_footer_names_the_problems_in_the_repository_settings_harmlessly() -> No
     assert "@admin" not in footer and "#3" not in footer and "\\| x" in footer
 
 
+def test_footer_names_the_settings_files_only_when_given() -> None:
+    inp = CommentInput(repo="octo/bus", pr_number=7, head_sha=HEAD, checks=[check(RELATED)])
+    assert "Settings from" not in render_comment(inp)
+
+    inp.settings_from = ["octo/bus", "octo/.github", "other/base_set:ci/flaky.yml"]
+    footer = render_comment(inp).split("</details>")[-1]
+
+    (line,) = [line for line in footer.splitlines() if "Settings from" in line]
+    assert line == (
+        "<sub>Settings from `.github/flaky.yml` of octo/bus over octo/.github over "
+        "other/base\\_set:ci/flaky.yml.</sub>"
+    )
+
+
 def test_a_log_line_with_a_mention_and_pipes_renders_harmless() -> None:
     line = "| pipes | in a table @someone said see #42 and `ticks`"
     decisions = decide([failure(message=line)], ["docs/index.md"])

@@ -13,7 +13,7 @@ from bot.config import (
     CommentMode,
     RepoConfig,
     Settings,
-    parse_repo_config,
+    parse_settings_file,
     settings_problems,
 )
 from bot.triage.signature import is_generic
@@ -179,25 +179,25 @@ def test_webhook_path_defaults_to_probots_and_is_made_absolute(
 
 @pytest.mark.parametrize("text", [None, "", "   \n", "# only a comment\n"])
 def test_absent_or_empty_repo_config_gives_defaults(text: str | None) -> None:
-    loaded = parse_repo_config(text)
+    loaded = parse_settings_file(text)
     assert (loaded.config, loaded.unknown_keys, loaded.errors) == (RepoConfig(), [], [])
 
 
 def test_repo_config_values_are_read() -> None:
-    loaded = parse_repo_config("comment: always\nrerun: false\nmax_reruns: 3\n")
+    loaded = parse_settings_file("comment: always\nrerun: false\nmax_reruns: 3\n")
     assert loaded.config == RepoConfig(comment=CommentMode.ALWAYS, rerun=False, max_reruns=3)
     assert loaded.errors == []
 
 
 def test_unknown_keys_are_kept_not_fatal() -> None:
-    loaded = parse_repo_config("rerun: false\nlabels: [flaky]\nzz_extra: 1\n")
+    loaded = parse_settings_file("rerun: false\nlabels: [flaky]\nzz_extra: 1\n")
     assert loaded.config.rerun is False
     assert loaded.unknown_keys == ["labels", "zz_extra"]
     assert loaded.errors == []
 
 
 def test_invalid_values_fall_back_to_defaults_and_are_named() -> None:
-    loaded = parse_repo_config("comment: sometimes\nmax_reruns: 99\nrerun: false\n")
+    loaded = parse_settings_file("comment: sometimes\nmax_reruns: 99\nrerun: false\n")
     assert loaded.config == RepoConfig(rerun=False)
     assert len(loaded.errors) == 2
     assert any("comment" in error for error in loaded.errors)
@@ -206,7 +206,7 @@ def test_invalid_values_fall_back_to_defaults_and_are_named() -> None:
 
 @pytest.mark.parametrize("text", ["comment: [unclosed\n", "rerun: true\n  bad: indent: here\n"])
 def test_invalid_yaml_is_survived(text: str) -> None:
-    loaded = parse_repo_config(text)
+    loaded = parse_settings_file(text)
     assert loaded.config == RepoConfig()
     assert len(loaded.errors) == 1
     assert "not valid YAML" in loaded.errors[0]
@@ -214,13 +214,13 @@ def test_invalid_yaml_is_survived(text: str) -> None:
 
 @pytest.mark.parametrize("text", ["- rerun\n- comment\n", "just a string\n", "42\n"])
 def test_yaml_that_is_not_a_mapping_is_survived(text: str) -> None:
-    loaded = parse_repo_config(text)
+    loaded = parse_settings_file(text)
     assert loaded.config == RepoConfig()
     assert loaded.errors == ["not a mapping of settings"]
 
 
 def test_one_bad_list_item_is_dropped_and_named_while_the_others_stay() -> None:
-    loaded = parse_repo_config(
+    loaded = parse_settings_file(
         "custom_patterns:\n"
         "  - {name: scenario, regex: 'scenario (?P<test>[\\w-]+) failed'}\n"
         "  - {name: echo, regex: '(?P<test>x+) \\1'}\n"
@@ -242,7 +242,7 @@ def test_one_bad_list_item_is_dropped_and_named_while_the_others_stay() -> None:
 
 
 def test_generic_messages_run_by_re2_in_linear_time_and_what_it_cannot_run_is_named() -> None:
-    loaded = parse_repo_config(
+    loaded = parse_settings_file(
         "generic_messages:\n"
         "  - '(x+x+)+y'\n"  # exponential for a backtracking engine
         "  - 'harness: (?=\\d) checks failed'\n"  # lookahead: RE2 refuses it

@@ -17,7 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.commands import MAX_ARGUMENT, Name, parse_commands
-from bot.config import RepoConfig, parse_repo_config
+from bot.config import RepoConfig, parse_settings_file
+from bot.repo_settings import MAX_HOPS, SettingsChain, SettingsFile
 from bot.triage.failures import extract, extract_from_chunks, match_key
 from bot.triage.models import Extraction
 from bot.triage.parsers.log_forms import jobs_of, sniff
@@ -114,7 +115,7 @@ _SCALAR_FIELDS = [
 def test_any_settings_mapping_gives_a_valid_config_and_names_what_it_dropped(
     raw: dict[str, Any],
 ) -> None:
-    loaded = parse_repo_config(yaml.safe_dump(raw))
+    loaded = parse_settings_file(yaml.safe_dump(raw))
 
     # The result is a config the bot can act on, whatever came in.
     assert RepoConfig.model_validate(loaded.config.model_dump()) == loaded.config
@@ -145,8 +146,38 @@ def test_any_settings_mapping_gives_a_valid_config_and_names_what_it_dropped(
     )
 )
 def test_any_text_as_flaky_yml_is_survived(text: str) -> None:
-    loaded = parse_repo_config(text)
+    loaded = parse_settings_file(text)
 
+    assert isinstance(loaded.config, RepoConfig)
+    assert all(isinstance(p, str) and "\n" not in p for p in loaded.errors)
+
+
+_SETTINGS_TEXT = st.lists(
+    st.sampled_from(
+        ["_extends: ", ".github", "a/b:c.yml", "bus", "footprints: ", "rerun: ", "{", "}", "[", "]"]
+    )
+    | st.sampled_from(["\n", " ", ": ", "- ", "x/**", "max_reruns: 2"])
+    | st.text(max_size=6),
+    max_size=25,
+).map("".join)
+
+
+@settings(max_examples=200)
+@given(
+    st.dictionaries(st.sampled_from(["acme/bus", "acme/.github", "acme/a", "a/b"]), _SETTINGS_TEXT)
+)
+def test_any_chain_of_settings_files_is_survived(files: dict[str, str]) -> None:
+    """Whatever the repository's, its organisation's and their bases' files hold, reading
+    them ends within the hop limit with settings, each problem on one line."""
+    chain = SettingsChain("acme/bus")
+    target: SettingsFile | None = chain.first()
+    reads = 0
+    while target is not None:
+        reads += 1
+        assert reads <= 2 + MAX_HOPS  # the repository's, its organisation's, the hops
+        text = files.get(target.repo) if target.path == ".github/flaky.yml" else None
+        target = chain.take(target, text, 404)
+    loaded = chain.result()
     assert isinstance(loaded.config, RepoConfig)
     assert all(isinstance(p, str) and "\n" not in p for p in loaded.errors)
 

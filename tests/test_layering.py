@@ -32,6 +32,8 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
     "bot.metrics": frozenset(),
     "bot.throttle": frozenset(),
     "bot.config": frozenset({"bot.triage"}),
+    # Which settings files apply and how they merge: pure, on the config's model.
+    "bot.repo_settings": frozenset({"bot.config"}),
     "bot.connections": frozenset({"bot.config", "bot.metrics"}),
     "bot.inbox": frozenset({"bot.config", "bot.github", "bot.logs", "bot.metrics", "bot.store"}),
     # The action layer: gathers with github/ and store/, decides with triage/, acts.
@@ -45,6 +47,7 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
             "bot.logs",
             "bot.metrics",
             "bot.report",
+            "bot.repo_settings",
             "bot.store",
             "bot.triage",
             "bot.shared",

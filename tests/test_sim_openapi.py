@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import AsyncIterator
 from functools import cache
@@ -15,7 +16,7 @@ from jsonschema import FormatChecker, ValidationError
 from openapi_schema_validator import OAS30Validator
 
 from bot.sim import Simulator, builtin_scenario
-from bot.sim.scenario import ArtifactSpec, IssueSpec, Scenario
+from bot.sim.scenario import ArtifactSpec, IssueSpec, OtherRepoSpec, Scenario
 
 CORPUS = Path(__file__).resolve().parent / "fixtures" / "corpus"
 SPEC = CORPUS / "openapi" / "github-rest-subset.openapi.json"
@@ -48,6 +49,10 @@ def world() -> Scenario:
         update={
             "checks": [check.model_copy(update={"attempts": attempts})],
             "files": {**scenario.files, ".github/flaky.yml": "max_reruns: 2\n"},
+            "repos": {
+                "acme/.github": OtherRepoSpec(files={".github/flaky.yml": "rerun: false\n"}),
+                "acme/private": OtherRepoSpec(installed=False, files={"a.yml": "rerun: false\n"}),
+            },
             "issues": [
                 IssueSpec(number=3, title="Flaky: test_x", user="maintainer-mo", labels=["flaky"])
             ],
@@ -236,6 +241,10 @@ async def test_every_endpoint_matches_the_openapi_schema(
     assert (permission["permission"], permission["role_name"]) == ("write", "maintain")
     content = await call("GET", f"{r}/contents/{{path}}", f"{REPO}/contents/.github/flaky.yml", 200)
     assert content["type"] == "file" and content["encoding"] == "base64"
+    org = "/repos/acme/.github/contents/.github/flaky.yml"
+    content = await call("GET", f"{r}/contents/{{path}}", org, 200)
+    assert base64.b64decode(content["content"]) == b"rerun: false\n"
+    assert content["url"].endswith(org + "?ref=main")
     repo = await call("GET", "", REPO, 200)
     assert repo["full_name"] == "acme/bus"
 
@@ -249,7 +258,15 @@ async def test_not_found_looks_like_github(sim: Simulator, http: aiohttp.ClientS
         },
     ) as answer:
         token = (await answer.json())["token"]
-    for path in (f"{REPO}/pulls/99", f"{REPO}/contents/missing.txt", "/repos/other/repo/pulls/7"):
+    for path in (
+        f"{REPO}/pulls/99",
+        f"{REPO}/contents/missing.txt",
+        "/repos/other/repo/pulls/7",
+        "/repos/acme/.github/contents/missing.yml",
+        "/repos/acme/.github/contents/.github/flaky.yml?ref=other",
+        "/repos/acme/.github/pulls/1",  # another repository's files only
+        "/repos/acme/private/contents/a.yml",  # not installed
+    ):
         async with http.get(sim.url + path, headers={"Authorization": f"token {token}"}) as answer:
             assert answer.status == 404
             body = await answer.json()

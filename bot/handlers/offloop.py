@@ -17,10 +17,6 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import ParamSpec, TypeVar
 
-from bot.config import REPO_CONFIG_PATH, LoadedRepoConfig, parse_repo_config
-from bot.github import api
-from bot.github.client import GitHubClient
-
 # Threads of their own, not the loop's default executor: aiohttp resolves host names there,
 # and a few long reads must not hold every GitHub request up. More threads than this would
 # not read faster, the work being mostly Python's.
@@ -34,9 +30,3 @@ async def in_thread(func: Callable[_P, _T], *args: _P.args, **kwargs: _P.kwargs)
     """`asyncio.to_thread` on the readers' threads: the log context (`bind`) goes along."""
     call = functools.partial(contextvars.copy_context().run, func, *args, **kwargs)
     return await asyncio.get_running_loop().run_in_executor(_THREADS, call)
-
-
-async def read_repo_config(gh: GitHubClient, repo: str) -> LoadedRepoConfig:
-    """`.github/flaky.yml` from the default branch, parsed in a thread: parsing compiles up to
-    70 of the repository's regexes, each in up to a tenth of a second."""
-    return await in_thread(parse_repo_config, await api.get_file(gh, repo, REPO_CONFIG_PATH))

@@ -1,7 +1,8 @@
 """What one delivery's handler works with on one repository.
 
 A handler makes one `Scope` from its event: the bot's context, the installation's client,
-the repository, and the repository's settings (`.github/flaky.yml`), read the first time a
+the repository, and the repository's settings (`.github/flaky.yml`, or its organisation's, and
+what they `_extends`), read the first time a
 step asks and then shared by every step of the delivery (the triage, its rerun, its
 tracking issues, its comment), with the file's problems logged once per version of it.
 """
@@ -13,16 +14,22 @@ import logging
 from dataclasses import dataclass, field
 
 import cachetools
+from gidgethub import BadRequest
 
 from bot.config import REPO_CONFIG_PATH, LoadedRepoConfig, RepoConfig
+from bot.github import api
 from bot.github.client import GitHubClient
+from bot.github.errors import rate_limited
 from bot.handlers.context import BotContext
-from bot.handlers.offloop import read_repo_config
+from bot.handlers.offloop import in_thread
+from bot.repo_settings import SettingsChain, SettingsFile
 from bot.store import Store
 
 log = logging.getLogger(__name__)
 
-_CONFIG_WARNED: cachetools.LRUCache[str, tuple[str, ...]] = cachetools.LRUCache(4096)
+_CONFIG_WARNED: cachetools.LRUCache[str, tuple[tuple[str, ...], tuple[str, ...]]] = (
+    cachetools.LRUCache(4096)
+)
 
 
 @dataclass
@@ -47,16 +54,48 @@ class Scope:
 
 
 def config_problems(config: LoadedRepoConfig) -> list[str]:
-    return config.errors + [f"unknown key {key!r}" for key in config.unknown_keys]
+    return config.errors
+
+
+def settings_from(config: LoadedRepoConfig) -> list[str]:
+    """The files to name in the comment's footer: any, when a key came from outside."""
+    return config.applied if config.outside else []
 
 
 async def read_settings(gh: GitHubClient, repo: str) -> LoadedRepoConfig:
-    config = await read_repo_config(gh, repo)
-    problems = tuple(config_problems(config))
-    # Logged once per repository and version of the file, not on every delivery that reads
-    # it; the PR comment's footer names them for as long as they stand.
-    if problems and _CONFIG_WARNED.get(repo) != problems:
-        _CONFIG_WARNED[repo] = problems
-        for problem in problems:
-            log.warning("%s %s: %s (ignored)", repo, REPO_CONFIG_PATH, problem)
+    """The repository's settings: its `.github/flaky.yml`, else its organisation's, and the
+    files they `_extends` (bot/repo_settings.py decides which), each read conditionally."""
+    chain = SettingsChain(repo)
+    target: SettingsFile | None = chain.first()
+    while target is not None:
+        text, status = await _read_file(gh, repo, target)
+        # Parsed in a thread: a file can hold up to 70 regexes to compile.
+        target = await in_thread(chain.take, target, text, status)
+    config = await in_thread(chain.result)
+    _log_once(repo, config)
     return config
+
+
+async def _read_file(gh: GitHubClient, repo: str, file: SettingsFile) -> tuple[str | None, int]:
+    """The file's text, or None and GitHub's status: another repository the installation
+    cannot read (404, or 403 from a token without access) is not fatal, only named."""
+    try:
+        text = await api.get_file(gh, file.repo, file.path)
+    except BadRequest as exc:
+        if file.repo.lower() == repo.lower() or exc.status_code != 403 or rate_limited(exc):
+            raise
+        return None, 403
+    return text, 200 if text is not None else 404
+
+
+def _log_once(repo: str, config: LoadedRepoConfig) -> None:
+    """Logged once per repository and version of its settings, not on every delivery that
+    reads them; the PR comment's footer names the problems for as long as they stand."""
+    problems = tuple(config_problems(config))
+    if _CONFIG_WARNED.get(repo) == (problems, tuple(config.notes)):
+        return
+    _CONFIG_WARNED[repo] = (problems, tuple(config.notes))
+    for problem in problems:
+        log.warning("%s %s: %s (ignored)", repo, REPO_CONFIG_PATH, problem)
+    for note in config.notes:
+        log.info("%s settings: %s; the built-in defaults apply", repo, note)

@@ -86,7 +86,9 @@ def render_comment(inp: CommentInput) -> str:
     head = f"{MARKER}\n{headline(inp.checks, inp.passing_checks)}\n"
     if advice:
         head += "\n" + "\n".join(advice) + "\n"
-    footer = _footer(inp.head_sha, inp.config_problems, inp.dashboard_url)
+    footer = _settings_line(inp.settings_from) + _footer(
+        inp.head_sha, inp.config_problems, inp.dashboard_url
+    )
     more = _more_note(rows[ROWS_SHOWN:], old_rows[ROWS_SHOWN:], inp.dashboard_url)
     shown = rows[:ROWS_SHOWN]
     table = [_row(row) for row in shown]
@@ -509,6 +511,15 @@ def _test_cell(decision: Decision) -> str:
 
 def _test_id(decision: Decision) -> str:
     return decision.failure.test_id if decision.failure is not None else ""
+
+
+def _settings_line(files: Sequence[str]) -> str:
+    """Which files the settings came from, the one that wins first: said only when one is
+    not the repository's own, since nobody looks for a repository's settings elsewhere."""
+    if not files:
+        return ""
+    named = " over ".join(escape_inline(shorten(f, _EVIDENCE_LIMIT)) for f in files)
+    return f"\n<sub>Settings from `.github/flaky.yml` of {named}.</sub>\n"
 
 
 def _footer(head_sha: str, config_problems: Sequence[str] = (), dashboard_url: str = "") -> str:

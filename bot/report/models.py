@@ -28,6 +28,9 @@ class CommentInput(BaseModel):
     passing_checks: int = 0  # checks that passed on the head (`comment: always` shows them)
     # Unknown keys and invalid values in the repository's flaky.yml, named in the footer.
     config_problems: list[str] = Field(default_factory=list)
+    # The settings files that applied (`owner/repo[:path]`, the one that wins first), given
+    # only when one is not the repository's own; named in the footer.
+    settings_from: list[str] = Field(default_factory=list)
     # This PR's page on the dashboard (every result with its whole evidence); empty: no
     # dashboard to link to.
     dashboard_url: str = ""

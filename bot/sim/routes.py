@@ -172,15 +172,22 @@ class Routes:
             *ManifestRoutes(self.sim).table(),
         ]
         for method, path, handler in table:
-            guarded = self._repo_guard(handler) if path.startswith(repo) else handler
+            if handler == self.get_content:
+                guarded = self._repo_guard(handler, others=True)
+            else:
+                guarded = self._repo_guard(handler) if path.startswith(repo) else handler
             app.router.add_route(method, path, guarded)
 
-    def _repo_guard(self, handler: Handler) -> Handler:
+    def _repo_guard(self, handler: Handler, *, others: bool = False) -> Handler:
+        """404 for any repository but the world's (`others`: or one of `repos` installed)."""
+
         async def guarded(request: web.Request) -> web.StreamResponse:
             owner = request.match_info["owner"].lower()
             name = request.match_info["repo"].lower()
             if (owner, name) != (self.world.repo.owner.lower(), self.world.repo.name.lower()):
-                return not_found()
+                other = self.world.other_repo(f"{owner}/{name}")
+                if not others or other is None or not other.installed:
+                    return not_found()
             return await handler(request)
 
         return guarded
@@ -231,6 +238,14 @@ class Routes:
 
     async def get_content(self, request: web.Request) -> web.Response:
         path = request.match_info["path"].strip("/")
+        full_name = f"{request.match_info['owner']}/{request.match_info['repo']}"
+        other = self.world.other_repo(full_name)
+        if other is not None:
+            ref = request.query.get("ref", other.default_branch)
+            data = other.files.get(path) if ref == other.default_branch else None
+            if data is None:
+                return not_found()
+            return web.json_response(self.shapes.content_file(path, data, ref, repo=full_name))
         ref = request.query.get("ref", self.world.repo.default_branch)
         if ref not in self.world.known_refs():
             return error(404, f"No commit found for the ref {ref}")

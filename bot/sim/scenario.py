@@ -42,6 +42,17 @@ class RepoSpec(_Strict):
         return f"{self.owner}/{self.name}"
 
 
+class OtherRepoSpec(_Strict):
+    """Another repository of the world, for its files only (an organisation's `.github`
+    repository, one a settings file `_extends`): served by the contents endpoint."""
+
+    default_branch: str = "main"
+    # False: the App's installation does not include it, and GitHub answers 404 for it, as
+    # for a private repository a token cannot see.
+    installed: bool = True
+    files: dict[str, str | bytes] = Field(default_factory=dict)
+
+
 class ChangedFile(_Strict):
     filename: str
     status: Literal["added", "removed", "modified", "renamed", "copied", "changed"] = "modified"
@@ -337,6 +348,8 @@ class Scenario(_Strict):
     # Entries a recursive tree lists before GitHub truncates it (100,000 on GitHub; a
     # scenario lowers it to show a truncated tree without 100,000 files).
     tree_limit: int = Field(default=100_000, ge=1, le=100_000)
+    # Other repositories' files, by `owner/name`: `GET /contents/{path}` serves them.
+    repos: dict[str, OtherRepoSpec] = Field(default_factory=dict)
     issues: list[IssueSpec] = Field(default_factory=list)
     comments: list[CommentSpec] = Field(default_factory=list)
     events: list[Event] | None = None
@@ -351,6 +364,9 @@ class Scenario(_Strict):
         issues = {issue.number for issue in self.issues}
         if len(issues) != len(self.issues) or issues & prs:
             raise ValueError("issue numbers must be unique and differ from pull request numbers")
+        for name in self.repos:
+            if name.count("/") != 1 or name.lower() == self.repo.full_name.lower():
+                raise ValueError(f"repos: {name!r} is not another repository's owner/name")
         names = [check.name for check in self.checks]
         if len(set(names)) != len(names):
             raise ValueError("check names must be unique (events refer to checks by name)")

@@ -554,12 +554,15 @@ class Shapes:
             return run.check.branch or self.world.repo.default_branch
         return self.world.pulls[run.check.pr].spec.head_ref
 
-    def content_file(self, path: str, data: str | bytes, ref: str) -> Json:
+    def content_file(self, path: str, data: str | bytes, ref: str, repo: str = "") -> Json:
+        """`repo`: another repository's file (owner/name); default, the world's."""
         raw = data if isinstance(data, bytes) else data.encode()
         sha = hashlib.sha1(b"blob %d\0" % len(raw) + raw, usedforsecurity=False).hexdigest()
-        url = f"{self.repo_api}/contents/{path}?ref={ref}"
-        html = f"{self.repo_html}/blob/{ref}/{path}"
-        git = f"{self.repo_api}/git/blobs/{sha}"
+        repo = repo or self.world.repo.full_name
+        repo_api, repo_html = f"{self.api}/repos/{repo}", f"{HTML}/{repo}"
+        url = f"{repo_api}/contents/{path}?ref={ref}"
+        html = f"{repo_html}/blob/{ref}/{path}"
+        git = f"{repo_api}/git/blobs/{sha}"
         return {
             "type": "file",
             "encoding": "base64",
@@ -571,7 +574,7 @@ class Shapes:
             "url": url,
             "git_url": git,
             "html_url": html,
-            "download_url": f"https://raw.githubusercontent.com/{self.world.repo.full_name}/{ref}/{path}",
+            "download_url": f"https://raw.githubusercontent.com/{repo}/{ref}/{path}",
             "_links": {"self": url, "git": git, "html": html},
         }
 

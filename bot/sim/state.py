@@ -9,7 +9,15 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from bot.sim.scenario import AppSpec, Attempt, CheckSpec, PullRequestSpec, RepoSpec, Scenario
+from bot.sim.scenario import (
+    AppSpec,
+    Attempt,
+    CheckSpec,
+    OtherRepoSpec,
+    PullRequestSpec,
+    RepoSpec,
+    Scenario,
+)
 
 RERUNNABLE = frozenset({"failure", "timed_out", "cancelled"})
 ARTIFACT_RETENTION = timedelta(days=90)  # GitHub's default for public repositories
@@ -257,6 +265,11 @@ class World:
         if any(pr.spec.author == login for pr in self.pulls.values()):
             return "CONTRIBUTOR"
         return "NONE"
+
+    def other_repo(self, full_name: str) -> OtherRepoSpec | None:
+        """One of the scenario's other repositories (names are not case-sensitive)."""
+        wanted = full_name.lower()
+        return next((r for n, r in self.scenario.repos.items() if n.lower() == wanted), None)
 
     def known_refs(self) -> set[str]:
         refs = {self.repo.default_branch}

@@ -1,0 +1,169 @@
+"""Which `.github/flaky.yml` files make a repository's settings, and how they merge (pure).
+
+As Probot's config does: the repository's own file; when it has none, its organisation's
+`.github` repository's; either may name a base with `_extends` (`.github`, `other-repo`,
+`other-org/repo`, `other-org/repo:path.yml`), whose keys the extending file overrides.
+`SettingsChain` is told what each read gave and names the next file to read, so the reading
+(handlers/scope.py) holds no decision and this module no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.config import (
+    REPO_CONFIG_PATH,
+    LoadedRepoConfig,
+    parse_settings_file,
+    validate_leniently,
+)
+
+ORG_REPO = ".github"
+# `_extends` followed this many times at most; a further one is named and not read.
+MAX_HOPS = 3
+# Probot's `_extends` syntax: [owner/]repo[:path.yml], GitHub's rules for owner names.
+_EXTENDS = re.compile(
+    r"(?:(?P<owner>[a-z\d](?:[a-z\d]|-(?=[a-z\d])){0,38})/)?"
+    r"(?P<repo>[-_.\w]+)"
+    r"(?::(?P<path>[-_./\w]+\.ya?ml))?",
+    re.IGNORECASE | re.ASCII,
+)
+
+
+@dataclass(frozen=True)
+class SettingsFile:
+    repo: str  # owner/name
+    path: str = REPO_CONFIG_PATH
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """GitHub's names are not case-sensitive; paths are."""
+        return self.repo.lower(), self.path
+
+    @property
+    def label(self) -> str:
+        """`owner/repo`, with `:path` when it is not `.github/flaky.yml` (`_extends` syntax)."""
+        return self.repo if self.path == REPO_CONFIG_PATH else f"{self.repo}:{self.path}"
+
+
+def extends_target(value: object, owner: str) -> SettingsFile | None:
+    """The file an `_extends` value names (an owner left out is `owner`), None if none."""
+    if not isinstance(value, str):
+        return None
+    match = _EXTENDS.fullmatch(value.strip())
+    if match is None or match["repo"] in (".", ".."):
+        return None
+    path = match["path"] or REPO_CONFIG_PATH
+    # Each segment a name: `..` or an empty one would leave the repository's contents.
+    if any(part in ("", ".", "..") for part in path.split("/")):
+        return None
+    return SettingsFile(f"{match['owner'] or owner}/{match['repo']}", path)
+
+
+def merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    """`over`'s keys win over `base`'s; a mapping in both is merged key by key, and a list
+    under a key of such a mapping in both is the base's followed by `over`'s new items (a
+    repository's `footprints` add to its organisation's)."""
+    merged = dict(base)
+    for key, value in over.items():
+        below = merged.get(key)
+        if isinstance(below, dict) and isinstance(value, dict):
+            merged[key] = {**below, **{k: _added(below.get(k), v) for k, v in value.items()}}
+        else:
+            merged[key] = value
+    return merged
+
+
+def _added(below: object, value: object) -> object:
+    if isinstance(below, list) and isinstance(value, list):
+        return below + [item for item in value if item not in below]
+    return value
+
+
+@dataclass
+class _Read:
+    file: SettingsFile
+    values: dict[str, Any]  # the valid values of known keys
+    problems: list[str]
+
+
+@dataclass
+class SettingsChain:
+    """The files read for one repository's settings, in the order read (the one that wins
+    first), and what stopped the chain."""
+
+    repo: str
+    reads: list[_Read] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    _hops: int = 0
+
+    def first(self) -> SettingsFile:
+        return SettingsFile(self.repo)
+
+    def _org_default(self) -> SettingsFile | None:
+        owner, name = self.repo.split("/", 1)
+        return None if name.lower() == ORG_REPO else SettingsFile(f"{owner}/{ORG_REPO}")
+
+    def take(self, file: SettingsFile, text: str | None, status: int = 200) -> SettingsFile | None:
+        """Record what reading `file` gave (`text` None: not there, or not readable, with
+        GitHub's `status`), and name the next file to read, if any."""
+        if text is None:
+            return self._missing(file, status)
+        parsed = parse_settings_file(text)
+        self.reads.append(_Read(file, parsed.values, parsed.problems()))
+        return None if parsed.extends is None else self._follow(file, parsed.extends)
+
+    def _missing(self, file: SettingsFile, status: int) -> SettingsFile | None:
+        if not self.reads and file.key == self.first().key:
+            return self._org_default()
+        if not self.reads:  # the organisation's default: often absent, never an error
+            why = "not installed or no such file" if status == 404 else f"status {status}"
+            self.notes.append(f"{file.label} {file.path}: not read ({why})")
+        else:
+            self.problems.append(
+                f"{self._name(self.reads[-1].file)}_extends: {file.label} is not there or "
+                "the App cannot read it"
+            )
+        return None
+
+    def _follow(self, file: SettingsFile, extends: object) -> SettingsFile | None:
+        where = f"{self._name(file)}_extends"
+        target = extends_target(extends, self.repo.split("/", 1)[0])
+        if target is None:
+            self.problems.append(f"{where}: not [owner/]repo[:path.yml]: {str(extends)[:100]!r}")
+            return None
+        chain = [read.file.key for read in self.reads]
+        if target.key in chain:
+            files = [read.file for read in self.reads[chain.index(target.key) :]]
+            cycle = " → ".join(f.label for f in [*files, target])
+            self.problems.append(f"{where}: {cycle} is a cycle; {target.label} not read again")
+            return None
+        if self._hops >= MAX_HOPS:
+            self.problems.append(f"{where}: more than {MAX_HOPS} hops; {target.label} not read")
+            return None
+        self._hops += 1
+        return target
+
+    def _name(self, file: SettingsFile) -> str:
+        """How a problem names its file: the repository's own goes unnamed."""
+        return "" if file.key == self.first().key else f"{file.label}: "
+
+    def result(self) -> LoadedRepoConfig:
+        values: dict[str, Any] = {}
+        for read in reversed(self.reads):  # the deepest base first
+            values = merge(values, read.values)
+        # Each file's values were valid alone; merged, a list or mapping may pass its limit.
+        config, _, merged = validate_leniently(values)
+        problems = [self._name(read.file) + p for read in self.reads for p in read.problems]
+        applied = [read.file for read in self.reads if read.values]
+        return LoadedRepoConfig(
+            config=config,
+            errors=problems + self.problems + [f"merged settings: {p}" for p in merged],
+            applied=[file.label for file in applied],
+            outside=any(file.repo.lower() != self.repo.lower() for file in applied),
+            notes=list(self.notes),
+        )
