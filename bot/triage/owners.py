@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from bot.triage.user_regex import UserRegex, UserRegexError, compile_user
+
 CODEOWNERS_PATHS = (".github/CODEOWNERS", "CODEOWNERS", "docs/CODEOWNERS")
 MAX_BYTES = 3 * 1024 * 1024
 # Problems named per file: a file of thousands of bad lines is named by its first ones.
@@ -66,7 +68,7 @@ class Rule:
     line: int  # 1-based, as people count lines
     pattern: str
     owners: tuple[Owner, ...]
-    regex: re.Pattern[str] = field(compare=False, repr=False)
+    regex: UserRegex = field(compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -129,20 +131,26 @@ def _parse_line(raw: str, number: int) -> Rule | str:
     bad = [token for token, owner in zip(named, owners, strict=True) if owner is None]
     if bad:
         return f"{_quoted(bad[0])} is not a user, team or email address"
-    return Rule(number, pattern, tuple(o for o in owners if o), _compile(pattern))
+    try:
+        # RE2, in time linear in the path: a pattern of many `**` and `*` would make a
+        # backtracking engine's time grow as a power of the path's length.
+        regex = compile_user(_translate(pattern))
+    except UserRegexError as exc:
+        return f"{_quoted(pattern)}: {exc}"
+    return Rule(number, pattern, tuple(o for o in owners if o), regex)
 
 
 def _quoted(text: str) -> str:
     return repr(text[:80])
 
 
-def _compile(pattern: str) -> re.Pattern[str]:
+def _translate(pattern: str) -> str:
     """The paths of files `pattern` owns, as one regex."""
     directory = pattern.endswith("/")
     body = pattern.strip("/")
     anchored = "/" in body or pattern.startswith("/")
     segments = body.split("/")
-    parts: list[str] = [] if anchored else ["(?:.*/)?"]
+    parts: list[str] = ["(?s)"] if anchored else ["(?s)(?:.*/)?"]
     for index, segment in enumerate(segments):
         last = index == len(segments) - 1
         if segment == "**":
@@ -153,7 +161,7 @@ def _compile(pattern: str) -> re.Pattern[str]:
         parts.append("/.+")  # a directory: everything under it
     elif segments[-1] != "*":
         parts.append("(?:/.+)?")  # a file, or a directory and everything under it
-    return re.compile("".join(parts), re.DOTALL)
+    return "".join(parts)
 
 
 def _segment(segment: str) -> str:
