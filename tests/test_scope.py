@@ -9,7 +9,9 @@ from bot.demo import running, settle
 from bot.handlers.context import BotContext
 from bot.handlers.scope import Scope
 from bot.handlers.tracking import REFRESH_EVENT
+from bot.sim.record import TimelineEntry
 from bot.sim.scenario import load_scenario
+from bot.sim.server import Simulator
 
 SCENARIOS = Path(__file__).parent / "scenarios"
 CONTENTS = "GET /repos/{owner}/{repo}/contents/{path}"
@@ -39,4 +41,33 @@ async def test_a_passing_run_with_a_tracking_issue_reads_the_settings_once(tmp_p
     # Three runs (the failure, its passing rerun, a pass on main) and the tracking
     # issue's refresh: one read each, never two.
     assert events == ["check_run"] * 3 + [REFRESH_EVENT]
-    assert sim.calls[CONTENTS] == len(events)
+    assert len(_reads(sim, ".github/flaky.yml")) == len(events)
+
+
+def _reads(sim: Simulator, path: str) -> list[TimelineEntry]:
+    return [
+        entry
+        for entry in sim.timeline
+        if entry.kind == "api" and entry.path.split("?")[0].endswith(f"/contents/{path}")
+    ]
+
+
+async def test_codeowners_is_read_only_when_a_tracking_issue_is_written(tmp_path: Path) -> None:
+    """GitHub's first CODEOWNERS location that exists is read, at most once per delivery, and
+    only by the deliveries that write a tracking issue: the one opening it and its refresh;
+    an unchanged file is revalidated (304), and a location found missing is not asked again."""
+    scenario = load_scenario(SCENARIOS / "tracking-owners.yml")
+    async with running(scenario, tmp_path) as (sim, bot):
+        await sim.play(after_each=lambda: settle(sim, bot))
+        await settle(sim, bot)
+        handled = await bot.store.list_deliveries(100)
+    refreshes = [d for d in handled if d.event == REFRESH_EVENT]
+    github_dir = _reads(sim, ".github/CODEOWNERS")
+    assert [e.status for e in github_dir] == [404]  # remembered as missing afterwards
+    root = _reads(sim, "CODEOWNERS")
+    assert refreshes  # PR 8's failure and rerun refresh the issue PR 7 opened
+    # One read by the delivery that opened the issue, one revalidation per refresh.
+    assert [(e.status, e.not_modified) for e in root] == [(200, False)] + [(304, True)] * len(
+        refreshes
+    )
+    assert _reads(sim, "docs/CODEOWNERS") == []  # the root one was found first
