@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from pathlib import Path
+
+import pytest
 
 from bot.demo import running, settle
 from bot.handlers.context import BotContext
@@ -71,3 +74,25 @@ async def test_codeowners_is_read_only_when_a_tracking_issue_is_written(tmp_path
         refreshes
     )
     assert _reads(sim, "docs/CODEOWNERS") == []  # the root one was found first
+
+
+async def test_invalid_codeowners_lines_are_logged_once_however_many_deliveries_read_it(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    scenario = load_scenario(SCENARIOS / "tracking-owners-invalid-line.yml")
+    async with running(scenario, tmp_path) as (_, bot):
+        ctx = BotContext(store=bot.store, github=bot.github, metrics=bot.metrics)
+        gh = await bot.github.installation_client(scenario.app.installation_id)
+        with caplog.at_level(logging.WARNING, logger="bot.handlers.owners"):
+            first = await Scope(ctx, gh, "acme/bus").codeowners()
+            second = await Scope(ctx, gh, "acme/bus").codeowners()
+    assert first.path == second.path == "docs/CODEOWNERS"
+    assert [r.getMessage() for r in caplog.records] == [
+        f"acme/bus docs/CODEOWNERS: {problem} (line skipped, as GitHub does)"
+        for problem in (
+            "line 2: '!tests/bus/' uses `!` negation, which CODEOWNERS lacks",
+            "line 3: 'tests/bus/[a-z]*' uses `[ ]` ranges, which CODEOWNERS lacks",
+            "line 4: 'bus-owner-without-at' is not a user, team or email address",
+        )
+    ]
+    assert [o.text for o in first.owners("tests/bus/test_core.py")] == ["@core-owner"]

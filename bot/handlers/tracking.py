@@ -576,7 +576,7 @@ async def _issue_input(
     """What the issue's section shows; also sets `record.owners` from CODEOWNERS."""
     ctx, repo = scope.ctx, record.repo
     codeowners = await scope.codeowners()
-    record.owners = [o.text for o in codeowners.owners_of_all(test_files(record))]
+    record.owners = [o.text for o in codeowners.owners_of_all(tracked_files(record))]
     since = now - config.history_days * DAY
     keys = sorted({match_key(t) for t in record.tests})
     occurrences = await ctx.store.occurrences(repo, keys, since)
@@ -606,7 +606,7 @@ async def _issue_input(
     )
 
 
-def test_files(record: TrackingIssue) -> list[str]:
+def tracked_files(record: TrackingIssue) -> list[str]:
     """The files of the tests an issue tracks, as `locate_test_file` finds a failure's: its
     own file (known from the run hint for a single test), else a `path::name` id's path."""
     files: list[str] = []
