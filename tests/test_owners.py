@@ -76,6 +76,7 @@ def test_patterns(text: str, path: str, expected: list[str]) -> None:
         ("\\#notes @a", "'\\\\#notes' uses escapes, which CODEOWNERS lacks"),
         ("*.py owner", "'owner' is not a user, team or email address"),
         ("*.py @a @bad_user!", "'@bad_user!' is not a user, team or email address"),
+        ("a" * 4097 + " @a", f"{'a' * 80!r}... is longer than 4,096 characters"),
     ],
 )
 def test_invalid_lines_are_skipped_and_named(line: str, problem: str) -> None:

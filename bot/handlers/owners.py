@@ -10,6 +10,7 @@ problems are.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 
 import cachetools
@@ -23,6 +24,8 @@ from bot.triage.owners import NO_CODEOWNERS, Codeowners
 log = logging.getLogger(__name__)
 
 _WARNED: cachetools.LRUCache[str, tuple[str, ...]] = cachetools.LRUCache(4096)
+# Files parsed, by location and content: a revalidated (304) file is not compiled again.
+_PARSED: cachetools.LRUCache[tuple[str, str], Codeowners] = cachetools.LRUCache(64)
 
 
 async def read_codeowners(gh: GitHubClient, repo: str) -> Codeowners:
@@ -31,7 +34,10 @@ async def read_codeowners(gh: GitHubClient, repo: str) -> Codeowners:
     for path in owners.CODEOWNERS_PATHS:
         text = await api.get_file(gh, repo, path)
         if text is not None:
-            parsed = await in_thread(owners.parse, text, path)
+            key = (path, hashlib.sha256(text.encode("utf-8", errors="replace")).hexdigest())
+            parsed = _PARSED.get(key)
+            if parsed is None:
+                parsed = _PARSED[key] = await in_thread(owners.parse, text, path)
             _log_problems(repo, parsed)
             return parsed
     return NO_CODEOWNERS

@@ -14,6 +14,7 @@ sensitive. A file of 3 MB or more is not loaded at all (GitHub's limit).
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -24,6 +25,7 @@ CODEOWNERS_PATHS = (".github/CODEOWNERS", "CODEOWNERS", "docs/CODEOWNERS")
 MAX_BYTES = 3 * 1024 * 1024
 # Problems named per file: a file of thousands of bad lines is named by its first ones.
 MAX_PROBLEMS = 20
+MAX_PATTERN = 4096  # characters: longer than any path GitHub keeps
 
 _USER = re.compile(r"@[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})")
 _TEAM = re.compile(r"@[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
@@ -68,7 +70,26 @@ class Rule:
     line: int  # 1-based, as people count lines
     pattern: str
     owners: tuple[Owner, ...]
-    regex: UserRegex = field(compare=False, repr=False)
+    source: str = field(compare=False, repr=False)  # the regex of the paths it owns
+    # What every path it owns starts with ("" for a pattern that may match at any depth):
+    # most lines of a large file are rooted paths, ruled out by this alone.
+    prefix: str = field(compare=False, repr=False)
+
+    @functools.cached_property
+    def regex(self) -> UserRegex | None:
+        """Compiled the first time a path passes the prefix (a file of thousands of lines
+        is read for a few paths); None when RE2 cannot compile it (too large), which then
+        matches nothing."""
+        try:
+            return compile_user(self.source)
+        except UserRegexError:
+            return None
+
+    def matches(self, path: str) -> bool:
+        if not path.startswith(self.prefix):
+            return False
+        regex = self.regex
+        return regex is not None and regex.fullmatch(path) is not None
 
 
 @dataclass(frozen=True)
@@ -81,7 +102,7 @@ class Codeowners:
         """The owners of `path` (repository-relative, `/`-separated): the last matching
         line's, none when no line matches or that line names nobody."""
         for rule in reversed(self.rules):
-            if rule.regex.fullmatch(path):
+            if rule.matches(path):
                 return rule.owners
         return ()
 
@@ -131,13 +152,22 @@ def _parse_line(raw: str, number: int) -> Rule | str:
     bad = [token for token, owner in zip(named, owners, strict=True) if owner is None]
     if bad:
         return f"{_quoted(bad[0])} is not a user, team or email address"
-    try:
-        # RE2, in time linear in the path: a pattern of many `**` and `*` would make a
-        # backtracking engine's time grow as a power of the path's length.
-        regex = compile_user(_translate(pattern))
-    except UserRegexError as exc:
-        return f"{_quoted(pattern)}: {exc}"
-    return Rule(number, pattern, tuple(o for o in owners if o), regex)
+    if len(pattern) > MAX_PATTERN:
+        return f"{_quoted(pattern)}... is longer than {MAX_PATTERN:,} characters"
+    # Run by RE2, in time linear in the path: a pattern of many `**` and `*` would make a
+    # backtracking engine's time grow as a power of the path's length.
+    return Rule(
+        number, pattern, tuple(o for o in owners if o), _translate(pattern), _prefix(pattern)
+    )
+
+
+def _prefix(pattern: str) -> str:
+    """The literal start of a rooted pattern's paths; "" when it may match at any depth."""
+    body = pattern.strip("/")
+    if "/" not in body and not pattern.startswith("/"):
+        return ""
+    literal = re.match(r"[^*?]*", body)
+    return literal[0] if literal else ""
 
 
 def _quoted(text: str) -> str:
