@@ -96,3 +96,22 @@ async def test_invalid_codeowners_lines_are_logged_once_however_many_deliveries_
         )
     ]
     assert [o.text for o in first.owners("tests/bus/test_core.py")] == ["@core-owner"]
+
+
+async def test_the_first_codeowners_location_github_uses_wins(tmp_path: Path) -> None:
+    """`.github/CODEOWNERS` over the root's over `docs/`'s, as GitHub searches them; the
+    later locations are not read."""
+    scenario = load_scenario(SCENARIOS / "tracking-owners.yml")
+    files = {
+        "CODEOWNERS": "* @root-owner\n",
+        ".github/CODEOWNERS": "* @github-dir-owner\n",
+        "docs/CODEOWNERS": "* @docs-owner\n",
+    }
+    scenario = scenario.model_copy(update={"files": files})
+    async with running(scenario, tmp_path) as (sim, bot):
+        ctx = BotContext(store=bot.store, github=bot.github, metrics=bot.metrics)
+        gh = await bot.github.installation_client(scenario.app.installation_id)
+        found = await Scope(ctx, gh, "acme/bus").codeowners()
+    assert found.path == ".github/CODEOWNERS"
+    assert [o.text for o in found.owners("tests/test_x.py")] == ["@github-dir-owner"]
+    assert _reads(sim, "CODEOWNERS") == _reads(sim, "docs/CODEOWNERS") == []
