@@ -244,6 +244,14 @@ class CommentMode(StrEnum):
     NEVER = "never"  # triage and record, never comment
 
 
+class OwnersMode(StrEnum):
+    """What a tracking issue does with the owners CODEOWNERS gives its test."""
+
+    SHOW = "show"  # name them without `@`: nobody is notified (the default)
+    MENTION = "mention"  # `@`-mention them: GitHub notifies them
+    ASSIGN = "assign"  # name them without `@`, and assign the users on a new issue
+
+
 def _runs_in_linear_time(pattern: str) -> str:
     try:
         compile_user(pattern, ignore_case=True)
@@ -293,6 +301,7 @@ class RepoConfig(BaseModel):
     issue_label: str = Field(default="flaky-test", min_length=1, max_length=50)
     quiet_label: str = Field(default="flaky-quiet", min_length=1, max_length=50)
     auto_close: AutoClose | None = None  # off by default
+    owners: OwnersMode = OwnersMode.SHOW  # the test's owners by CODEOWNERS
 
 
 class LoadedRepoConfig(BaseModel):

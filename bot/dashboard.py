@@ -28,7 +28,13 @@ from bot.report.dashboard import (
     render_test,
 )
 from bot.report.dashboard_pull import render_pull, test_keys
-from bot.report.flaky_tests import DAY, RepoSummary, summarise_repos, summarise_tests
+from bot.report.flaky_tests import (
+    DAY,
+    RepoSummary,
+    owned_by,
+    summarise_repos,
+    summarise_tests,
+)
 from bot.report.models import CheckReport
 from bot.store import Delivery, DeliveryState, Store
 from bot.throttle import FailureThrottle, client_key
@@ -185,9 +191,16 @@ async def repo_page(request: web.Request) -> web.Response:
     now = time.time()
     store = request.app[STORE]
     runs, occurrences = await store.repo_history(repo, now - WINDOW_DAYS * DAY)
-    tracking = await store.tracking_numbers(repo, sorted({o.test_key for o in occurrences}))
+    keys = sorted({o.test_key for o in occurrences})
+    tracking = await store.tracking_numbers(repo, keys)
     tests = summarise_tests(occurrences, runs, now=now, days=WINDOW_DAYS, tracking=tracking)
-    return _html(render_repo(repo, tests, days=WINDOW_DAYS))
+    owners = await store.tracking_owners(repo, keys)
+    for test in tests:
+        test.owners = owners.get(test.test_key, [])
+    owner = request.query.get("owner")
+    if owner is not None:
+        tests = owned_by(tests, owner)
+    return _html(render_repo(repo, tests, days=WINDOW_DAYS, owner=owner))
 
 
 async def test_page(request: web.Request) -> web.Response:
@@ -204,6 +217,7 @@ async def test_page(request: web.Request) -> web.Response:
     summaries = summarise_tests(mine, runs, now=now, days=WINDOW_DAYS)
     if not summaries:
         raise web.HTTPNotFound(text="No failure of that test in the last 30 days.\n")
+    summaries[0].owners = (await request.app[STORE].tracking_owners(repo, [key])).get(key, [])
     return _html(render_test(repo, summaries[0], mine, chart_days(mine, runs, now, WINDOW_DAYS)))
 
 

@@ -11,6 +11,7 @@ from pydantic import ValidationError
 
 from bot.config import (
     CommentMode,
+    OwnersMode,
     RepoConfig,
     Settings,
     parse_settings_file,
@@ -256,3 +257,15 @@ def test_generic_messages_run_by_re2_in_linear_time_and_what_it_cannot_run_is_na
     # A backtracking engine would not finish this first line in our lifetime.
     assert not is_generic("x" * 1900, loaded.config.generic_messages)
     assert is_generic("HARNESS: 3 checks failed", loaded.config.generic_messages)
+
+
+@pytest.mark.parametrize("mode", list(OwnersMode))
+def test_owners_mode_is_read(mode: OwnersMode) -> None:
+    loaded = parse_settings_file(f"owners: {mode.value}\n")
+    assert (loaded.config.owners, loaded.errors) == (mode, [])
+
+
+def test_an_unknown_owners_mode_shows_them_and_is_named() -> None:
+    loaded = parse_settings_file("owners: notify-everyone\n")
+    assert loaded.config.owners == OwnersMode.SHOW
+    assert len(loaded.errors) == 1 and "owners" in loaded.errors[0]

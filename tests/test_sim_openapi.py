@@ -208,10 +208,26 @@ async def test_every_endpoint_matches_the_openapi_schema(
         f"{r}/issues",
         f"{REPO}/issues",
         201,
-        json={"title": "Flaky test: test_publish_waits_for_ack", "body": "x", "labels": ["flaky"]},
+        json={
+            "title": "Flaky test: test_publish_waits_for_ack",
+            "body": "x",
+            "labels": ["flaky"],
+            "assignees": ["maintainer-mo"],
+        },
     )
     number = created["number"]
     assert number == 8
+    assert [user["login"] for user in created["assignees"]] == ["maintainer-mo"]
+    # One assignee who may not be assigned refuses the whole issue, naming them.
+    refused = await call(
+        "POST",
+        f"{r}/issues",
+        f"{REPO}/issues",
+        422,
+        json={"title": "t", "body": "x", "assignees": ["maintainer-mo", "stranger"]},
+    )
+    assert refused["errors"][0]["value"] == ["stranger"]
+    assert len(sim.world.issues_created) == 1
     await call("GET", f"{r}/issues/{{issue_number}}", f"{REPO}/issues/{number}", 200)
     closed = await call(
         "PATCH",

@@ -143,3 +143,16 @@ async def test_a_repository_label_is_synced_once_and_an_opening_note_is_kept_unt
     assert await store.tracking_issue_opening("acme/bus", "other") is False
     await store.opened_tracking_issue("acme/bus", "k")
     assert await store.tracking_issue_opening("acme/bus", "k") is False
+
+
+async def test_owners_are_kept_on_the_record_and_read_per_member_test(store: Store) -> None:
+    owned = record("tests.test_a.test_a", 12).model_copy(
+        update={"owners": ["@octocat", "@acme/bus-team", "ops@acme.example"]}
+    )
+    await store.save_tracking_issue(owned)
+    await store.save_tracking_issue(record("tests.test_b.test_b", 13))  # no owners
+
+    assert await store.tracking_issue(REPO, "tests.test_a.test_a") == owned
+    found = await store.tracking_owners(REPO, ["tests.test_a.test_a", "tests.test_b.test_b", "x"])
+    assert found == {"tests.test_a.test_a": ["@octocat", "@acme/bus-team", "ops@acme.example"]}
+    assert await store.tracking_owners(REPO, []) == {}

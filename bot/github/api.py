@@ -6,10 +6,10 @@ import base64
 import re
 from collections.abc import AsyncIterator, Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import quote
 
-from gidgethub import BadRequest, GitHubException
+from gidgethub import BadRequest, GitHubException, InvalidField
 from gidgethub.abc import GitHubAPI
 from pydantic import BaseModel
 
@@ -213,13 +213,53 @@ async def labelled_issues(gh: GitHubAPI, repo: str, label: str) -> AsyncIterator
             yield issue_from(issue)
 
 
+class Created(NamedTuple):
+    issue: GitHubIssue
+    refused: list[str]  # assignees GitHub would not assign, left out
+
+
 async def create_issue(
-    gh: GitHubAPI, repo: str, title: str, body: str, labels: list[str]
-) -> GitHubIssue:
-    data = await gh.post(
-        f"/repos/{repo}/issues", data={"title": title, "body": body, "labels": labels}
-    )
-    return issue_from(data)
+    gh: GitHubAPI,
+    repo: str,
+    title: str,
+    body: str,
+    labels: list[str],
+    assignees: Sequence[str] = (),
+) -> Created:
+    """Open an issue. GitHub refuses the whole issue (422) when one assignee may not be
+    assigned (no access to the repository, no such user), naming them: it is asked again
+    without them, and then without any, so an owner who left never stops the issue."""
+    wanted = list(assignees)
+    for attempt in range(3):
+        fields: dict[str, Any] = {"title": title, "body": body, "labels": labels}
+        if wanted:
+            fields["assignees"] = wanted
+        try:
+            data = await gh.post(f"/repos/{repo}/issues", data=fields)
+        except InvalidField as exc:
+            named = _refused_assignees(exc)
+            if not wanted or named is None:
+                raise
+            # The first refusal drops whom it names; a second, everyone.
+            wanted = [login for login in wanted if login not in named] if attempt == 0 else []
+            continue
+        return Created(issue_from(data), [login for login in assignees if login not in wanted])
+    raise AssertionError("unreachable: the third try asks for no assignee")
+
+
+def _refused_assignees(exc: InvalidField) -> set[str] | None:
+    """The assignees a 422 refuses (empty: some, unnamed); None when it is about another
+    field."""
+    errors = exc.errors if isinstance(exc.errors, list) else []
+    about = [e for e in errors if isinstance(e, Mapping) and e.get("field") == "assignees"]
+    if not about:
+        return None
+    named: set[str] = set()
+    for error in about:
+        value = error.get("value")
+        values = value if isinstance(value, list) else [value] if isinstance(value, str) else []
+        named.update(str(v) for v in values)
+    return named
 
 
 async def update_issue(gh: GitHubAPI, repo: str, number: int, **fields: Any) -> None:

@@ -4,7 +4,8 @@ A handler makes one `Scope` from its event: the bot's context, the installation'
 the repository, and the repository's settings (`.github/flaky.yml`, or its organisation's, and
 what they `_extends`), read the first time a
 step asks and then shared by every step of the delivery (the triage, its rerun, its
-tracking issues, its comment), with the file's problems logged once per version of it.
+tracking issues, its comment), with the file's problems logged once per version of it;
+likewise its CODEOWNERS, read only when a tracking issue is written.
 """
 
 from __future__ import annotations
@@ -22,8 +23,10 @@ from bot.github.client import GitHubClient
 from bot.github.errors import rate_limited
 from bot.handlers.context import BotContext
 from bot.handlers.offloop import in_thread
+from bot.handlers.owners import read_codeowners
 from bot.repo_settings import SettingsChain, SettingsFile
 from bot.store import Store
+from bot.triage.owners import Codeowners
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +41,7 @@ class Scope:
     gh: GitHubClient
     repo: str
     _settings: asyncio.Task[LoadedRepoConfig] | None = field(default=None, init=False, repr=False)
+    _codeowners: asyncio.Task[Codeowners] | None = field(default=None, init=False, repr=False)
 
     @property
     def store(self) -> Store:
@@ -51,6 +55,13 @@ class Scope:
 
     async def config(self) -> RepoConfig:
         return (await self.settings()).config
+
+    async def codeowners(self) -> Codeowners:
+        """The repository's CODEOWNERS: read the first time a tracking issue of the delivery
+        asks, then shared by its other issues."""
+        if self._codeowners is None:
+            self._codeowners = asyncio.ensure_future(read_codeowners(self.gh, self.repo))
+        return await asyncio.shield(self._codeowners)
 
 
 def config_problems(config: LoadedRepoConfig) -> list[str]:

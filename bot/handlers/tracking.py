@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 from gidgethub import BadRequest, routing, sansio
 from pydantic import BaseModel
 
-from bot.config import RepoConfig
+from bot.config import OwnersMode, RepoConfig
 from bot.events import InstallationRef
 from bot.github import api
 from bot.github.client import GitHubClient
@@ -36,7 +36,9 @@ from bot.report.models import CheckRate, IssueInput, IssueOccurrence
 from bot.shared import GitHubIssue
 from bot.triage import tracking
 from bot.triage.failures import match_key
+from bot.triage.footprint import locate_test_file
 from bot.triage.models import Decision, Failure, Occurrence, RunHint, RunRate, RunRecord
+from bot.triage.owners import OwnerKind, owner_of
 from bot.triage.stats import outcomes_of, run_rate
 from bot.triage.tracking import TrackingIssue
 
@@ -59,6 +61,7 @@ ADOPTABLE_TEXT = render.MAX_LENGTH - render.SECTION_ROOM
 # GitHub's answers to an edit it does not allow: no permission (403), the issue or the
 # repository's issues gone (404, 410), an edit it refuses (422).
 EDIT_REFUSED = frozenset({403, 404, 410, 422})
+MAX_ASSIGNEES = 10  # GitHub's limit per issue
 
 
 async def track_failures(
@@ -180,12 +183,11 @@ async def adopt_issue(
             hint=hint,
             created_at=found.created_at,
         )
-        return await _adopt(ctx, gh, found, record, config, test, tracked_in)
+        return await _adopt(scope, found, record, config, test, tracked_in)
 
 
 async def _adopt(
-    ctx: BotContext,
-    gh: GitHubClient,
+    scope: Scope,
     found: GitHubIssue,
     record: TrackingIssue,
     config: RepoConfig,
@@ -194,8 +196,9 @@ async def _adopt(
 ) -> Adoption:
     """Retitle `found`, put the section of the test `record` tracks on top of its text, label
     it, and save the record: `adopt_issue`'s acting part, under the repository's lock."""
+    ctx, gh = scope.ctx, scope.gh
     repo, number = record.repo, record.issue_number
-    inp = await _issue_input(ctx, repo, record, config, time.time())
+    inp = await _issue_input(scope, record, config, time.time())
     record.checks = sorted({o.check_name for o in inp.occurrences})
     section = render.render_section(inp)
     body = render.render_body(inp, found.body)
@@ -342,7 +345,7 @@ async def _bring_up_to_date(
     or mark closed. `failed`: the failure in hand; None for a refresh."""
     ctx, gh, repo = scope.ctx, scope.gh, scope.repo
     new_tests = failed.unit.tests if failed is not None else []
-    rewrite = await _rewrite(ctx, known, record, new_tests, config, now)
+    rewrite = await _rewrite(scope, known, record, new_tests, config, now)
     if rewrite is None:
         return  # nothing new to say
     issue = found if found is not None else await api.get_issue(gh, repo, known.issue_number)
@@ -380,7 +383,7 @@ class _Rewrite(NamedTuple):
 
 
 async def _rewrite(
-    ctx: BotContext,
+    scope: Scope,
     known: TrackingIssue,
     record: TrackingIssue,
     new_tests: Sequence[str],
@@ -390,7 +393,7 @@ async def _rewrite(
     """Bring `record` (a copy of `known`) up to the store's history: its checks, a cluster's
     members and title, the hash of its section. None when the section and title are as
     last written."""
-    inp = await _issue_input(ctx, known.repo, record, config, now)
+    inp = await _issue_input(scope, record, config, now)
     record.checks = sorted(set(record.checks) | {o.check_name for o in inp.occurrences})
     if record.is_cluster:
         # Members are the tests that failed with the cluster's signature in the window.
@@ -506,13 +509,22 @@ async def _create(
         hint=_hint(unit.failures[0]) if not unit.is_cluster else None,
         created_at=now,
     )
-    inp = await _issue_input(ctx, repo, record, config, now, previous=previous)
+    inp = await _issue_input(scope, record, config, now, previous=previous)
     record.checks = sorted({o.check_name for o in inp.occurrences})
     section = render.render_section(inp)
     await ctx.store.opening_tracking_issue(repo, unit.key, now)
     body = render.render_body(inp)
     assert body is not None  # no text of people's beside the section
-    opened = await api.create_issue(gh, repo, record.title, body, [config.issue_label])
+    assignees = owners_to_assign(inp.owners) if config.owners == OwnersMode.ASSIGN else []
+    opened, refused = await api.create_issue(
+        gh, repo, record.title, body, [config.issue_label], assignees
+    )
+    if refused:
+        log.info(
+            "%s: GitHub would not assign %s (no access to the repository?): left unassigned",
+            repo,
+            ", ".join(refused),
+        )
     record.issue_number = opened.number
     ctx.metrics.tracking_issues.labels("created").inc()
     record.body_sha = _sha(section)
@@ -555,13 +567,16 @@ async def _reopen(
 
 
 async def _issue_input(
-    ctx: BotContext,
-    repo: str,
+    scope: Scope,
     record: TrackingIssue,
     config: RepoConfig,
     now: float,
     previous: int | None = None,
 ) -> IssueInput:
+    """What the issue's section shows; also sets `record.owners` from CODEOWNERS."""
+    ctx, repo = scope.ctx, record.repo
+    codeowners = await scope.codeowners()
+    record.owners = [o.text for o in codeowners.owners_of_all(tracked_files(record))]
     since = now - config.history_days * DAY
     keys = sorted({match_key(t) for t in record.tests})
     occurrences = await ctx.store.occurrences(repo, keys, since)
@@ -585,7 +600,35 @@ async def _issue_input(
         window_days=config.history_days,
         previous_issue=previous,
         dashboard_url=_dashboard_page(ctx.dashboard_url, repo, record.tests),
+        owners=record.owners,
+        owners_file=codeowners.path,
+        mention_owners=config.owners == OwnersMode.MENTION,
     )
+
+
+def tracked_files(record: TrackingIssue) -> list[str]:
+    """The files of the tests an issue tracks, as `locate_test_file` finds a failure's: its
+    own file (known from the run hint for a single test), else a `path::name` id's path."""
+    files: list[str] = []
+    for test_id in record.tests:
+        hint = record.hint if record.hint is not None and record.hint.test_id == test_id else None
+        failure = Failure(
+            test_id=test_id,
+            name=hint.name if hint else test_id,
+            file=hint.file if hint else None,
+            framework=hint.framework if hint else "",
+        )
+        found = locate_test_file(failure)
+        if found is not None and found not in files:
+            files.append(found)
+    return files
+
+
+def owners_to_assign(owners: Sequence[str]) -> list[str]:
+    """The users among a test's owners, as logins: GitHub assigns users, never teams, and
+    an email address names nobody it can assign. At most 10, GitHub's limit."""
+    users = [o.name for o in map(owner_of, owners) if o is not None and o.kind == OwnerKind.USER]
+    return users[:MAX_ASSIGNEES]
 
 
 def _dashboard_page(dashboard_url: str, repo: str, tests: list[str]) -> str:

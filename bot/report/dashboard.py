@@ -13,7 +13,7 @@ from html import escape
 from typing import Protocol
 from urllib.parse import quote
 
-from bot.report.flaky_tests import RepoSummary, TestSummary, day_label
+from bot.report.flaky_tests import RepoSummary, TestSummary, day_label, owner_name
 from bot.report.svg import outcome_chart, sparkline
 from bot.report.text import reveal
 from bot.triage.models import Occurrence, RunRecord
@@ -93,22 +93,43 @@ def render_index(repos: Sequence[RepoSummary]) -> str:
     )
 
 
-def render_repo(repo: str, tests: Sequence[TestSummary], *, days: int) -> str:
+def render_repo(
+    repo: str, tests: Sequence[TestSummary], *, days: int, owner: str | None = None
+) -> str:
+    """The repository's ranking; `owner`: only that owner's tests were kept (`owned_by`)."""
     crumbs = [(repo, f"/{repo}")]
+    scope = ""
+    if owner is not None:
+        scope = (
+            f' owned by <code>{_text(owner_name(owner))}</code> (<a href="/{escape(repo, True)}">'
+            "all tests</a>)"
+        )
     if not tests:
         return page(
             f"Flaky tests in {repo}",
-            f'<p class="muted">No test failed in the last {days} days.</p>',
+            f'<p class="muted">No test{scope} failed in the last {days} days.</p>',
             crumbs=crumbs,
         )
     rows = "".join(_test_row(repo, rank, test, days) for rank, test in enumerate(tests, 1))
     return page(
         f"Flaky tests in {repo}",
-        f'<p class="muted">Tests that failed in the last {days} days, most pull requests hit '
-        "first.</p><table><thead><tr><th>#</th><th>Test</th><th>PRs hit</th>"
+        f'<p class="muted">Tests{scope} that failed in the last {days} days, most pull '
+        "requests hit first.</p><table><thead><tr><th>#</th><th>Test</th><th>PRs hit</th>"
         f"<th>Failure rate</th><th>Last seen</th><th>Daily failures ({days} days)</th>"
-        f'<th>Tracking issue</th></tr></thead><tbody id="flaky-tests">{rows}</tbody></table>',
+        "<th>Tracking issue</th><th>Owners</th></tr></thead>"
+        f'<tbody id="flaky-tests">{rows}</tbody></table>',
         crumbs=crumbs,
+    )
+
+
+def _owner_links(repo: str, owners: Sequence[str]) -> str:
+    """Each owner, linked to the ranking of their tests; named without `@`."""
+    if not owners:
+        return '<span class="muted">none</span>'
+    return ", ".join(
+        f'<a href="/{escape(repo, True)}?owner={quote(owner_name(o), safe="")}">'
+        f"<code>{_text(owner_name(o))}</code></a>"
+        for o in owners
     )
 
 
@@ -127,6 +148,8 @@ def render_test(
         f"failed on {', '.join(where)}; first seen {day_label(test.first_seen)}, "
         f"last seen {day_label(test.last_seen)}.</p>"
     )
+    if test.owners:
+        summary += f'<p id="owners">Owners (CODEOWNERS): {_owner_links(repo, test.owners)}.</p>'
     if test.rate.flip_commits:
         summary += (
             f"<p>Flipped between pass and fail {test.rate.flips:,} time(s) on "
@@ -201,7 +224,7 @@ def _test_row(repo: str, rank: int, test: TestSummary, days: int) -> str:
         f'<td><a href="{escape(page_of_test(repo, test.test_key), quote=True)}">'
         f"<code>{_text(test.test_id)}</code></a></td><td>{test.prs:,}</td>"
         f"<td>{escape(describe_rate(test.rate))}</td><td>{day_label(test.last_seen)}</td>"
-        f"<td>{spark}</td><td>{issue}</td></tr>"
+        f"<td>{spark}</td><td>{issue}</td><td>{_owner_links(repo, test.owners)}</td></tr>"
     )
 
 

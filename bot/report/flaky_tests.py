@@ -39,6 +39,9 @@ class TestSummary(BaseModel):
     daily: list[int]  # failures per day over the window, oldest first
     modes: list[FailureMode] = Field(default_factory=list)
     tracking_issue: int | None = None
+    # Its owners by CODEOWNERS as its tracking issue last named them (`@user`, `@org/team`,
+    # an email); none without a tracking issue.
+    owners: list[str] = Field(default_factory=list)
 
 
 class RepoSummary(BaseModel):
@@ -84,6 +87,17 @@ def summarise_tests(
         for key, found in by_test.items()
     ]
     return sorted(summaries, key=lambda s: (-s.prs, -s.failures, -s.last_seen, s.test_id))
+
+
+def owner_name(owner: str) -> str:
+    """How an owner is shown and filtered by: without `@` (GitHub logins ignore case)."""
+    return owner.removeprefix("@")
+
+
+def owned_by(tests: Sequence[TestSummary], owner: str) -> list[TestSummary]:
+    """The tests `owner` owns (`@octocat`, `octocat` or `@org/team`), in the same order."""
+    wanted = owner_name(owner.strip()).casefold()
+    return [t for t in tests if any(owner_name(o).casefold() == wanted for o in t.owners)]
 
 
 def summarise_repos(

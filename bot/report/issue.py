@@ -24,6 +24,7 @@ from bot.report.markdown import (
 )
 from bot.report.models import IssueInput, IssueOccurrence
 from bot.triage.models import RunHint
+from bot.triage.owners import OwnerKind, owner_of
 from bot.triage.stats import describe_rate
 
 MAX_LENGTH = 65_536  # GitHub refuses longer issue bodies
@@ -110,6 +111,8 @@ def render_section(inp: IssueInput, *, occurrences_shown: int = OCCURRENCES_SHOW
         START + _inert_json(data) + " -->",
         _summary(inp),
     ]
+    if inp.owners:
+        parts.append(_owners(inp))
     if len(inp.tests) > 1:
         parts.append(_cluster(inp))
     parts.append(_failure_modes(inp.occurrences))
@@ -169,6 +172,22 @@ def _summary(inp: IssueInput) -> str:
     if inp.previous_issue is not None:
         lines.append(f"Continues #{inp.previous_issue}, closed earlier.")
     return "\n".join(line for line in lines if line)
+
+
+def _owners(inp: IssueInput) -> str:
+    """Who owns the test's file. Named without `@` (in code, so GitHub neither notifies nor
+    links), unless the repository asked for mentions; an email address never notifies."""
+    names = [
+        owner if inp.mention_owners and _mentionable(owner) else code_span(owner.lstrip("@"))
+        for owner in inp.owners
+    ]
+    return f"**Owners** (from {code_span(inp.owners_file)}): {', '.join(names)}."
+
+
+def _mentionable(owner: str) -> bool:
+    """A user or team as CODEOWNERS accepts them: nothing else goes out unescaped."""
+    parsed = owner_of(owner)
+    return parsed is not None and parsed.kind != OwnerKind.EMAIL
 
 
 def _cluster(inp: IssueInput) -> str:

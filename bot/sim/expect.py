@@ -73,6 +73,8 @@ def _issue_problems(wanted: IssueExpectation, sim: Simulator) -> list[str]:
     ]
     if wanted.state is not None and issue.state != wanted.state:
         problems.append(f"{name}: expected {wanted.state}, found {issue.state}")
+    if wanted.assignees is not None and sorted(issue.assignees) != sorted(wanted.assignees):
+        problems.append(f"{name}: expected assignees {wanted.assignees}, found {issue.assignees}")
     comments = len(sim.bot_comments(issue.number))
     if wanted.comments is not None and comments != wanted.comments:
         problems.append(f"{name}: expected {wanted.comments} bot comment(s), found {comments}")

@@ -63,6 +63,24 @@ def body_too_long(body: object) -> web.Response | None:
     )
 
 
+def unassignable(logins: list[str]) -> web.Response:
+    """GitHub's answer to an issue created with assignees who may not be assigned (seen in
+    the wild, e.g. harvester/harvester#10448): nothing is created."""
+    return error(
+        422,
+        "Validation Failed",
+        errors=[
+            {
+                "message": f"assignees {', '.join(logins)} cannot be assigned to this issue",
+                "value": logins,
+                "resource": "Issue",
+                "field": "assignees",
+                "code": "invalid",
+            }
+        ],
+    )
+
+
 def _int(request: web.Request, key: str) -> int:
     return int(request.match_info[key])
 
@@ -449,6 +467,9 @@ class Routes:
             return unprocessable('Invalid request.\n\n"title" wasn\'t supplied.')
         if (too_long := body_too_long(body.get("body"))) is not None:
             return too_long
+        assignees = [str(login) for login in body.get("assignees") or []]
+        if refused := [login for login in assignees if not self.world.assignable(login)]:
+            return unassignable(refused)
         moment = now()
         issue = Issue(
             number=self.world.next_issue_number(),
@@ -458,6 +479,7 @@ class Routes:
             state="open",
             user=self.world.bot_login,
             labels=[self.world.ensure_label(str(name)).name for name in body.get("labels", [])],
+            assignees=list(dict.fromkeys(assignees)),
             created_at=moment,
             updated_at=moment,
         )

@@ -324,6 +324,7 @@ class IssueExpectation(_Strict):
     contains: list[str] = Field(default_factory=list)
     not_contains: list[str] = Field(default_factory=list)
     comments: int | None = Field(default=None, ge=0)  # the bot's comments on it
+    assignees: list[str] | None = None  # exactly these logins, in any order
 
 
 class Expect(_Strict):

@@ -53,6 +53,7 @@ class Issue:
     state_reason: str | None = None
     is_pull_request: bool = False
     locked: bool = False
+    assignees: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -256,6 +257,11 @@ class World:
         if login == self.repo.owner:
             return "admin"
         return "none" if self.repo.private else "read"
+
+    def assignable(self, login: str) -> bool:
+        """Whether an issue may be assigned to `login`: people with triage access or more
+        (an organisation's members with read access too, which the simulator has not)."""
+        return self.role_of(login) in {"admin", "maintain", "write", "triage"}
 
     def association(self, login: str) -> str:
         if login == self.repo.owner:

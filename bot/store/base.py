@@ -168,6 +168,9 @@ class Store(Protocol):
     async def tracking_numbers(self, repo: str, test_keys: Sequence[str]) -> dict[str, int]:
         """The tracking issue number of each of these tests (by match key) that has one."""
 
+    async def tracking_owners(self, repo: str, test_keys: Sequence[str]) -> dict[str, list[str]]:
+        """The owners written on the tracking issue of each of these tests that has one."""
+
     async def tracking_created_since(self, repo: str, since: float) -> int:
         """How many tracking issues the bot created in this repository at or after `since`."""
 

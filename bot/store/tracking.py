@@ -78,6 +78,19 @@ class Tracking:
         )
         return {str(r[0]): int(r[1]) for r in rows}
 
+    async def tracking_owners(self, repo: str, test_keys: Sequence[str]) -> dict[str, list[str]]:
+        if not test_keys:
+            return {}
+        rows = await self._sql.fetch(
+            "SELECT m.test_key, t.owners FROM tracking_members m JOIN tracking_issues t "
+            "ON t.repo = m.repo AND t.key = m.key WHERE m.repo = $1 "
+            f"AND {self._sql.any_of('m.test_key', 2)}",
+            repo,
+            self._sql.listed(list(dict.fromkeys(test_keys))),
+        )
+        found = {str(r[0]): json.loads(r[1]) if isinstance(r[1], str) else r[1] for r in rows}
+        return {key: [str(o) for o in owners] for key, owners in found.items() if owners}
+
     async def tracking_created_since(self, repo: str, since: float) -> int:
         count = await self._sql.fetchval(
             "SELECT count(*) FROM tracking_issues WHERE repo = $1 AND created_at >= $2",

@@ -11,10 +11,10 @@ from bot.triage.failures import match_key
 
 TRACKING_FIELDS = (
     "repo", "key", "issue_number", "title", "tests", "signature", "checks", "hint",
-    "created_at", "body_sha", "closed_at",
+    "created_at", "body_sha", "closed_at", "owners",
 )  # fmt: skip
 TRACKING_COLUMNS = ", ".join(TRACKING_FIELDS)
-TRACKING_JSON_FIELDS = frozenset({"tests", "checks", "hint"})
+TRACKING_JSON_FIELDS = frozenset({"tests", "checks", "hint", "owners"})
 
 
 def tracking_values(issue: TrackingIssue) -> list[Any]:

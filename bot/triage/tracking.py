@@ -118,6 +118,8 @@ class TrackingIssue(BaseModel):
     created_at: float  # when the issue was opened: the hourly cap counts the recent ones
     body_sha: str = ""  # hash of the bot's section last written, to skip identical edits
     closed_at: float | None = None  # when the bot last saw the issue closed; None: open
+    # Its test's owners by CODEOWNERS (a cluster's: its members'), as written there.
+    owners: list[str] = Field(default_factory=list)
 
     @property
     def is_cluster(self) -> bool:

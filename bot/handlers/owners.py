@@ -1,0 +1,52 @@
+"""The repository's CODEOWNERS, read from the default branch when a tracking issue needs it.
+
+GitHub uses the first of `.github/CODEOWNERS`, `CODEOWNERS`, `docs/CODEOWNERS` that exists,
+so the reads stop at the first found: each is conditional (its ETag), and a path that does
+not exist is remembered by the installation's client for a few minutes, so a repository
+costs one revalidation (a 304, free of rate limit) per delivery once the file was read.
+Invalid lines are logged once per repository and version of the file, as the settings'
+problems are.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+
+import cachetools
+
+from bot.github import api
+from bot.github.client import GitHubClient
+from bot.handlers.offloop import in_thread
+from bot.triage import owners
+from bot.triage.owners import NO_CODEOWNERS, Codeowners
+
+log = logging.getLogger(__name__)
+
+_WARNED: cachetools.LRUCache[str, tuple[str, ...]] = cachetools.LRUCache(4096)
+# Files parsed, by location and content: a revalidated (304) file is not compiled again.
+_PARSED: cachetools.LRUCache[tuple[str, str], Codeowners] = cachetools.LRUCache(64)
+
+
+async def read_codeowners(gh: GitHubClient, repo: str) -> Codeowners:
+    """The CODEOWNERS GitHub would use, parsed (in a thread: a file may hold thousands of
+    patterns to compile); no rules when the repository has none."""
+    for path in owners.CODEOWNERS_PATHS:
+        text = await api.get_file(gh, repo, path)
+        if text is not None:
+            key = (path, hashlib.sha256(text.encode("utf-8", errors="replace")).hexdigest())
+            parsed = _PARSED.get(key)
+            if parsed is None:
+                parsed = _PARSED[key] = await in_thread(owners.parse, text, path)
+            _log_problems(repo, parsed)
+            return parsed
+    return NO_CODEOWNERS
+
+
+def _log_problems(repo: str, parsed: Codeowners) -> None:
+    named = (parsed.path, *parsed.problems)
+    if not parsed.problems or _WARNED.get(repo) == named:
+        return
+    _WARNED[repo] = named
+    for problem in parsed.problems:
+        log.warning("%s %s: %s (line skipped, as GitHub does)", repo, parsed.path, problem)
