@@ -244,6 +244,11 @@ class CommentMode(StrEnum):
     NEVER = "never"  # triage and record, never comment
 
 
+class CheckRunConclusion(StrEnum):
+    NEUTRAL = "neutral"  # the bot's check run never blocks a merge on its own
+    STRICT = "strict"  # success only when every failure is flaky, unrelated and passed on rerun
+
+
 def _runs_in_linear_time(pattern: str) -> str:
     try:
         compile_user(pattern, ignore_case=True)
@@ -293,6 +298,10 @@ class RepoConfig(BaseModel):
     issue_label: str = Field(default="flaky-test", min_length=1, max_length=50)
     quiet_label: str = Field(default="flaky-quiet", min_length=1, max_length=50)
     auto_close: AutoClose | None = None  # off by default
+    # --- the Checks tab -------------------------------------------------------------------
+    # The bot's own check run on the PR's head (needs the App's `checks: write`).
+    check_run: bool = False
+    check_run_conclusion: CheckRunConclusion = CheckRunConclusion.NEUTRAL
 
 
 class LoadedRepoConfig(BaseModel):

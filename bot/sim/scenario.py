@@ -29,6 +29,8 @@ class AppSpec(_Strict):
     id: int = 1
     slug: str = "flaky-triage"
     installation_id: int = 1
+    # The installation's `checks` permission: `read` until its owner accepts `write`.
+    checks: Literal["read", "write"] = "write"
 
 
 class RepoSpec(_Strict):
