@@ -52,8 +52,11 @@ class Annotation(BaseModel):
     @property
     def key(self) -> str:
         """Which annotation this is, to send it once: GitHub appends the annotations of every
-        update to those already there and has no way to remove one."""
-        fields = (self.path, str(self.start_line), self.annotation_level, self.title, self.message)
+        update to those already there and has no way to remove one. The message is left
+        out: a failure whose verdict changes within its level (unrelated, then flaky) keeps
+        its first annotation, and the summary says what holds now; one that changes level
+        gets a new one."""
+        fields = (self.path, str(self.start_line), self.annotation_level, self.title)
         return hashlib.sha256("\0".join(fields).encode()).hexdigest()[:32]
 
 
