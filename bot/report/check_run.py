@@ -28,7 +28,6 @@ ANNOTATIONS_PER_REQUEST = 50  # GitHub refuses more in one create or update (422
 # At most this many per head (ten requests): past it a mass failure would spend calls on
 # notices the summary already counts.
 MAX_ANNOTATIONS = 500
-_CUT_NOTE = "\n\n_The summary was cut at GitHub's limit; the PR comment has all of it._\n"
 
 Level = Literal["notice", "warning", "failure"]
 # Flaky or unrelated: worth a look, not the author's fault; related: the change broke it.
@@ -85,12 +84,9 @@ def check_run_report(inp: CommentInput, *, strict: bool) -> CheckRunReport:
 
 
 def summary(inp: CommentInput) -> str:
-    body = render_comment(inp).removeprefix(MARKER).lstrip("\n")
-    if len(body) <= MAX_SUMMARY:
-        return body
-    # Cut at a line end so no table row or markup is split, and say so.
-    kept = body[: MAX_SUMMARY - len(_CUT_NOTE)]
-    return kept[: kept.rfind("\n") + 1 or len(kept)] + _CUT_NOTE
+    """The comment's text without its hidden marker: the comment keeps to 65,536 characters
+    with the marker, so this keeps to GitHub's 65,535 for a summary."""
+    return render_comment(inp).removeprefix(MARKER).lstrip("\n")
 
 
 def conclusion(
