@@ -15,7 +15,7 @@ from bot.report.check_run import CHECK_NAME
 from bot.runtime import Bot
 from bot.sim import Simulator
 from bot.sim.record import Write
-from bot.sim.scenario import Scenario, load_scenario
+from bot.sim.scenario import FaultRule, Faults, Scenario, load_scenario
 from bot.store import DeliveryState
 from bot.triage.failures import match_key
 
@@ -107,6 +107,23 @@ async def test_a_new_database_finds_the_check_run_instead_of_creating_another(
 
     assert [w.method for w in _check_run_writes(sim)] == ["POST", "PATCH"]
     assert len(sim.world.app_runs) == 1
+
+
+async def test_a_create_whose_answer_was_lost_is_found_not_made_again(tmp_path: Path) -> None:
+    scenario = load_scenario(SCENARIOS / "check-run-created-updated.yml")
+    lost = FaultRule(
+        method="POST", path="/check-runs$", drop_connection=True, after_applying=True, times=1
+    )
+    faulty = scenario.model_copy(update={"faults": Faults(rules=[lost])})
+    async with running(faulty, tmp_path) as (sim, bot):
+        await _play(sim, bot)
+
+    # GitHub made the run, the bot never heard: its retry finds the run by name and App.
+    assert len(sim.world.app_runs) == 1
+    assert [w.method for w in _check_run_writes(sim)][:2] == ["POST", "PATCH"]
+    assert sim.calls["POST /repos/{owner}/{repo}/check-runs"] == 1
+    posts = [t for t in sim.timeline if t.method == "POST" and t.path.endswith("/check-runs")]
+    assert [t.status for t in posts] == [0]  # carried out, its answer dropped
 
 
 async def test_an_installation_without_checks_write_is_told_once_and_still_commented(
