@@ -145,15 +145,7 @@ async def triage_pull_request(
         config_task = tg.create_task(read_settings(gh, target.repo))
         runs_task = tg.create_task(api.check_runs_of(gh, target.repo, pull.head_sha))
     config = config_task.result()
-    runs = [CheckRun.model_validate(data) for data in runs_task.result()]
-    failed = sorted(
-        (
-            r
-            for r in runs
-            if r.status == "completed" and r.conclusion in FAILED_CONCLUSIONS and not _ours(r)
-        ),
-        key=lambda r: r.name,
-    )
+    failed = _failed_runs([CheckRun.model_validate(data) for data in runs_task.result()])
     async with asyncio.TaskGroup() as tg:
         jobs = [
             tg.create_task(
@@ -357,6 +349,12 @@ def command(target: str, *, token: str | None, api_url: str | None, as_json: boo
         return 2
     print(json.dumps(record(result), indent=2) if as_json else describe(result))
     return 0
+
+
+def _failed_runs(runs: list[CheckRun]) -> list[CheckRun]:
+    """The head's failed check runs by name, the App's own left out."""
+    failed = [r for r in runs if r.status == "completed" and r.conclusion in FAILED_CONCLUSIONS]
+    return sorted((r for r in failed if not _ours(r)), key=lambda r: r.name)
 
 
 def _ours(run: CheckRun) -> bool:
