@@ -145,7 +145,11 @@ async def triage_pull_request(
         config_task = tg.create_task(read_settings(gh, target.repo))
         runs_task = tg.create_task(api.check_runs_of(gh, target.repo, pull.head_sha))
     config = config_task.result()
-    failed = _failed_runs([CheckRun.model_validate(data) for data in runs_task.result()])
+    runs = [run for run in map(CheckRun.model_validate, runs_task.result()) if not _ours(run)]
+    failed = sorted(
+        (r for r in runs if r.status == "completed" and r.conclusion in FAILED_CONCLUSIONS),
+        key=lambda r: r.name,
+    )
     async with asyncio.TaskGroup() as tg:
         jobs = [
             tg.create_task(
@@ -349,12 +353,6 @@ def command(target: str, *, token: str | None, api_url: str | None, as_json: boo
         return 2
     print(json.dumps(record(result), indent=2) if as_json else describe(result))
     return 0
-
-
-def _failed_runs(runs: list[CheckRun]) -> list[CheckRun]:
-    """The head's failed check runs by name, the App's own left out."""
-    failed = [r for r in runs if r.status == "completed" and r.conclusion in FAILED_CONCLUSIONS]
-    return sorted((r for r in failed if not _ours(r)), key=lambda r: r.name)
 
 
 def _ours(run: CheckRun) -> bool:
