@@ -252,6 +252,11 @@ class OwnersMode(StrEnum):
     ASSIGN = "assign"  # name them without `@`, and assign the users on a new issue
 
 
+class CheckRunConclusion(StrEnum):
+    NEUTRAL = "neutral"  # the bot's check run never blocks a merge on its own
+    STRICT = "strict"  # success only when every failure is flaky, unrelated and passed on rerun
+
+
 def _runs_in_linear_time(pattern: str) -> str:
     try:
         compile_user(pattern, ignore_case=True)
@@ -302,6 +307,10 @@ class RepoConfig(BaseModel):
     quiet_label: str = Field(default="flaky-quiet", min_length=1, max_length=50)
     auto_close: AutoClose | None = None  # off by default
     owners: OwnersMode = OwnersMode.SHOW  # the test's owners by CODEOWNERS
+    # --- the Checks tab -------------------------------------------------------------------
+    # The bot's own check run on the PR's head (needs the App's `checks: write`).
+    check_run: bool = False
+    check_run_conclusion: CheckRunConclusion = CheckRunConclusion.NEUTRAL
 
 
 class LoadedRepoConfig(BaseModel):

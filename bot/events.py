@@ -13,6 +13,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 ACTIONS_APP_SLUG = "github-actions"
 
+# A merge queue's temporary branch: "gh-readonly-queue/{base branch}/pr-{number}-{sha}".
+_QUEUE_BRANCH = re.compile(r"^gh-readonly-queue/(?P<base>.+)/pr-\d+-[0-9a-f]+$")
+
 # An Actions check run's details_url: ".../actions/runs/{run_id}/job/{job_id}".
 _RUN_URL = re.compile(r"/actions/runs/(\d+)(?:/job/(\d+))?")
 
@@ -119,6 +122,14 @@ class CheckRun(_Model):
     def actions_job_id(self) -> int | None:
         """The Actions job id: on GitHub an Actions check run's id is its job's id."""
         return self.id if self.is_actions else None
+
+    @property
+    def merge_queue(self) -> str | None:
+        """For a run on a merge queue's temporary branch, the queue (`gh-readonly-queue/main`
+        for `gh-readonly-queue/main/pr-104-929f…`): such runs carry no pull request."""
+        branch = self.check_suite.head_branch if self.check_suite else None
+        found = _QUEUE_BRANCH.match(branch or "")
+        return f"gh-readonly-queue/{found.group('base')}" if found else None
 
     @property
     def run_id(self) -> int | None:

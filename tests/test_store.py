@@ -13,7 +13,15 @@ import asyncpg
 
 from bot.inbox import Worker
 from bot.metrics import Metrics
-from bot.store import CheckAttempt, Delivery, DeliveryState, StickyComment, Store, open_store
+from bot.store import (
+    CheckAttempt,
+    Delivery,
+    DeliveryState,
+    StickyComment,
+    Store,
+    TriageCheckRun,
+    open_store,
+)
 from bot.store.group_commit import GroupCommit, NewDelivery
 from bot.store.migrations import migration_files
 from bot.store.postgres import PostgresStore
@@ -259,6 +267,21 @@ async def test_sticky_comment_save_and_get(store: Store) -> None:
     assert await store.get_sticky_comment("o/r", 7) == edited
     assert await store.get_sticky_comment("o/r", 8) is None
     assert await store.get_sticky_comment("o/other", 7) is None
+
+
+async def test_triage_check_run_save_and_get(store: Store) -> None:
+    # Check run ids pass 2**31 on GitHub (and in the simulator): the column must hold them.
+    assert await store.get_triage_check_run("o/r", "a" * 40) is None
+    first = TriageCheckRun(
+        repo="o/r", head_sha="a" * 40, pr_number=7, check_run_id=40_000_000_003, output_sha="s1"
+    )
+    await store.save_triage_check_run(first)
+    assert await store.get_triage_check_run("o/r", "a" * 40) == first
+    updated = first.model_copy(update={"output_sha": "s2", "annotations": ["k1", "k2"]})
+    await store.save_triage_check_run(updated)
+    assert await store.get_triage_check_run("o/r", "a" * 40) == updated
+    assert await store.get_triage_check_run("o/r", "b" * 40) is None
+    assert await store.get_triage_check_run("o/other", "a" * 40) is None
 
 
 async def test_prune_deletes_only_deliveries_finished_before_the_cutoff(store: Store) -> None:

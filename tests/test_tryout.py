@@ -15,7 +15,9 @@ import pytest
 
 from bot.cli import main
 from bot.metrics import Metrics
+from bot.report.check_run import CHECK_NAME
 from bot.report.comment import MARKER
+from bot.sim.app_checks import AppCheckRun
 from bot.sim.scenario import FaultRule, Faults, Scenario, builtin_scenario, load_scenario
 from bot.sim.server import Simulator
 from bot.tryout import ReadOnlyClient, Target, TryoutError, parse_target, run_tryout
@@ -126,6 +128,27 @@ async def test_a_pull_request_without_failed_checks_gets_no_comment() -> None:
         )
 
     assert result.tried == [] and result.comment is None
+
+
+async def test_the_bots_own_failed_check_run_is_not_tried() -> None:
+    # `check_run_conclusion: strict` leaves a failed "flaky-triage" run on the head: not a job.
+    async with Simulator(builtin_scenario(), webhook_secret="-") as sim:
+        sim.next_completion("tests (3.12)")
+        own = AppCheckRun(
+            id=sim.world.new_id("run"),
+            suite_id=sim.world.new_id("suite"),
+            name=CHECK_NAME,
+            head_sha=sim.world.pulls[7].spec.head_sha,
+            started_at=sim.world.epoch,
+            status="completed",
+            conclusion="failure",
+        )
+        sim.world.app_runs[own.id] = own
+        result = await run_tryout(
+            Target("acme/bus", 7), token=sim.personal_token(), api_url=sim.url
+        )
+
+    assert [tried.attempt.check_name for tried in result.tried] == ["tests (3.12)"]
 
 
 async def test_a_bad_token_is_one_line_and_exit_2(sim: Simulator) -> None:

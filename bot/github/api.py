@@ -394,3 +394,29 @@ def _blob_source(blob: object) -> Source:
         return Unreadable(f"cut by GitHub at {blob.get('byteSize', 0):,} bytes")
     text = blob.get("text")
     return text if isinstance(text, str) else Unreadable("not text")
+
+
+# --- check runs the App writes (the Checks tab) -------------------------------------------
+
+
+async def find_check_run(gh: GitHubAPI, repo: str, sha: str, name: str, app_id: int) -> int | None:
+    """The id of the check run named `name` that the App created on a commit, if any."""
+    async for run in gh.getiter(
+        f"/repos/{repo}/commits/{sha}/check-runs?check_name={quote(name)}&app_id={app_id}"
+        "&filter=latest&per_page=100",
+        iterable_key="check_runs",
+    ):
+        if int((run.get("app") or {}).get("id") or 0) == app_id:
+            return int(run["id"])
+    return None
+
+
+async def create_check_run(gh: GitHubAPI, repo: str, fields: Mapping[str, Any]) -> int:
+    data = await gh.post(f"/repos/{repo}/check-runs", data=dict(fields))
+    return int(data["id"])
+
+
+async def update_check_run(
+    gh: GitHubAPI, repo: str, check_run_id: int, fields: Mapping[str, Any]
+) -> None:
+    await gh.patch(f"/repos/{repo}/check-runs/{check_run_id}", data=dict(fields))

@@ -42,6 +42,8 @@ MISSING_FILE_SECONDS = 300.0
 MAX_INLINE_WAIT = 10.0
 # Asked again on 5xx and dropped connections. The bot's PATCHes set whole fields (a body, a
 # title, a state), so one that reached GitHub changes nothing when repeated; a POST creates.
+# (A check run's annotations are the exception: GitHub appends them, so a repeat of a PATCH
+# that carried some shows those twice, which is read as noise, not as a wrong verdict.)
 REPEATABLE_METHODS = frozenset({"GET", "PATCH"})
 
 

@@ -16,6 +16,7 @@ from bot.events import CheckRun, CheckRunEvent
 from bot.github import api
 from bot.github.client import GitHubClient
 from bot.handlers.auto_close import close_quiet_issues
+from bot.handlers.check_report import is_own, update_check_run
 from bot.handlers.context import BotContext
 from bot.handlers.history import failure_contexts, occurrences_of, run_record
 from bot.handlers.job_evidence import read_job
@@ -51,7 +52,7 @@ async def on_check_run_completed(
 async def triage_run(scope: Scope, run: CheckRun) -> None:
     """Triage one completed check run on every PR whose head it is: the whole recipe, also
     what `/flaky status` runs again for the head's checks."""
-    if run.conclusion not in TRIAGED_CONCLUSIONS:
+    if run.conclusion not in TRIAGED_CONCLUSIONS or is_own(scope.ctx, run):
         return
     ctx, gh, repo = scope.ctx, scope.gh, scope.repo
     async with asyncio.TaskGroup() as tg:
@@ -68,9 +69,15 @@ async def triage_run(scope: Scope, run: CheckRun) -> None:
     record = run_record(repo, run, commit_runs_task.result())
     if run.conclusion == "success" and not any(a.conclusion in FAILED_CONCLUSIONS for a in earlier):
         await ctx.store.record_run(record, [])
-        await note_passing_head(scope, run)
+        if run.merge_queue is None:
+            await note_passing_head(scope, run)
         await close_quiet_issues(scope, record)
         return  # a pass with no failure to describe
+    if run.merge_queue is not None:
+        # No pull request, never a comment: the queue's history. (Once merged, its commit
+        # would name the PR it merged, so `pulls_for_commit` is not asked.)
+        await _record_outside_pr(scope, run, record)
+        return
     pr_numbers = [pr.number for pr in run.pull_requests] or await api.pulls_for_commit(
         gh, repo, run.head_sha
     )
@@ -154,6 +161,7 @@ async def decide_and_act(
     await track_failures(scope, pull.author, decided.decisions, run.conclusion or "")
     if config.comment is not CommentMode.NEVER:
         await update_sticky_comment(scope, pull)
+    await update_check_run(scope, pull)
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from bot.config import CommentMode, LoadedRepoConfig
 from bot.events import CheckRun, IssueCommentEvent
 from bot.github import api
 from bot.github.client import GitHubClient, WriteSkipped
+from bot.handlers.check_report import is_own
 from bot.handlers.checks import TRIAGED_CONCLUSIONS, triage_run
 from bot.handlers.context import BotContext
 from bot.handlers.pulls import read_pull
@@ -243,7 +244,7 @@ async def _head_runs(request: Request, pull: api.PullSummary) -> list[CheckRun]:
     """The latest completed attempt of every check on the PR's head."""
     found = await api.check_runs_of(request.gh, request.repo, pull.head_sha)
     runs = [CheckRun.model_validate(run) for run in found]
-    return [run for run in runs if run.status == "completed"]
+    return [run for run in runs if run.status == "completed" and not is_own(request.ctx, run)]
 
 
 async def _retriage(request: Request, pull: api.PullSummary) -> bool:

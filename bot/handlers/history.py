@@ -41,7 +41,8 @@ def run_record(repo: str, run: CheckRun, commit_runs: Sequence[RunRecord]) -> Ru
         check_run_id=run.id,
         check_name=run.name,
         head_sha=run.head_sha,
-        branch=run.check_suite.head_branch if run.check_suite else None,
+        # A merge queue's runs are kept as the queue's, one branch per base branch.
+        branch=run.merge_queue or (run.check_suite.head_branch if run.check_suite else None),
         pr_number=pr_numbers[0] if pr_numbers else None,
         attempt=recorded.attempt if recorded else max((r.attempt for r in before), default=0) + 1,
         conclusion=run.conclusion or "",

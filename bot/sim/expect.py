@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from bot.sim.scenario import IssueExpectation, Scenario
+from bot.sim.scenario import CheckRunExpectation, IssueExpectation, Scenario
 
 if TYPE_CHECKING:
     from bot.sim.server import Simulator
@@ -40,6 +40,8 @@ def check_expectations(
             )
     for issue in expect.issues:
         problems.extend(_issue_problems(issue, sim))
+    for run in expect.check_runs:
+        problems.extend(_check_run_problems(run, sim))
     if expect.reruns is not None and len(sim.reruns) != expect.reruns:
         problems.append(f"expected {expect.reruns} rerun request(s), found {len(sim.reruns)}")
     created = len(sim.issues_created)
@@ -78,6 +80,39 @@ def _issue_problems(wanted: IssueExpectation, sim: Simulator) -> list[str]:
     comments = len(sim.bot_comments(issue.number))
     if wanted.comments is not None and comments != wanted.comments:
         problems.append(f"{name}: expected {wanted.comments} bot comment(s), found {comments}")
+    return problems
+
+
+def _check_run_problems(wanted: CheckRunExpectation, sim: Simulator) -> list[str]:
+    head = sim.world.pulls[wanted.pr].spec.head_sha
+    runs = [
+        run
+        for run in sim.world.app_runs.values()
+        if run.head_sha == head and run.name == wanted.name
+    ]
+    name = f"PR #{wanted.pr}: check run {wanted.name!r}"
+    if wanted.count is not None and len(runs) != wanted.count:
+        return [f"{name}: expected {wanted.count}, found {len(runs)}"]
+    if not runs:
+        return [f"{name}: none created"] if wanted.count != 0 else []
+    run = runs[-1]
+    problems = [
+        f"{name}: its summary lacks {text!r}"
+        for text in wanted.summary_contains
+        if text not in (run.summary or "")
+    ]
+    if wanted.conclusion is not None and run.conclusion != wanted.conclusion:
+        problems.append(f"{name}: expected {wanted.conclusion}, found {run.conclusion}")
+    if wanted.annotations is not None and len(run.annotations) != wanted.annotations:
+        problems.append(
+            f"{name}: expected {wanted.annotations} annotation(s), found {len(run.annotations)}"
+        )
+    for level, count in wanted.levels.items():
+        found = sum(1 for note in run.annotations if note["annotation_level"] == level)
+        if found != count:
+            problems.append(f"{name}: expected {count} {level} annotation(s), found {found}")
+    if wanted.min_requests is not None and run.requests < wanted.min_requests:
+        problems.append(f"{name}: expected {wanted.min_requests}+ requests, found {run.requests}")
     return problems
 
 

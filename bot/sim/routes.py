@@ -12,11 +12,12 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 from multidict import MultiDict
 
-from bot.sim import blobs, git
+from bot.sim import app_checks, blobs, git
+from bot.sim.app_checks import AppCheckRun
 from bot.sim.manifests import ManifestRoutes
 from bot.sim.shapes import Shapes, iso
 from bot.sim.state import RERUNNABLE, CheckRun, Issue, Reaction, RerunRequest, World, now
-from bot.sim.webhooks import issue_comment_created
+from bot.sim.webhooks import app_check_run_completed, issue_comment_created
 
 if TYPE_CHECKING:
     from bot.sim.server import Simulator
@@ -161,7 +162,9 @@ class Routes:
             ("GET", repo + "/pulls/{pull_number:\\d+}/files", self.list_pull_files),
             ("GET", repo + "/commits/{commit_sha}/pulls", self.list_pulls_for_commit),
             ("GET", repo + "/commits/{ref}/check-runs", self.list_check_runs_for_ref),
+            ("POST", repo + "/check-runs", self.create_check_run),
             ("GET", repo + "/check-runs/{check_run_id:\\d+}", self.get_check_run),
+            ("PATCH", repo + "/check-runs/{check_run_id:\\d+}", self.update_check_run),
             ("GET", repo + "/check-runs/{check_run_id:\\d+}/annotations", self.list_annotations),
             ("GET", repo + "/actions/jobs/{job_id:\\d+}", self.get_job),
             ("GET", repo + "/actions/jobs/{job_id:\\d+}/logs", self.job_logs),
@@ -317,17 +320,81 @@ class Routes:
             runs = [run for run in runs if run.check.shown_name == request.query["check_name"]]
         if "status" in request.query:
             runs = [run for run in runs if run.status == request.query["status"]]
-        page, link = page_of(request, [self.shapes.check_run(run) for run in runs])
-        response = web.json_response({"total_count": len(runs), "check_runs": page})
+        shown = [self.shapes.check_run(run) for run in runs] + self._app_runs_at(request, shas)
+        if "app_id" in request.query:
+            shown = [run for run in shown if str(run["app"]["id"]) == request.query["app_id"]]
+        page, link = page_of(request, shown)
+        response = web.json_response({"total_count": len(shown), "check_runs": page})
         if link is not None:
             response.headers["Link"] = link
         return response
 
+    def _app_runs_at(self, request: web.Request, shas: set[str]) -> list[dict[str, Any]]:
+        """The App's own check runs on those commits, as the list shows them."""
+        runs = [run for run in self.world.app_runs.values() if run.head_sha in shas]
+        for key in ("check_name", "status"):
+            if key in request.query:
+                wanted = request.query[key]
+                runs = [r for r in runs if (r.name if key == "check_name" else r.status) == wanted]
+        return [self.shapes.app_check_run(run) for run in runs]
+
     async def get_check_run(self, request: web.Request) -> web.Response:
-        run = self.world.runs.get(_int(request, "check_run_id"))
+        check_run_id = _int(request, "check_run_id")
+        own = self.world.app_runs.get(check_run_id)
+        if own is not None:
+            return web.json_response(self.shapes.app_check_run(own))
+        run = self.world.runs.get(check_run_id)
         return not_found() if run is None else web.json_response(self.shapes.check_run(run))
 
+    async def create_check_run(self, request: web.Request) -> web.Response:
+        if self.world.app.checks != "write":
+            return error(403, "Resource not accessible by integration")
+        body = await json_body(request)
+        refused = app_checks.problem(body, creating=True)
+        if refused is not None:
+            return unprocessable(refused)
+        if body["head_sha"] not in self.world.known_refs():
+            return unprocessable(f"No commit found for SHA: {body['head_sha']}")
+        run = AppCheckRun(
+            id=self.world.new_id("run"),
+            suite_id=self.world.new_id("suite"),
+            name=body["name"],
+            head_sha=body["head_sha"],
+            started_at=now(),
+        )
+        self.world.app_runs[run.id] = run
+        run.apply(body, now())
+        self._tell_app(run)
+        return web.json_response(self.shapes.app_check_run(run), status=201)
+
+    async def update_check_run(self, request: web.Request) -> web.Response:
+        check_run_id = _int(request, "check_run_id")
+        run = self.world.app_runs.get(check_run_id)
+        if run is None:
+            # Another app's run (an Actions job) is not the App's to change.
+            known = check_run_id in self.world.runs
+            return error(403, "Resource not accessible by integration") if known else not_found()
+        if self.world.app.checks != "write":
+            return error(403, "Resource not accessible by integration")
+        body = await json_body(request)
+        refused = app_checks.problem(body, creating=False)
+        if refused is not None:
+            return unprocessable(refused)
+        run.apply(body, now())
+        if "conclusion" in body:
+            self._tell_app(run)
+        return web.json_response(self.shapes.app_check_run(run))
+
+    def _tell_app(self, run: AppCheckRun) -> None:
+        """GitHub sends the App `check_run` `completed` for its own runs too: the bot must
+        not triage them."""
+        if run.status == "completed":
+            self.sim.schedule_webhook("check_run", app_check_run_completed(self.shapes, run))
+
     async def list_annotations(self, request: web.Request) -> web.Response:
+        own = self.world.app_runs.get(_int(request, "check_run_id"))
+        if own is not None:
+            return paginate(request, [self.shapes.app_annotation(own, n) for n in own.annotations])
         run = self.world.runs.get(_int(request, "check_run_id"))
         if run is None:
             return not_found()

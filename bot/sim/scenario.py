@@ -29,6 +29,8 @@ class AppSpec(_Strict):
     id: int = 1
     slug: str = "flaky-triage"
     installation_id: int = 1
+    # The installation's `checks` permission: `read` until its owner accepts `write`.
+    checks: Literal["read", "write"] = "write"
 
 
 class RepoSpec(_Strict):
@@ -327,9 +329,23 @@ class IssueExpectation(_Strict):
     assignees: list[str] | None = None  # exactly these logins, in any order
 
 
+class CheckRunExpectation(_Strict):
+    """The check runs the App created on a PR's head."""
+
+    pr: int
+    name: str = "flaky-triage"
+    count: int | None = Field(default=None, ge=0)
+    conclusion: str | None = None
+    summary_contains: list[str] = Field(default_factory=list)
+    annotations: int | None = Field(default=None, ge=0)  # on it in all
+    levels: dict[Literal["notice", "warning", "failure"], int] = Field(default_factory=dict)
+    min_requests: int | None = Field(default=None, ge=1)  # creates and updates it took
+
+
 class Expect(_Strict):
     comments: list[CommentExpectation] = Field(default_factory=list)
     issues: list[IssueExpectation] = Field(default_factory=list)
+    check_runs: list[CheckRunExpectation] = Field(default_factory=list)
     reruns: int | None = Field(default=None, ge=0)
     issues_created: int | None = Field(default=None, ge=0)
     verdicts: dict[str, str] = Field(default_factory=dict)

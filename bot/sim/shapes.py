@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote
 
+from bot.sim.app_checks import AppCheckRun
 from bot.sim.state import Artifact, CheckRun, Comment, Issue, Label, Reaction, SimPullRequest, World
 
 Json = dict[str, Any]
@@ -184,7 +185,7 @@ class Shapes:
             "updated_at": created,
             "permissions": {
                 "actions": "write",
-                "checks": "read",
+                "checks": self.world.app.checks if slug == self.world.app.slug else "write",
                 "contents": "read",
                 "issues": "write",
                 "metadata": "read",
@@ -415,7 +416,14 @@ class Shapes:
         and for runs outside any pull request."""
         if run.check.pr is None:
             return []
-        pr = self.world.pulls[run.check.pr]
+        return self._check_pulls(self.world.pulls[run.check.pr])
+
+    def pulls_headed_by(self, sha: str) -> list[Json]:
+        """The PR list of a check run on `sha` that the App created: the PRs it heads."""
+        pulls = [pr for pr in self.world.pulls.values() if pr.spec.head_sha == sha]
+        return [entry for pr in pulls for entry in self._check_pulls(pr)]
+
+    def _check_pulls(self, pr: SimPullRequest) -> list[Json]:
         if pr.spec.fork:
             return []
 
@@ -481,6 +489,50 @@ class Shapes:
             "title": note.title,
             "message": note.message,
             "raw_details": None,
+        }
+
+    def app_check_run(self, run: AppCheckRun) -> Json:
+        """The run as `GET /check-runs/{id}` shows it (and the create and update answer)."""
+        url = f"{self.repo_api}/check-runs/{run.id}"
+        html = f"{self.repo_html}/runs/{run.id}"
+        return {
+            "id": run.id,
+            "name": run.name,
+            "node_id": node_id("CheckRun", run.id),
+            "head_sha": run.head_sha,
+            "external_id": run.external_id or "",
+            "url": url,
+            "html_url": html,
+            # Without one GitHub shows the App's page.
+            "details_url": run.details_url or self.app(self.world.app.slug)["external_url"],
+            "status": run.status,
+            "conclusion": run.conclusion,
+            "started_at": iso(run.started_at),
+            "completed_at": iso(run.completed_at) if run.completed_at else None,
+            "output": {
+                "title": run.title,
+                "summary": run.summary,
+                "text": run.text,
+                "annotations_count": len(run.annotations),
+                "annotations_url": f"{url}/annotations",
+            },
+            "check_suite": {"id": run.suite_id},
+            "app": self.app(self.world.app.slug),
+            "pull_requests": self.pulls_headed_by(run.head_sha),
+        }
+
+    def app_annotation(self, run: AppCheckRun, note: Json) -> Json:
+        return {
+            "path": note["path"],
+            "blob_href": f"{self.repo_html}/blob/{run.head_sha}/{note['path']}",
+            "start_line": note["start_line"],
+            "end_line": note["end_line"],
+            "start_column": note.get("start_column"),
+            "end_column": note.get("end_column"),
+            "annotation_level": note["annotation_level"],
+            "title": note.get("title"),
+            "message": note["message"],
+            "raw_details": note.get("raw_details"),
         }
 
     def job(self, run: CheckRun) -> Json:

@@ -9,6 +9,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
+from bot.sim.app_checks import AppCheckRun
 from bot.sim.scenario import (
     AppSpec,
     Attempt,
@@ -148,6 +149,7 @@ class World:
     labels: dict[str, Label] = field(default_factory=dict)
     reactions: list[Reaction] = field(default_factory=list)
     runs: dict[int, CheckRun] = field(default_factory=dict)
+    app_runs: dict[int, AppCheckRun] = field(default_factory=dict)  # the App's own
     artifacts: dict[int, Artifact] = field(default_factory=dict)
     reruns: list[RerunRequest] = field(default_factory=list)
     issues_created: list[int] = field(default_factory=list)

@@ -6,6 +6,7 @@ import hashlib
 import hmac
 from typing import Any
 
+from bot.sim.app_checks import AppCheckRun
 from bot.sim.shapes import Json, Shapes, node_id
 from bot.sim.state import CheckRun, Comment
 
@@ -59,6 +60,29 @@ def check_run_completed(shapes: Shapes, run: CheckRun) -> Json:
     check_run["check_suite"] = shapes.check_suite_brief(run)
     payload = {"action": "completed", "check_run": check_run, **envelope}
     return payload
+
+
+def app_check_run_completed(shapes: Shapes, run: AppCheckRun) -> Json:
+    """`check_run` `completed` for a run the App created, as GitHub sends it to that App."""
+    envelope = _envelope(shapes, "completed", shapes.world.bot_login)
+    check_run = shapes.app_check_run(run)
+    heads = [pr for pr in shapes.world.pulls.values() if pr.spec.head_sha == run.head_sha]
+    check_run["check_suite"] = {
+        "id": run.suite_id,
+        "node_id": node_id("CheckSuite", run.suite_id),
+        "head_branch": heads[0].spec.head_ref if heads else None,
+        "head_sha": run.head_sha,
+        "status": run.status,
+        "conclusion": run.conclusion,
+        "url": f"{shapes.repo_api}/check-suites/{run.suite_id}",
+        "before": heads[0].spec.base_sha if heads else None,
+        "after": run.head_sha,
+        "pull_requests": check_run["pull_requests"],
+        "app": check_run["app"],
+        "created_at": check_run["started_at"],
+        "updated_at": check_run["completed_at"] or check_run["started_at"],
+    }
+    return {"action": "completed", "check_run": check_run, **envelope}
 
 
 def pull_request_synchronize(shapes: Shapes, number: int, before: str) -> Json:

@@ -8,6 +8,7 @@ from bot.store.models import (
     Delivery,
     DeliveryState,
     StickyComment,
+    TriageCheckRun,
 )
 
 
@@ -33,5 +34,6 @@ __all__ = [
     "DeliveryState",
     "StickyComment",
     "Store",
+    "TriageCheckRun",
     "open_store",
 ]

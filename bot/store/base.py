@@ -14,6 +14,7 @@ from bot.store.models import (
     DeliveryState,
     StickyComment,
     TrackingIssue,
+    TriageCheckRun,
 )
 from bot.triage.imports import ImportWalk
 from bot.triage.models import Occurrence, RunRecord
@@ -144,6 +145,11 @@ class Store(Protocol):
     async def get_sticky_comment(self, repo: str, pr_number: int) -> StickyComment | None: ...
 
     async def save_sticky_comment(self, comment: StickyComment) -> None: ...
+
+    # --- the bot's own check run (under the PR's lock) -------------------------------------
+    async def get_triage_check_run(self, repo: str, head_sha: str) -> TriageCheckRun | None: ...
+
+    async def save_triage_check_run(self, run: TriageCheckRun) -> None: ...
 
     # --- installations -------------------------------------------------------------------
     async def set_installation(

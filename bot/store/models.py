@@ -52,3 +52,14 @@ class StickyComment(BaseModel):
     pr_number: int
     comment_id: int
     body_sha: str  # hash of the last body we wrote, to skip identical edits
+
+
+class TriageCheckRun(BaseModel):
+    """The bot's own check run on one head, as last written."""
+
+    repo: str
+    head_sha: str
+    pr_number: int
+    check_run_id: int
+    output_sha: str  # hash of the last title, summary and conclusion sent
+    annotations: list[str] = Field(default_factory=list)  # keys of the annotations sent

@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 
 from bot.shared import PullSummary
 from bot.store.dialect import Dialect
-from bot.store.models import StickyComment
+from bot.store.models import StickyComment, TriageCheckRun
 from bot.store.pull_rows import PULL_COLUMNS, PULL_UPDATES, pull_from_row, pull_values
 
 
@@ -41,6 +41,39 @@ class Pulls:
             comment.pr_number,
             comment.comment_id,
             comment.body_sha,
+        )
+
+    # --- the bot's own check run -----------------------------------------------------------
+    async def get_triage_check_run(self, repo: str, head_sha: str) -> TriageCheckRun | None:
+        row = await self._sql.fetchrow(
+            "SELECT pr_number, check_run_id, output_sha, annotations FROM triage_check_runs "
+            "WHERE repo = $1 AND head_sha = $2",
+            repo,
+            head_sha,
+        )
+        if row is None:
+            return None
+        return TriageCheckRun(
+            repo=repo,
+            head_sha=head_sha,
+            pr_number=int(row[0]),
+            check_run_id=int(row[1]),
+            output_sha=str(row[2]),
+            annotations=json.loads(row[3]),
+        )
+
+    async def save_triage_check_run(self, run: TriageCheckRun) -> None:
+        await self._sql.execute(
+            "INSERT INTO triage_check_runs (repo, head_sha, pr_number, check_run_id, output_sha, "
+            "annotations) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (repo, head_sha) DO UPDATE "
+            "SET pr_number = excluded.pr_number, check_run_id = excluded.check_run_id, "
+            "output_sha = excluded.output_sha, annotations = excluded.annotations",
+            run.repo,
+            run.head_sha,
+            run.pr_number,
+            run.check_run_id,
+            run.output_sha,
+            json.dumps(run.annotations),
         )
 
     # --- pull requests as last seen --------------------------------------------------------

@@ -1,0 +1,152 @@
+"""The bot's own check run, "flaky-triage": what the Checks tab and "Files changed" show.
+
+Its summary is the sticky comment's verdict table (`comment.render_comment`, without the
+comment's hidden marker), its annotations point at each failure's `file:line`, and its
+conclusion never blocks a merge unless the repository asks for `strict`. Pure: the handler
+(`handlers/check_report.py`) sends what this returns.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+from typing import Literal
+
+from pydantic import BaseModel
+
+from bot.report.comment import MARKER, VERDICT_WORDS, headline, render_comment
+from bot.report.markdown import one_line, shorten
+from bot.report.models import CheckReport, CommentInput
+from bot.triage.models import Decision, Verdict
+
+CHECK_NAME = "flaky-triage"
+MAX_SUMMARY = 65_535  # characters GitHub takes in `output.summary`
+MAX_TITLE = 255  # an annotation's title, and kept for the output's title too
+MAX_MESSAGE = 4_000  # an annotation's message (GitHub takes 64 KB: this is for reading)
+ANNOTATIONS_PER_REQUEST = 50  # GitHub refuses more in one create or update (422)
+# At most this many per head (ten requests): past it a mass failure would spend calls on
+# notices the summary already counts.
+MAX_ANNOTATIONS = 500
+
+Level = Literal["notice", "warning", "failure"]
+# Flaky or unrelated: worth a look, not the author's fault; related: the change broke it.
+_LEVELS: dict[Verdict, Level] = {
+    Verdict.FLAKY: "warning",
+    Verdict.UNRELATED: "warning",
+    Verdict.RELATED: "failure",
+}
+_RANK: dict[str, int] = {"failure": 0, "warning": 1, "notice": 2}
+_LOCATION = re.compile(r"^(?P<path>.+?):(?P<line>\d+)(?::\d+)?$")
+
+
+class Annotation(BaseModel):
+    path: str
+    start_line: int
+    end_line: int
+    annotation_level: Level
+    title: str
+    message: str
+
+    @property
+    def key(self) -> str:
+        """Which annotation this is, to send it once: GitHub appends the annotations of every
+        update to those already there and has no way to remove one. The message is left
+        out: a failure whose verdict changes within its level (unrelated, then flaky) keeps
+        its first annotation, and the summary says what holds now; one that changes level
+        gets a new one."""
+        fields = (self.path, str(self.start_line), self.annotation_level, self.title)
+        return hashlib.sha256("\0".join(fields).encode()).hexdigest()[:32]
+
+
+class CheckRunReport(BaseModel):
+    title: str
+    summary: str
+    conclusion: Literal["neutral", "success", "failure"]
+    annotations: list[Annotation]
+
+    @property
+    def output_sha(self) -> str:
+        """What an update would change besides annotations: equal means nothing to send."""
+        text = "\0".join((self.conclusion, self.title, self.summary))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+
+def check_run_report(inp: CommentInput, *, strict: bool) -> CheckRunReport:
+    """The check run for the PR's head: the comment's table as its summary, one annotation
+    per failure with a location, and its conclusion."""
+    return CheckRunReport(
+        title=shorten(headline(inp.checks).strip("*"), MAX_TITLE),
+        summary=summary(inp),
+        conclusion=conclusion(inp.checks, strict=strict),
+        annotations=annotations_of(inp.checks),
+    )
+
+
+def summary(inp: CommentInput) -> str:
+    """The comment's text without its hidden marker: the comment keeps to 65,536 characters
+    with the marker, so this keeps to GitHub's 65,535 for a summary."""
+    return render_comment(inp).removeprefix(MARKER).lstrip("\n")
+
+
+def conclusion(
+    checks: Sequence[CheckReport], *, strict: bool
+) -> Literal["neutral", "success", "failure"]:
+    """`neutral` (never blocks a merge on its own) unless `strict`: then `success` only when
+    every failure is flaky (unrelated to the PR) and its check passed on rerun."""
+    if not strict:
+        return "neutral"
+    return "success" if all(_cleared(check) for check in checks) else "failure"
+
+
+def _cleared(check: CheckReport) -> bool:
+    return (
+        check.conclusion == "success"
+        and bool(check.decisions)
+        and all(d.failure is not None and d.verdict is Verdict.FLAKY for d in check.decisions)
+    )
+
+
+def annotations_of(checks: Sequence[CheckReport]) -> list[Annotation]:
+    """One annotation per failure whose file is known (its location, else its test file's
+    first line), in the table's order; the same test at the same place once; at most
+    MAX_ANNOTATIONS, the failures related to the PR first."""
+    found: dict[str, Annotation] = {}
+    for check in checks:
+        for decision in check.decisions:
+            note = _annotation(check, decision)
+            if note is not None:
+                found.setdefault(note.key, note)
+    ranked = sorted(found.values(), key=lambda note: _RANK[note.annotation_level])
+    return ranked[:MAX_ANNOTATIONS]
+
+
+def _annotation(check: CheckReport, decision: Decision) -> Annotation | None:
+    failure = decision.failure
+    if failure is None:
+        return None
+    placed = _LOCATION.match(failure.location or "")
+    if placed is not None:
+        path, line = placed.group("path"), max(int(placed.group("line")), 1)
+    elif failure.file:
+        path, line = failure.file, 1
+    else:
+        return None
+    verdict = VERDICT_WORDS[decision.verdict]
+    lines = [f"{check.check_name}: {verdict}. {one_line(decision.evidence)}"]
+    if failure.message:
+        lines.append(one_line(failure.message))
+    return Annotation(
+        path=path.lstrip("/"),
+        start_line=line,
+        end_line=line,
+        annotation_level=_LEVELS.get(decision.verdict, "notice"),
+        title=shorten(one_line(failure.test_id), MAX_TITLE),
+        message=shorten("\n".join(lines), MAX_MESSAGE),
+    )
+
+
+def batches(notes: Sequence[Annotation]) -> list[list[Annotation]]:
+    """The annotations in requests of at most ANNOTATIONS_PER_REQUEST."""
+    size = ANNOTATIONS_PER_REQUEST
+    return [list(notes[i : i + size]) for i in range(0, len(notes), size)]
