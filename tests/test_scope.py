@@ -6,9 +6,11 @@ import asyncio
 import logging
 from pathlib import Path
 
+import cachetools
 import pytest
 
 from bot.demo import running, settle
+from bot.handlers import owners
 from bot.handlers.context import BotContext
 from bot.handlers.scope import Scope
 from bot.handlers.tracking import REFRESH_EVENT
@@ -77,8 +79,11 @@ async def test_codeowners_is_read_only_when_a_tracking_issue_is_written(tmp_path
 
 
 async def test_invalid_codeowners_lines_are_logged_once_however_many_deliveries_read_it(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # What was logged is remembered per process: the scenario's own run in another test of
+    # this process must not have logged it already.
+    monkeypatch.setattr(owners, "_WARNED", cachetools.LRUCache(16))
     scenario = load_scenario(SCENARIOS / "tracking-owners-invalid-line.yml")
     async with running(scenario, tmp_path) as (_, bot):
         ctx = BotContext(store=bot.store, github=bot.github, metrics=bot.metrics)
