@@ -109,6 +109,18 @@ def _html(text: str, status: int = 200, headers: dict[str, str] | None = None) -
     )
 
 
+async def _visible_repo(request: web.Request) -> str | web.Response:
+    """The page's repository when the visitor may see it, or the answer refusing the page
+    (a repository the visitor may not see is one that does not exist: 404)."""
+    gate = _gate(request)
+    if isinstance(gate, web.Response):
+        return gate
+    repo = f"{request.match_info['owner']}/{request.match_info['repo']}"
+    if repo not in await _visible(request, gate[1]):
+        raise web.HTTPNotFound(text="No such repository here.\n")
+    return repo
+
+
 def _gate(request: web.Request) -> tuple[Access, bool] | web.Response:
     """(access, whether private repositories may be shown), or the answer refusing the page."""
     access = request.app[ACCESS]
@@ -182,12 +194,9 @@ async def index(request: web.Request) -> web.Response:
 
 
 async def repo_page(request: web.Request) -> web.Response:
-    gate = _gate(request)
-    if isinstance(gate, web.Response):
-        return gate
-    repo = f"{request.match_info['owner']}/{request.match_info['repo']}"
-    if repo not in await _visible(request, gate[1]):
-        raise web.HTTPNotFound(text="No such repository here.\n")
+    repo = await _visible_repo(request)
+    if isinstance(repo, web.Response):
+        return repo
     now = time.time()
     store = request.app[STORE]
     runs, occurrences = await store.repo_history(repo, now - WINDOW_DAYS * DAY)
@@ -204,13 +213,10 @@ async def repo_page(request: web.Request) -> web.Response:
 
 
 async def test_page(request: web.Request) -> web.Response:
-    gate = _gate(request)
-    if isinstance(gate, web.Response):
-        return gate
-    repo = f"{request.match_info['owner']}/{request.match_info['repo']}"
+    repo = await _visible_repo(request)
+    if isinstance(repo, web.Response):
+        return repo
     key = request.match_info["test_key"]  # already decoded, once: a key may hold "%25"
-    if repo not in await _visible(request, gate[1]):
-        raise web.HTTPNotFound(text="No such repository here.\n")
     now = time.time()
     runs, occurrences = await request.app[STORE].repo_history(repo, now - WINDOW_DAYS * DAY)
     mine = [o for o in occurrences if o.test_key == key]
@@ -223,12 +229,9 @@ async def test_page(request: web.Request) -> web.Response:
 
 async def pull_page(request: web.Request) -> web.Response:
     """Every check and test the bot triaged on one PR, with the whole evidence."""
-    gate = _gate(request)
-    if isinstance(gate, web.Response):
-        return gate
-    repo = f"{request.match_info['owner']}/{request.match_info['repo']}"
-    if repo not in await _visible(request, gate[1]):
-        raise web.HTTPNotFound(text="No such repository here.\n")
+    repo = await _visible_repo(request)
+    if isinstance(repo, web.Response):
+        return repo
     number = int(request.match_info["number"])
     store = request.app[STORE]
     attempts = await store.check_attempts_for_pr(repo, number)
