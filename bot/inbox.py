@@ -172,6 +172,7 @@ class Worker:
         self._keeper: asyncio.Task[None] | None = None
         self._completions = _Completions(store)
         self._loop_task: asyncio.Task[None] | None = None
+        self._stopping = False
 
     def notify(self) -> None:
         """A delivery was stored: look now instead of at the next poll."""
@@ -183,9 +184,11 @@ class Worker:
     async def stop(self, grace_seconds: float = 10.0) -> None:
         """Stop claiming; let deliveries in hand finish (their leases cover a hard stop)."""
         if self._loop_task is not None:
-            self._loop_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._loop_task
+            # Asked, not cancelled: a cancellation that lands as the loop's wait ends can be
+            # lost (Python 3.11's waits), and stopping then waited for the loop forever.
+            self._stopping = True
+            self._wake.set()
+            await self._loop_task
         if self._running:
             _, pending = await asyncio.wait(self._running, timeout=grace_seconds)
             for task in pending:
@@ -207,7 +210,7 @@ class Worker:
         return free
 
     async def _loop(self) -> None:
-        while True:
+        while not self._stopping:
             if time.monotonic() >= self._next_prune:
                 await self._prune()
             limit = self._claim_limit()
@@ -224,9 +227,12 @@ class Worker:
                 task.add_done_callback(self._running.discard)
             if claimed and self._claim_limit():
                 continue
+            if self._stopping:
+                return
             self._wake.clear()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), self.poll_seconds)
+                async with asyncio.timeout(self.poll_seconds):
+                    await self._wake.wait()
 
     async def _prune(self) -> None:
         """Delete deliveries finished, and sources read, longer ago than the retention period."""

@@ -328,3 +328,21 @@ async def test_slow_handlers_claim_no_more_than_the_free_slots(
         await worker.stop()
     assert max(counting.claims) <= 2
     assert sum(counting.claims) == 6
+
+
+async def test_stop_returns_even_when_a_wake_up_lands_with_it(
+    store: SQLiteStore, metrics: Metrics
+) -> None:
+    """A delivery's wake-up and the stop in the same turn of the loop: the worker's wait ends
+    and is cancelled at once. Stopping must not hang on it (on Python 3.11 a cancellation
+    landing as a wait ends was lost, and `stop` waited for the loop forever)."""
+
+    async def nothing(delivery: Delivery) -> None:
+        return None
+
+    for _ in range(50):
+        worker = Worker(store, nothing, metrics, poll_seconds=30.0)
+        worker.start()
+        await asyncio.sleep(0.01)  # the loop is now waiting to be woken
+        worker.notify()
+        await asyncio.wait_for(worker.stop(), timeout=5)
