@@ -39,7 +39,7 @@ from bot.handlers.checks import (
 from bot.handlers.history import run_record
 from bot.handlers.job_evidence import read_job
 from bot.handlers.reruns import refusal
-from bot.handlers.scope import config_problems, read_settings, settings_from
+from bot.handlers.scope import read_settings, settings_from
 from bot.handlers.sources import SourceCache
 from bot.handlers.sticky import comment_input
 from bot.logs import configure
@@ -174,7 +174,7 @@ async def triage_pull_request(
     comment = None
     if tried:
         inp = comment_input(target.repo, target.number, pull.head_sha, [t.attempt for t in tried])
-        inp.config_problems = config_problems(config)
+        inp.config_problems = list(config.errors)
         inp.settings_from = settings_from(config)
         comment = render_comment(inp)
     return Tryout(
@@ -297,7 +297,7 @@ def record(result: Tryout) -> dict[str, Any]:
             }
             for t in result.tried
         ],
-        "config_problems": config_problems(result.config),
+        "config_problems": result.config.errors,
         "settings_from": result.config.applied,
         "comment_mode": str(result.config.config.comment),
         "comment": result.comment,
@@ -324,7 +324,7 @@ def describe(result: Tryout) -> str:
             lines.append(f"  rerun: {tried.attempt.rerun_note}")
     if result.config.outside:
         lines.append(f"settings from {' over '.join(result.config.applied)}")
-    lines += [f"problem in .github/flaky.yml: {p}" for p in config_problems(result.config)]
+    lines += [f"problem in .github/flaky.yml: {p}" for p in result.config.errors]
     lines.append(
         f"\n{_count(result.github_requests, 'GitHub request')}, all reads; nothing was "
         "written. History: none (the installed bot builds it from every run it sees)."

@@ -64,10 +64,6 @@ class Scope:
         return await asyncio.shield(self._codeowners)
 
 
-def config_problems(config: LoadedRepoConfig) -> list[str]:
-    return config.errors
-
-
 def settings_from(config: LoadedRepoConfig) -> list[str]:
     """The files to name in the comment's footer: any, when a key came from outside."""
     return config.applied if config.outside else []
@@ -102,7 +98,7 @@ async def _read_file(gh: GitHubClient, repo: str, file: SettingsFile) -> tuple[s
 def _log_once(repo: str, config: LoadedRepoConfig) -> None:
     """Logged once per repository and version of its settings, not on every delivery that
     reads them; the PR comment's footer names the problems for as long as they stand."""
-    problems = tuple(config_problems(config))
+    problems = tuple(config.errors)
     if _CONFIG_WARNED.get(repo) == (problems, tuple(config.notes)):
         return
     _CONFIG_WARNED[repo] = (problems, tuple(config.notes))

@@ -13,7 +13,7 @@ from bot.events import CheckRun
 from bot.github import api
 from bot.github.client import GitHubClient
 from bot.handlers.pulls import read_pull
-from bot.handlers.scope import Scope, config_problems, settings_from
+from bot.handlers.scope import Scope, settings_from
 from bot.report.comment import MARKER, render_comment
 from bot.report.dashboard_pull import pull_page
 from bot.report.models import CheckReport, CommentInput
@@ -77,7 +77,7 @@ async def update_sticky_comment(
         tracking = await ctx.store.tracking_numbers(repo, keys)
         inp = comment_input(repo, pull.number, pull.head_sha, attempts, tracking)
         inp.passing_checks = passing_checks
-        inp.config_problems = config_problems(config)
+        inp.config_problems = list(config.errors)
         inp.settings_from = settings_from(config)
         if ctx.dashboard_url:
             inp.dashboard_url = pull_page(ctx.dashboard_url, repo, pull.number)

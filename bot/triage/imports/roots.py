@@ -6,7 +6,8 @@ from __future__ import annotations
 import configparser
 import tomllib
 from collections.abc import Iterable, Mapping
-from typing import Any
+
+from bot.triage.imports import values
 
 PYPROJECT = "pyproject.toml"
 SETUP_CFG = "setup.cfg"
@@ -39,27 +40,19 @@ def _pyproject(text: str) -> list[str]:
         data = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, UnicodeError, RecursionError):
         return []
-    tool = _table(data.get("tool"))
-    pytest = _table(tool.get("pytest"))
+    tool = values.table(data.get("tool"))
     # pytest 9 reads `[tool.pytest]` natively; earlier versions `[tool.pytest.ini_options]`.
-    roots = _strings(pytest.get("pythonpath")) + _strings(
-        _table(pytest.get("ini_options")).get("pythonpath")
-    )
-    setuptools = _table(tool.get("setuptools"))
-    roots += [
-        str(where)
-        for key, where in _table(setuptools.get("package-dir")).items()
-        if key == "" and isinstance(where, str)
-    ]
-    roots += _strings(_table(_table(setuptools.get("packages")).get("find")).get("where"))
-    for package in _list(_table(tool.get("poetry")).get("packages")):
-        origin = _table(package).get("from")
+    roots = values.strings(values.at(tool, "pytest", "pythonpath"))
+    roots += values.strings(values.at(tool, "pytest", "ini_options", "pythonpath"))
+    package_dir = values.table(values.at(tool, "setuptools", "package-dir"))
+    roots += [where for key, where in package_dir.items() if key == "" and isinstance(where, str)]
+    roots += values.strings(values.at(tool, "setuptools", "packages", "find", "where"))
+    for package in values.items(values.at(tool, "poetry", "packages")):
+        origin = values.table(package).get("from")
         if isinstance(origin, str):
             roots.append(origin)
-    wheel = _table(
-        _table(_table(_table(tool.get("hatch")).get("build")).get("targets")).get("wheel")
-    )
-    roots += [path.rpartition("/")[0] for path in _strings(wheel.get("packages")) if "/" in path]
+    wheel = values.strings(values.at(tool, "hatch", "build", "targets", "wheel", "packages"))
+    roots += [path.rpartition("/")[0] for path in wheel if "/" in path]
     return roots
 
 
@@ -92,20 +85,6 @@ def _ini(text: str) -> configparser.ConfigParser | None:
     except (configparser.Error, UnicodeError):
         return None
     return parser
-
-
-def _table(value: object) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: object) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
-def _strings(value: object) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    return [item for item in _list(value) if isinstance(item, str)]
 
 
 def _clean(root: str) -> str:

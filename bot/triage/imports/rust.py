@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.shared import Tree
+from bot.triage.imports import values
 from bot.triage.imports.language import Start, Target
 from bot.triage.imports.paths import ancestors, join, parent, resolved
 
@@ -70,12 +71,12 @@ def manifest_of(path: str, text: str, workspace: Mapping[str, str] | None = None
     except (tomllib.TOMLDecodeError, UnicodeError, RecursionError):
         return Manifest()
     folder = parent(path)
-    own = _path_dependencies(_table(_table(data.get("workspace")).get("dependencies")), folder)
+    own = _path_dependencies(values.table(values.at(data, "workspace", "dependencies")), folder)
     known = {**dict(own), **(workspace or {})}
     found: list[tuple[str, str]] = []
     for table in _dependency_tables(data):
         for name, spec in table.items():
-            spec = _table(spec)
+            spec = values.table(spec)
             if isinstance(spec.get("path"), str):
                 where = resolved(join(folder, spec["path"]))
                 if where is not None:
@@ -92,16 +93,16 @@ def manifest_of(path: str, text: str, workspace: Mapping[str, str] | None = None
 
 def _dependency_tables(data: dict[str, Any]) -> Iterator[dict[str, Any]]:
     for name in _DEPENDENCY_TABLES:
-        yield _table(data.get(name))
-    for target in _table(data.get("target")).values():
+        yield values.table(data.get(name))
+    for target in values.table(data.get("target")).values():
         for name in _DEPENDENCY_TABLES:
-            yield _table(_table(target).get(name))
+            yield values.table(values.table(target).get(name))
 
 
 def _path_dependencies(table: dict[str, Any], folder: str) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     for name, spec in table.items():
-        where = _table(spec).get("path")
+        where = values.table(spec).get("path")
         cleaned = resolved(join(folder, where)) if isinstance(where, str) else None
         if cleaned is not None:
             found.append((name, cleaned))
@@ -111,9 +112,9 @@ def _path_dependencies(table: dict[str, Any], folder: str) -> list[tuple[str, st
 def _targets(data: dict[str, Any], folder: str) -> list[str]:
     """What the crate's own targets compile: `src/`, and the folders of the files `[lib]`,
     `[[bin]]` and the build script name (a file at the crate's top: that file)."""
-    package = _table(data.get("package"))
-    named = [_table(data.get("lib")).get("path"), package.get("build", "build.rs")]
-    named += [_table(binary).get("path") for binary in _list(data.get("bin"))]
+    package = values.table(data.get("package"))
+    named = [values.table(data.get("lib")).get("path"), package.get("build", "build.rs")]
+    named += [values.table(binary).get("path") for binary in values.items(data.get("bin"))]
     found = [join(folder, "src") + "/"]
     for path in named:
         cleaned = resolved(join(folder, path)) if isinstance(path, str) else None
@@ -121,14 +122,6 @@ def _targets(data: dict[str, Any], folder: str) -> list[str]:
             holder = parent(cleaned)
             found.append(holder + "/" if holder and holder != folder else cleaned)
     return list(dict.fromkeys(found))
-
-
-def _table(value: object) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: object) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 def modules_of(source: str) -> list[tuple[str, str | None]]:
