@@ -9,7 +9,7 @@ the same results always give the same rows.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from bot.report.models import CheckReport
@@ -81,8 +81,3 @@ def _key(item: Item, index: int) -> tuple[object, ...]:
         item.decision.verdict,
         failure.signature,
     )
-
-
-def tests_in(rows: Sequence[Row]) -> int:
-    """Failed tests in `rows`; a check with no test identified counts as none."""
-    return sum(len(row.tests) for row in rows)
