@@ -55,6 +55,23 @@ async def test_an_answered_rerun_reports_its_status_instead_of_asking_again(stor
     assert (again.granted, again.status, again.limit) == (False, 403, None)
 
 
+async def test_a_reservation_is_looked_up_and_only_an_unanswered_one_given_back(
+    store: Store,
+) -> None:
+    assert await store.rerun_status("o/r", 21) is None
+    for job_id in (21, 22):
+        grant = await store.reserve_rerun(
+            "o/r", 7, SHA, "tests", job_id, per_check=2, per_pr_day=10, now=T0
+        )
+        assert grant.granted
+    await store.finish_rerun("o/r", 22, 201)
+    assert (await store.rerun_status("o/r", 21), await store.rerun_status("o/r", 22)) == (0, 201)
+    await store.release_rerun("o/r", 21)
+    await store.release_rerun("o/r", 22)  # answered: kept
+    assert await store.rerun_status("o/r", 21) is None
+    assert await store.reruns_for("o/r", SHA, "tests") == [201]
+
+
 async def claim(
     store: Store,
     comment_id: int,

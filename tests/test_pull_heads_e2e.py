@@ -100,3 +100,48 @@ async def test_a_failure_handled_while_a_push_waits_in_the_inbox_reads_the_pull(
         stale.rerun_note == f"not rerun: {old_head[:7]} is no longer the head of the pull request"
     )
     assert sim.calls[PULL] == 2
+
+
+async def test_a_delivery_handled_again_after_a_push_keeps_the_rerun_it_asked_for(
+    tmp_path: Path,
+) -> None:
+    async with running(one_pr_two_jobs(), tmp_path) as (sim, bot):
+        sim.rerun_delay_s = 1e9
+        failed = sim.next_completion(check_name(1, 0))
+        await deliver(sim, bot, "check_run", failed)  # rerun asked for while it was the head
+        asked = await attempt_of(bot, check_name(1, 0))
+        await deliver(sim, bot, "pull_request", sim.push(1, NEW_HEAD))
+        await deliver(sim, bot, "check_run", failed)  # the same failure, handled again
+        again = await attempt_of(bot, check_name(1, 0))
+        job_id = int(failed["check_run"]["id"])
+        head_sha = str(failed["check_run"]["head_sha"])
+        statuses = await bot.store.reruns_for("acme/bus", head_sha, check_name(1, 0))
+
+    assert [(r.target_id, r.status) for r in sim.reruns] == [(job_id, 201)]
+    assert asked.rerun_note is not None and asked.rerun_note.startswith("rerun requested")
+    assert again.rerun_note == asked.rerun_note  # not "no longer the head": it was rerun
+    assert statuses == [201]
+
+
+async def test_a_reservation_left_unanswered_is_settled_after_a_push(tmp_path: Path) -> None:
+    """A try reserved the rerun and died before asking GitHub; the PR moved on before the
+    delivery was handled again: the reservation is given back, not left unanswered."""
+    async with running(one_pr_two_jobs(), tmp_path) as (sim, bot):
+        failed = sim.next_completion(check_name(1, 0))
+        head_sha = str(failed["check_run"]["head_sha"])
+        job_id = int(failed["check_run"]["id"])
+        grant = await bot.store.reserve_rerun(
+            "acme/bus", 1, head_sha, check_name(1, 0), job_id,
+            per_check=1, per_pr_day=10, now=time.time(),
+        )  # fmt: skip
+        assert grant.granted
+        await deliver(sim, bot, "pull_request", sim.push(1, NEW_HEAD))
+        await deliver(sim, bot, "check_run", failed)
+        statuses = await bot.store.reruns_for("acme/bus", head_sha, check_name(1, 0))
+        stale = await attempt_of(bot, check_name(1, 0))
+
+    assert sim.reruns == []
+    assert statuses == []  # nothing left at 0 ("unanswered") for ever
+    assert (
+        stale.rerun_note == f"not rerun: {head_sha[:7]} is no longer the head of the pull request"
+    )

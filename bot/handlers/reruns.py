@@ -95,8 +95,19 @@ async def rerun_if_allowed(
     `attempt + 1`. None: nothing worth saying (a quiet refusal of an automatic rerun).
     """
     ctx, gh, repo, config = scope.ctx, scope.gh, scope.repo, await scope.config()
+    # The job's own reservation first: a delivery handled again (a retry, a redelivery)
+    # after the PR moved on must not rewrite what became of a rerun already asked for.
+    earlier = (
+        None
+        if run.actions_job_id is None
+        else await ctx.store.rerun_status(repo, run.actions_job_id)
+    )
+    if earlier:
+        return answer_note(earlier, attempt)
     refused = refusal(run, pull, decisions, config, requested=requested)
     if refused is not None:
+        if earlier == 0:
+            return await _settle_unasked(scope, run, refused, attempt, requested=requested)
         return None if refused.quiet and not requested else refused.note
     job_id = run.actions_job_id
     assert job_id is not None  # refusal() turns away every check that is not an Actions job
@@ -125,6 +136,20 @@ async def rerun_if_allowed(
         # GitHub's own words go to the log; the comment gets the plain explanation.
         log.warning("%s job %d: GitHub refused the rerun (%d): %s", repo, job_id, status, message)
     return answer_note(status, attempt)
+
+
+async def _settle_unasked(
+    scope: Scope, run: CheckRun, refused: Refusal, attempt: int, *, requested: bool
+) -> str | None:
+    """A rerun reserved by a try that died before recording GitHub's answer, which policy
+    now refuses: done if its request reached GitHub, else given back to the budgets."""
+    job_id = run.actions_job_id
+    assert job_id is not None  # only an Actions job has a reservation
+    if await _newer_attempt_exists(scope.gh, scope.repo, run, job_id):
+        await scope.ctx.store.finish_rerun(scope.repo, job_id, 201)
+        return answer_note(201, attempt)
+    await scope.ctx.store.release_rerun(scope.repo, job_id)
+    return None if refused.quiet and not requested else refused.note
 
 
 async def _newer_attempt_exists(gh: GitHubClient, repo: str, run: CheckRun, job_id: int) -> bool:

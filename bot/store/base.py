@@ -117,6 +117,13 @@ class Store(Protocol):
 
     async def finish_rerun(self, repo: str, job_id: int, status: int) -> None: ...
 
+    async def rerun_status(self, repo: str, job_id: int) -> int | None:
+        """GitHub's answer to this job's rerun request (0: reserved, unanswered); None when
+        no rerun of it was ever reserved."""
+
+    async def release_rerun(self, repo: str, job_id: int) -> None:
+        """Give back a reservation GitHub never answered (status 0), so it counts in no budget."""
+
     async def reruns_for(self, repo: str, head_sha: str, check_name: str) -> list[int]:
         """HTTP statuses of the rerun requests made for this (head SHA, check); 0 = unanswered."""
 

@@ -78,6 +78,17 @@ class Commands:
             "UPDATE reruns SET status = $1 WHERE repo = $2 AND job_id = $3", status, repo, job_id
         )
 
+    async def rerun_status(self, repo: str, job_id: int) -> int | None:
+        found = await self._sql.fetchval(
+            "SELECT status FROM reruns WHERE repo = $1 AND job_id = $2", repo, job_id
+        )
+        return None if found is None else int(found)
+
+    async def release_rerun(self, repo: str, job_id: int) -> None:
+        await self._sql.execute(
+            "DELETE FROM reruns WHERE repo = $1 AND job_id = $2 AND status = 0", repo, job_id
+        )
+
     async def reruns_for(self, repo: str, head_sha: str, check_name: str) -> list[int]:
         rows = await self._sql.fetch(
             "SELECT status FROM reruns WHERE repo = $1 AND head_sha = $2 AND check_name = $3 "
