@@ -8,6 +8,9 @@ import time
 from pathlib import Path
 
 from bot.demo import running
+from bot.handlers.context import BotContext
+from bot.handlers.scope import Scope
+from bot.handlers.sticky import update_sticky_comment
 from bot.runtime import Bot
 from bot.sim.scenario import Scenario
 from bot.sim.server import Simulator
@@ -145,3 +148,23 @@ async def test_a_reservation_left_unanswered_is_settled_after_a_push(tmp_path: P
     assert (
         stale.rerun_note == f"not rerun: {head_sha[:7]} is no longer the head of the pull request"
     )
+
+
+async def test_a_stale_triage_never_rewrites_the_comment_of_a_newer_head(tmp_path: Path) -> None:
+    """A triage of the old head that writes last (it read the pull before the push) renders
+    the head the bot knows now, so the comment keeps describing the newer head."""
+    async with running(one_pr_two_jobs(), tmp_path) as (sim, bot):
+        sim.rerun_delay_s = 1e9
+        await deliver(sim, bot, "check_run", sim.next_completion(check_name(1, 0)))
+        stale = await bot.store.pull("acme/bus", 1)
+        assert stale is not None
+        await deliver(sim, bot, "pull_request", sim.push(1, NEW_HEAD))
+        await deliver(sim, bot, "check_run", sim.next_completion(check_name(1, 1)))
+        newer = sim.bot_comments(1)[0].body  # the comment is edited in place: keep its text
+        ctx = BotContext(store=bot.store, github=bot.github, metrics=bot.metrics)
+        gh = await bot.github.installation_client(sim.scenario.app.installation_id)
+        await update_sticky_comment(Scope(ctx, gh, "acme/bus"), stale)
+        after = sim.bot_comments(1)[0].body
+
+    assert f"This comment describes {NEW_HEAD[:7]}." in newer
+    assert after == newer

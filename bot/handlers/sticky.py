@@ -17,7 +17,7 @@ from bot.handlers.scope import Scope, settings_from
 from bot.report.comment import MARKER, render_comment
 from bot.report.dashboard_pull import pull_page
 from bot.report.models import CheckReport, CommentInput
-from bot.store import CheckAttempt, StickyComment
+from bot.store import CheckAttempt, StickyComment, Store
 from bot.triage.failures import match_key
 from bot.triage.models import Decision
 
@@ -72,6 +72,7 @@ async def update_sticky_comment(
         return
     ctx, gh, repo = scope.ctx, scope.gh, scope.repo
     async with ctx.store.pr_lock(repo, pull.number):
+        pull = await _newest(ctx.store, repo, pull)
         attempts = await ctx.store.check_attempts_for_pr(repo, pull.number)
         keys = [match_key(d.failure.test_id) for a in attempts for d in a.decisions if d.failure]
         tracking = await ctx.store.tracking_numbers(repo, keys)
@@ -107,6 +108,15 @@ async def update_sticky_comment(
                 repo=repo, pr_number=pull.number, comment_id=comment_id, body_sha=body_sha
             )
         )
+
+
+async def _newest(store: Store, repo: str, pull: api.PullSummary) -> api.PullSummary:
+    """The pull as the bot knows it now: a triage that read it before a push must not
+    describe the old head as current when it writes last (under the PR's lock)."""
+    kept = await store.pull(repo, pull.number)
+    if kept is not None and kept.head_sha != pull.head_sha and kept.updated_at >= pull.updated_at:
+        return kept
+    return pull
 
 
 async def _edit(gh: GitHubClient, repo: str, comment_id: int, body: str) -> bool:
