@@ -13,6 +13,8 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import tempfile
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,6 +27,9 @@ CHECKOUT_MANIFEST = Path(__file__).resolve().parents[1] / "app.yml"
 # What setup writes; the names Settings reads (bot/config.py), and the App's page.
 ENV_KEYS = ("APP_ID", "PRIVATE_KEY", "WEBHOOK_SECRET", "APP_URL")
 _ENV_LINE = re.compile(r"\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=")
+# Values written as they are; anything else is quoted (`env_line`).
+_PLAIN = re.compile(r"[A-Za-z0-9_./:@+,=%\\ -]*")
+_CONTROL = frozenset({"Cc", "Cf", "Zl", "Zp"})
 
 
 class SetupError(Exception):
@@ -136,19 +141,31 @@ def env_lines(app: RegisteredApp) -> dict[str, str]:
 
 
 def refuse_existing(path: Path, *, force: bool) -> None:
-    if path.exists() and not force:
+    """Refuse, before anything is registered, a `.env` that setup may not or cannot write:
+    GitHub hands the App's key out once, so a file that cannot take it must be known first.
+    A link counts as existing even when it leads nowhere (writing through it is refused)."""
+    if os.path.lexists(path) and not force:
         raise SetupError(
             f"{path} exists: setup will not overwrite it. Move it away, or give --force to "
             f"replace its {', '.join(ENV_KEYS)} lines and keep the others",
             409,
         )
+    try:
+        fd, probe = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".probe")
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise SetupError(
+            f"{path} could not be written ({reason}): nothing was registered", 500
+        ) from None
+    os.close(fd)
+    os.unlink(probe)
 
 
 def write_env(path: Path, values: dict[str, str], *, force: bool) -> None:
     """Write `.env` readable by its owner alone (0600; Windows keeps its own ACLs). Without
     `force` an existing file is never touched, even one made since the start; with it, the
     keys written replace their lines and every other line is kept."""
-    lines = [f"{key}={value}" for key, value in values.items()]
+    lines = [env_line(key, value) for key, value in values.items()]
     if not force:
         try:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -158,14 +175,31 @@ def write_env(path: Path, values: dict[str, str], *, force: bool) -> None:
         _write_all(fd, lines)
         return
     kept = _other_lines(_existing_lines(path), set(values))
-    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
-    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    # An unpredictable name, made new (mkstemp: O_EXCL, mode 0600): nothing planted in the
+    # folder can receive the key; the rename then replaces `.env` itself, never a link's target.
+    fd, partial = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".partial")
     try:
         _write_all(fd, kept + lines)
         os.replace(partial, path)
     finally:
         with contextlib.suppress(FileNotFoundError):
-            partial.unlink()
+            os.unlink(partial)
+
+
+def env_line(key: str, value: str) -> str:
+    """`KEY=value` on one line, read back exactly by python-dotenv (which Settings uses): a
+    plain value as it is (Docker's `--env-file` reads it too), any other in single quotes
+    (no interpolation there; backslashes and quotes escaped). A value with a line break or
+    another control character is refused: it could add lines to the file; so is `${`, which
+    python-dotenv expands in every kind of value."""
+    if any(unicodedata.category(c) in _CONTROL for c in value):
+        raise SetupError(f"GitHub's answer holds a control character in {key}: not written")
+    if "${" in value:
+        raise SetupError(f"GitHub's answer holds `${{` in {key}: not written")
+    if _PLAIN.fullmatch(value) and value == value.strip() and " #" not in value:
+        return f"{key}={value}"
+    escaped = value.replace("\\", "\\\\").replace("'", "\\'")
+    return f"{key}='{escaped}'"
 
 
 def _write_all(fd: int, lines: list[str]) -> None:

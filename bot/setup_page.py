@@ -26,6 +26,7 @@ from urllib.parse import quote
 
 import aiohttp
 from aiohttp import web
+from aiohttp.typedefs import Handler
 
 from bot.registration import (
     ENV_KEYS,
@@ -73,7 +74,7 @@ class SetupPage:
         self._runner: web.AppRunner | None = None
 
     async def start(self) -> str:
-        app = web.Application()
+        app = web.Application(middlewares=[self._own_host_only])
         app.router.add_get("/", self.start_page)
         app.router.add_get("/done", self.done_page)
         self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
@@ -84,6 +85,16 @@ class SetupPage:
         assert isinstance(server, asyncio.base_events.Server)
         self.url = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}"
         return self.url
+
+    @web.middleware
+    async def _own_host_only(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        """Answer only requests addressed to this page by its own name: a page elsewhere
+        whose name was re-pointed at 127.0.0.1 (DNS rebinding) sends its own name as Host,
+        and must not read the state nor finish the flow with a code of its choosing."""
+        port = self.url.rsplit(":", 1)[-1]
+        if request.host not in (f"127.0.0.1:{port}", f"localhost:{port}"):
+            return _page(421, "Wrong address", f"<p>Open {escape(self.url)}/ instead.</p>")
+        return await handler(request)
 
     async def close(self) -> None:
         if self._runner is not None:

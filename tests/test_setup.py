@@ -13,12 +13,15 @@ from urllib.parse import parse_qs, urlsplit
 
 import aiohttp
 import pytest
+from dotenv import dotenv_values
 
+from bot import registration, setup_page
 from bot.cli import main
 from bot.config import Settings
 from bot.registration import (
     CHECKOUT_MANIFEST,
     RegisteredApp,
+    SetupError,
     env_lines,
     load_manifest,
     write_env,
@@ -142,7 +145,7 @@ async def test_an_env_file_made_while_the_page_waited_is_never_overwritten(
     assert "APP_ID=" in page.options.env_file.read_text()
 
 
-async def test_an_env_file_that_cannot_be_written_says_where_to_make_a_new_key(
+async def test_an_env_file_that_cannot_be_written_is_refused_before_the_code_is_spent(
     http: aiohttp.ClientSession, sim: Simulator, tmp_path: Path
 ) -> None:
     page = await started_page(sim, tmp_path / "no-such-folder" / ".env")
@@ -151,11 +154,56 @@ async def test_an_env_file_that_cannot_be_written_says_where_to_make_a_new_key(
         shown = await finish(http, page, code, state)
     finally:
         await page.close()
+    assert shown.startswith("500 ") and "could not be written" in shown
+    assert "nothing was registered" in shown
+    assert sim.calls[CONVERSION_CALL] == 0 and sim.manifests.apps == []
+
+
+async def test_a_key_that_cannot_be_kept_after_all_says_where_to_make_a_new_one(
+    http: aiohttp.ClientSession, sim: Simulator, tmp_path: Path
+) -> None:
+    """The folder was writable when the code came back, and the write failed later."""
+    folder = tmp_path / "gone"
+    folder.mkdir()
+    page = await started_page(sim, folder / ".env")
+    try:
+        code, state = await code_from_github(http, sim, page)
+        real_write = registration.write_env
+
+        def write_after_the_folder_went(path: Path, values: dict[str, str], *, force: bool) -> None:
+            folder.rmdir()
+            real_write(path, values, force=force)
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(setup_page, "write_env", write_after_the_folder_went)
+            shown = await finish(http, page, code, state)
+    finally:
+        await page.close()
     [app] = sim.manifests.apps
     assert shown.startswith("500 ") and "could not be written" in shown
     assert f"{sim.url}/settings/apps/{app.slug}" in shown
     assert app.pem.splitlines()[1] not in shown and app.webhook_secret not in shown
     assert page.finished.is_set() and page.exit_status == 1
+
+
+async def test_the_page_answers_only_to_its_own_address(
+    http: aiohttp.ClientSession, sim: Simulator, page: SetupPage
+) -> None:
+    """A page elsewhere whose name was re-pointed at 127.0.0.1 (DNS rebinding) reaches the
+    port with its own name as Host: it reads no state and finishes no flow."""
+    code, state = await code_from_github(http, sim, page)
+    port = page.url.rsplit(":", 1)[-1]
+    rebound = {"Host": f"attacker.example:{port}"}
+    async with http.get(page.url + "/", headers=rebound) as answer:
+        assert answer.status == 421
+        assert page.state not in await answer.text()
+    params = {"code": code, "state": state}
+    async with http.get(page.url + "/done", params=params, headers=rebound) as answer:
+        assert answer.status == 421
+    assert sim.calls[CONVERSION_CALL] == 0 and not page.options.env_file.exists()
+    async with http.get(f"http://localhost:{port}/", headers={"Host": f"localhost:{port}"}) as ok:
+        assert ok.status == 200
+    assert (await finish(http, page, code, state)).startswith("200 ")
 
 
 async def test_an_organisations_app_is_registered_for_the_organisation(
@@ -216,6 +264,44 @@ def test_setup_refuses_an_existing_env_file_without_force(
     assert main(argv) == 2
     assert "exists: setup will not overwrite it" in capsys.readouterr().err
     assert env.read_text() == "APP_ID=1\n"
+
+
+@pytest.mark.skipif(os.name != "posix", reason="platform: symbolic links need POSIX here")
+def test_a_dangling_env_link_is_refused_before_anything_is_registered(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    env = tmp_path / ".env"
+    env.symlink_to(tmp_path / "elsewhere" / "secrets.env")
+    argv = ["setup", "--no-browser", "--env-file", str(env), "--webhook-url", HOOK]
+    assert main(argv) == 2
+    assert "exists: setup will not overwrite it" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(os.name != "posix", reason="platform: symbolic links need POSIX here")
+def test_force_never_writes_the_key_through_a_planted_link(tmp_path: Path) -> None:
+    env = tmp_path / ".env"
+    env.write_text("DATABASE_URL=sqlite:///kept.sqlite3\n")
+    stolen = tmp_path / "stolen"
+    # The name the key was first written to before: `.env.PID.partial`, made predictable.
+    (tmp_path / f".env.{os.getpid()}.partial").symlink_to(stolen)
+    app = RegisteredApp(7, "bot", "https://github.com/apps/bot", "-----A-----\nNEW\n", "s3")
+    write_env(env, env_lines(app), force=True)
+    assert not stolen.exists()
+    assert "PRIVATE_KEY=-----A-----\\nNEW" in env.read_text()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".env", f".env.{os.getpid()}.partial"]
+
+
+def test_a_value_never_adds_a_line_to_env(tmp_path: Path) -> None:
+    env = tmp_path / ".env"
+    injected = RegisteredApp(7, "bot", "https://github.com/apps/bot", "-----A-----", "s\nX=1")
+    with pytest.raises(SetupError, match="control character in WEBHOOK_SECRET"):
+        write_env(env, env_lines(injected), force=False)
+    assert not env.exists()
+    with pytest.raises(SetupError, match="in WEBHOOK_SECRET"):
+        write_env(env, {"WEBHOOK_SECRET": "${HOME}"}, force=False)
+    odd = "s3 #'\\\"x $HOME"  # read back exactly: not a comment, no escape lost
+    write_env(env, {"WEBHOOK_SECRET": odd, "APP_ID": "7"}, force=False)
+    assert dotenv_values(env) == {"WEBHOOK_SECRET": odd, "APP_ID": "7"}
 
 
 def test_setup_needs_a_webhook_url(
