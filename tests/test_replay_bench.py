@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from bench.replay import MANIFEST, Pair, Triage, blank, drive, load_manifest, score, triage
+from bench.replays import labels
 from bot.shared import Source, Tree, TreeFile
 from bot.triage.imports import ImportWalk, WalkLimits
 from bot.triage.models import Verdict
@@ -133,3 +134,19 @@ def test_blanking_keeps_the_words_of_a_reason() -> None:
     text = "src/a/b.py not read (larger than 256,000 bytes)"
     assert blank(text) == "<file> not read (larger than N bytes)"
     assert Path(MANIFEST).name == "manifest.json"
+
+
+def test_pairs_are_drawn_on_both_sides_of_the_closure_and_from_real_commits() -> None:
+    closure = {"t.py", "a.py", "b.py"}
+    past = [
+        ("c1", ["t.py", "z.py"]),  # changes the test itself: not a pair
+        ("c2", ["README.md", "b.py"]),
+        ("c3", ["z.py"]),
+        ("c4", ["a.py"]),
+    ]
+    chosen = labels.pairs({"t.py": closure}, ["a.py", "b.py", "y.py", "z.py"], 1, past, 1)
+    single = [(p["changed"], p["truth"]) for p in chosen if "from" not in p]
+    assert sorted(truth for _, truth in single) == ["related", "unrelated"]
+    assert all((changed[0] in closure) == (truth == "related") for changed, truth in single)
+    real = [(p["from"], p["truth"]) for p in chosen if "from" in p]
+    assert real == [("c2", "related"), ("c3", "unrelated")]

@@ -82,13 +82,14 @@ def main() -> None:
         offline(root)
         closures = {test: closure(root, test) for test in args.tests}
         candidates = labels.files(root, is_source)
+        past = labels.history(args.git_dir, commit, root, is_source) if args.history else []
     tool = {
         "tool": "go list -e -deps -test -json",
         "version": version.strip(),
         "script": "bench/replays/label_go.py",
-        "options": {"tests": args.tests, "per_side": args.per_side},
+        "options": {"tests": args.tests, "per_side": args.per_side, "history": args.history},
     }
-    chosen = labels.pairs(closures, candidates, args.per_side)
+    chosen = labels.pairs(closures, candidates, args.per_side, past, args.history)
     labels.save(args.manifest, labels.entry(args, commit, "go", tool, chosen))
 
 

@@ -73,13 +73,14 @@ def main() -> None:
         labels.present(root, args.tests)
         closures = {test: closure(esbuild, root, test) for test in args.tests}
         candidates = labels.files(root, is_source)
+        past = labels.history(args.git_dir, commit, root, is_source) if args.history else []
         tool = {
             "tool": "esbuild --bundle --metafile --platform=node --packages=external",
             "version": f"esbuild {version(esbuild).strip()}",
             "script": "bench/replays/label_js.py",
-            "options": {"tests": args.tests, "per_side": args.per_side},
+            "options": {"tests": args.tests, "per_side": args.per_side, "history": args.history},
         }
-    chosen = labels.pairs(closures, candidates, args.per_side)
+    chosen = labels.pairs(closures, candidates, args.per_side, past, args.history)
     language = "typescript" if any(t.endswith(("ts", "tsx")) for t in args.tests) else "javascript"
     labels.save(args.manifest, labels.entry(args, commit, language, tool, chosen))
 

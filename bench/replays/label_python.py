@@ -70,13 +70,19 @@ def main() -> None:
         labels.present(root, args.tests)
         closures = {test: closure(root, test, args.roots) for test in args.tests}
         candidates = labels.files(root, is_source)
+        past = labels.history(args.git_dir, commit, root, is_source) if args.history else []
     tool = {
         "tool": "modulefinder",
         "version": f"Python {platform.python_version()}",
         "script": "bench/replays/label_python.py",
-        "options": {"roots": args.roots, "tests": args.tests, "per_side": args.per_side},
+        "options": {
+            "roots": args.roots,
+            "tests": args.tests,
+            "per_side": args.per_side,
+            "history": args.history,
+        },
     }
-    chosen = labels.pairs(closures, candidates, args.per_side)
+    chosen = labels.pairs(closures, candidates, args.per_side, past, args.history)
     labels.save(args.manifest, labels.entry(args, commit, "python", tool, chosen))
 
 

@@ -79,6 +79,10 @@ def closure(root: Path, data: dict[str, Any], test: str) -> set[str]:
     return found
 
 
+def is_source(path: str) -> bool:
+    return path.endswith(".rs")
+
+
 def main() -> None:
     parser = labels.arguments(__doc__.splitlines()[0])
     args = parser.parse_args()
@@ -92,14 +96,15 @@ def main() -> None:
         labels.present(root, args.tests)
         data = metadata(root)
         closures = {test: closure(root, data, test) for test in args.tests}
-        candidates = labels.files(root, lambda path: path.endswith(".rs"))
+        candidates = labels.files(root, is_source)
+        past = labels.history(args.git_dir, commit, root, is_source) if args.history else []
     tool = {
         "tool": "cargo metadata --offline --no-deps; rustc --emit=dep-info",
         "version": "; ".join(versions),
         "script": "bench/replays/label_rust.py",
-        "options": {"tests": args.tests, "per_side": args.per_side},
+        "options": {"tests": args.tests, "per_side": args.per_side, "history": args.history},
     }
-    chosen = labels.pairs(closures, candidates, args.per_side)
+    chosen = labels.pairs(closures, candidates, args.per_side, past, args.history)
     labels.save(args.manifest, labels.entry(args, commit, "rust", tool, chosen))
 
 

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import subprocess
 import tempfile
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,9 @@ def arguments(description: str) -> argparse.ArgumentParser:
     parser.add_argument("--commit", default="HEAD")
     parser.add_argument("--tests", nargs="+", required=True, help="test files to label")
     parser.add_argument("--per-side", type=int, default=3, help="pairs per test and truth")
+    parser.add_argument(
+        "--history", type=int, default=0, help="pairs per test and truth from real commits"
+    )
     parser.add_argument("--manifest", type=Path, default=MANIFEST)
     return parser
 
@@ -40,12 +44,15 @@ def resolve(git_dir: Path, commit: str) -> str:
 
 
 def checkout(git_dir: Path, commit: str) -> tempfile.TemporaryDirectory[str]:
-    """The commit's files in a temporary folder (`git archive`: no .git, nothing else)."""
+    """The commit's files in a temporary folder, read through a temporary index (the
+    mirror is left as it is; `git archive` would drop the export-ignore'd tests)."""
     folder = tempfile.TemporaryDirectory(prefix="replay-")
-    archive = subprocess.run(
-        ["git", f"--git-dir={git_dir}", "archive", commit], capture_output=True, check=True
-    ).stdout
-    subprocess.run(["tar", "-x", "-C", folder.name], input=archive, check=True)
+    index = Path(folder.name) / ".replay-index"
+    env = {**os.environ, "GIT_INDEX_FILE": str(index)}
+    git = ["git", f"--git-dir={git_dir}", f"--work-tree={folder.name}"]
+    subprocess.run([*git, "read-tree", commit], env=env, check=True, capture_output=True)
+    subprocess.run([*git, "checkout-index", "-a"], env=env, check=True, capture_output=True)
+    index.unlink()
     return folder
 
 
@@ -63,9 +70,15 @@ def files(root: Path, keep: Callable[[str], bool]) -> list[str]:
 
 
 def pairs(
-    closures: Mapping[str, Iterable[str]], candidates: Iterable[str], per_side: int
+    closures: Mapping[str, Iterable[str]],
+    candidates: Iterable[str],
+    per_side: int,
+    history: Sequence[tuple[str, list[str]]] = (),
+    per_commit: int = 0,
 ) -> list[dict[str, Any]]:
-    """Per test, up to `per_side` changed files inside its closure and as many outside."""
+    """Per test, up to `per_side` single changed files inside its closure and as many
+    outside; then up to `per_commit` real commits (`history`: sha, changed paths) that meet
+    the closure and as many that do not, each changing what that commit changed."""
     pool = sorted(set(candidates))
     chosen: list[dict[str, Any]] = []
     for test, closure in sorted(closures.items()):
@@ -77,7 +90,48 @@ def pairs(
         for truth, options in (("related", related), ("unrelated", unrelated)):
             for path in sorted(rng.sample(options, min(side, len(options)))):
                 chosen.append({"test": test, "changed": [path], "truth": truth})
+        chosen += _real(test, inside, history, per_commit)
     return chosen
+
+
+def _real(
+    test: str, inside: set[str], history: Sequence[tuple[str, list[str]]], per_commit: int
+) -> list[dict[str, Any]]:
+    """The most recent commits that meet the closure and that do not, `per_commit` each."""
+    found: dict[str, list[dict[str, Any]]] = {"related": [], "unrelated": []}
+    for sha, changed in history:
+        if test in changed:
+            continue  # the test file itself changed: related by the name rules alone
+        truth = "related" if inside.intersection(changed) else "unrelated"
+        if len(found[truth]) < per_commit:
+            found[truth].append({"test": test, "changed": changed, "truth": truth, "from": sha})
+    return found["related"] + found["unrelated"]
+
+
+def history(
+    git_dir: Path, commit: str, root: Path, source: Callable[[str], bool], count: int = 300
+) -> list[tuple[str, list[str]]]:
+    """The last `count` commits before `commit` (merges left out) that change a source file,
+    with the paths they change that are still files at `commit` (the pull request is
+    replayed on it)."""
+    command = [
+        "git",
+        f"--git-dir={git_dir}",
+        "log",
+        "--no-merges",
+        "--format=@%H",
+        "--name-only",
+        f"-n{count}",
+        f"{commit}~1",
+    ]
+    out = subprocess.run(command, capture_output=True, check=True, text=True).stdout
+    found: list[tuple[str, list[str]]] = []
+    for block in out.split("@")[1:]:
+        sha, *names = [line for line in block.splitlines() if line]
+        changed = sorted({n for n in names if (root / n).is_file()})
+        if any(source(path) for path in changed):
+            found.append((sha, changed))
+    return found
 
 
 def save(manifest: Path, entry: dict[str, Any]) -> None:
