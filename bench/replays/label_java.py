@@ -6,7 +6,7 @@ src/main/java and src/test/java) and JUnit's jars from Debian (junit5, junit4) o
 path: javac reads a file of the source path when the code it compiles needs a class of it,
 and compiles it in turn (`-implicit:class`). Other libraries are not on the class path here;
 javac reports their missing symbols as errors and still parses what the repository's code
-names, which is all the closure needs (nothing is run). Kotlin is not labelled: no kotlinc.
+names, which is all the closure needs (nothing is run). Kotlin is not labelled (README).
 
     python -m bench.replays.label_java --git-dir M --repository owner/name [--commit SHA] \
         --tests src/test/java/a/BTest.java ... [--sourcepath src/main/java src/test/java]
