@@ -19,7 +19,7 @@ import asyncio
 import dataclasses
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
@@ -186,11 +186,9 @@ async def _finish(
     return found
 
 
-async def _query(
-    gh: GitHubAPI, repo: str, shas: list[str], sizes: dict[str, int]
-) -> dict[str, Source] | None:
-    """The blobs' texts in as few queries as the per-query bounds allow, sent together;
-    None when every query failed (a part that failed is left out)."""
+def query_batches(shas: Sequence[str], sizes: Mapping[str, int]) -> list[list[str]]:
+    """The blobs split into GraphQL queries within QUERY_BLOBS and QUERY_BYTES each, in
+    order: one query per batch (`bench/replay.py` counts them)."""
     batches: list[list[str]] = []
     spent = 0
     for sha in shas:
@@ -199,6 +197,15 @@ async def _query(
             spent = 0
         batches[-1].append(sha)
         spent += sizes[sha]
+    return batches
+
+
+async def _query(
+    gh: GitHubAPI, repo: str, shas: list[str], sizes: dict[str, int]
+) -> dict[str, Source] | None:
+    """The blobs' texts in as few queries as the per-query bounds allow, sent together;
+    None when every query failed (a part that failed is left out)."""
+    batches = query_batches(shas, sizes)
     if not batches:
         return {}
     answers = await asyncio.gather(*(api.read_blobs(gh, repo, batch) for batch in batches))
