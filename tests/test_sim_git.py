@@ -130,6 +130,28 @@ async def test_graphql_reads_many_blobs_by_oid_in_githubs_shapes(sim: Simulator)
     assert sim.calls["POST /graphql"] == 1
 
 
+async def test_graphql_reads_a_file_at_a_commit_by_expression(sim: Simulator) -> None:
+    """`object(expression: "sha:path")`: the file at that commit (the base's, not the
+    head's), null for a path it does not have or a commit GitHub does not know."""
+    pr = sim.world.scenario.pull_requests[0]
+    asked = {
+        "b0": f"{pr.base_sha}:pkg/core.py",
+        "b1": f"{pr.head_sha}:pkg/core.py",
+        "b2": f"{pr.head_sha}:docs/readme.md",
+        "b3": f"{'e' * 40}:pkg/core.py",
+    }
+    aliases = "\n".join(
+        f'{alias}: object(expression: "{expression}") {{ ... on Blob {{ text }} }}'
+        for alias, expression in asked.items()
+    )
+    query = BLOB_QUERY.replace("{aliases}", aliases)
+    _, answer = await graphql(sim, {"query": query, "variables": {"owner": "acme", "name": "bus"}})
+    found = answer["data"]["repository"]
+    assert found["b0"]["text"] == "X = 1\n"
+    assert found["b1"]["text"] == "X = 2\n"
+    assert found["b2"] is None and found["b3"] is None
+
+
 async def test_graphql_errors_as_github_answers_them(sim: Simulator) -> None:
     query = BLOB_QUERY.replace("{aliases}", "")
     _, other = await graphql(sim, {"query": query, "variables": {"owner": "acme", "name": "x"}})

@@ -87,7 +87,9 @@ def test_a_partial_walk_never_clears_a_change_it_could_not_rule_out(
 def test_the_walk_is_made_only_when_it_can_change_the_verdict() -> None:
     assert worth_walking(failure(), ["src/billing/tax.py"]) == TEST
     # Nothing a Python test can import changed.
-    assert worth_walking(failure(), ["docs/a.md", "web/app.ts", "pyproject.toml"]) is None
+    assert worth_walking(failure(), ["docs/a.md", "web/app.ts", "tox.ini"]) is None
+    # ...but the configuration the walk reads may steer its imports (pytest's pythonpath).
+    assert worth_walking(failure(), ["docs/a.md", "pyproject.toml"]) == TEST
     # ...unless GitHub's list of changes is cut off.
     assert worth_walking(failure(), ["docs/a.md"], changed_complete=False) == TEST
     # The test file or its traceback already meets the change: related, high, without it.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import json
 import re
 from collections.abc import AsyncIterator, Mapping, Sequence
 from datetime import datetime
@@ -21,6 +22,9 @@ from bot.shared import PullSummary as PullSummary
 class ChangedFiles(BaseModel):
     paths: list[str]  # every path touched; a rename contributes both names
     entries: int  # how many file entries GitHub listed
+    # The paths changed in place (status `modified`): the same path at the base and the
+    # head, whose two versions can be compared.
+    modified: list[str] = []
 
     def complete(self, changed_files: int) -> bool:
         """False when GitHub's 3,000-file limit hid some of the PR's `changed_files`."""
@@ -68,13 +72,16 @@ async def pulls_for_commit(gh: GitHubAPI, repo: str, sha: str) -> list[int]:
 async def changed_files(gh: GitHubAPI, repo: str, number: int) -> ChangedFiles:
     """All paths a PR changes, as far as GitHub lists them."""
     paths: list[str] = []
+    modified: list[str] = []
     seen = 0
     async for entry in gh.getiter(f"/repos/{repo}/pulls/{number}/files?per_page=100"):
         seen += 1
         paths.append(entry["filename"])
         if entry.get("previous_filename"):
             paths.append(entry["previous_filename"])
-    return ChangedFiles(paths=sorted(set(paths)), entries=seen)
+        if entry.get("status") == "modified":
+            modified.append(entry["filename"])
+    return ChangedFiles(paths=sorted(set(paths)), entries=seen, modified=sorted(set(modified)))
 
 
 async def rerun_job(gh: GitHubAPI, repo: str, job_id: int) -> tuple[int, str]:
@@ -351,22 +358,26 @@ def graphql_url(api_url: str) -> str:
 
 
 _OID = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
+_AT_COMMIT = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64}):[^\x00-\x1f]+$")
 _BLOB_FIELDS = "... on Blob { text isBinary isTruncated byteSize }"
 
 
 async def read_blobs(gh: GitHubAPI, repo: str, shas: Sequence[str]) -> dict[str, Source] | None:
-    """The text of many blobs in one GraphQL query (one alias per blob), by SHA.
+    """The text of many blobs in one GraphQL query (one alias per blob), by SHA, or by
+    `commit:path` (`at_commit`: a file at another commit than the walk's, whose blob SHA no
+    tree read has given).
 
     One query instead of one REST call per file: the calls a triage spends grow with the
     depth of the walk, not with the number of files. A blob GitHub answers without text
     (binary, or cut at its size limit), or that it cannot find, comes back Unreadable;
     None when the query fails as a whole (refused, broken: nothing learnt about the blobs)."""
-    wanted = [sha for sha in dict.fromkeys(shas) if _OID.match(sha)]
+    wanted = [sha for sha in dict.fromkeys(shas) if _OID.match(sha) or _AT_COMMIT.match(sha)]
     if not wanted:
         return {}
     owner, _, name = repo.partition("/")
     aliases = "\n".join(
-        f'b{index}: object(oid: "{sha}") {{ {_BLOB_FIELDS} }}' for index, sha in enumerate(wanted)
+        f"b{index}: object({_object_key(sha)}) {{ {_BLOB_FIELDS} }}"
+        for index, sha in enumerate(wanted)
     )
     query = (
         "query($owner: String!, $name: String!) {\n"
@@ -379,6 +390,16 @@ async def read_blobs(gh: GitHubAPI, repo: str, shas: Sequence[str]) -> dict[str,
         return None
     found = (data or {}).get("repository") or {}
     return {sha: _blob_source(found.get(f"b{index}")) for index, sha in enumerate(wanted)}
+
+
+def at_commit(sha: str, path: str) -> str:
+    """How `read_blobs` names the blob of `path` at commit `sha`."""
+    return f"{sha}:{path}"
+
+
+def _object_key(name: str) -> str:
+    # json.dumps writes a string GraphQL reads the same way (its escapes are GraphQL's).
+    return f'oid: "{name}"' if _OID.match(name) else f"expression: {json.dumps(name)}"
 
 
 # A blob GitHub could not find may yet appear (a replica behind): never kept for good.

@@ -23,7 +23,7 @@ from bot.handlers.job_evidence import read_job
 from bot.handlers.pulls import pull_at_head
 from bot.handlers.reruns import rerun_if_allowed
 from bot.handlers.scope import Scope
-from bot.handlers.sources import SourceCache, files_at, import_walks
+from bot.handlers.sources import Compared, SourceCache, files_at, import_walks, inert_changes
 from bot.handlers.sticky import note_passing_head, update_sticky_comment
 from bot.handlers.tracking import track_failures
 from bot.logs import bind
@@ -242,6 +242,7 @@ async def decide(
     # A mass failure is never judged test by test: reading hundreds of tests' imports
     # would cost much and change little.
     walked = [] if testless or extraction.mass_failure else extraction.failures
+    compared = Compared.of(pull.base_sha, changed.modified)
     walks = await import_walks(
         sources.gh,
         store,
@@ -251,6 +252,10 @@ async def decide(
         changed.paths,
         changed_complete,
         sources.cache,
+        compared,
+    )
+    inert = await inert_changes(
+        sources.gh, store, repo, run.head_sha, walks, compared, sources.cache
     )
     extraction = _placed_in_tree(extraction, sources.cache, repo, run.head_sha)
     decisions = testless or decide_extraction(
@@ -263,6 +268,7 @@ async def decide(
         rules=_rules(config),
         imports=walks,
         files=files_at(sources.cache, repo, run.head_sha),
+        inert=inert,
     )
     return Decided(attempt, extraction, decisions, rerun_note)
 

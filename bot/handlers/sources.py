@@ -8,6 +8,11 @@ a language whose configuration names more files that run for the test (jest's se
 files) may spend one more round. A further failure of the same test on the same head
 spends none, in any replica: finished walks and blob texts are kept in the store too.
 
+A changed manifest that steers a test's imports (a package.json, a composer.json) is read at
+the PR's base commit too, by `commit:path` in the first round's query (no call of its own),
+so that a change to its `version` alone is told from one to its `exports`
+(`inert_changes`); only when every walk was kept does that read cost a query.
+
 A failure that names no file (a Go package's test, a JVM class) is found in the tree first
 (`imports.locate`, no further call); when nothing the PR changes could be imported its file
 is only located (the tree, no file read), so that its footprint is not empty.
@@ -29,6 +34,7 @@ from gidgethub.abc import GitHubAPI
 from bot.github import api
 from bot.handlers.offloop import in_thread
 from bot.store import Store
+from bot.triage import manifests
 from bot.triage.footprint import WalkPlan, plan_walk
 from bot.triage.imports import ImportWalk, Source, Tree, Unreadable, WalkLimits, walk
 from bot.triage.imports.languages import language_of
@@ -46,6 +52,9 @@ BLOB_CACHE_BYTES = 64 * 1024 * 1024
 # together rather than risked as one.
 QUERY_BLOBS = 100
 QUERY_BYTES = 4 * 1024 * 1024
+# Changed manifests read at the base commit per triage; past it, a change counts as one
+# that can steer resolution (`manifests.inert_change` is not asked).
+COMPARED_MANIFESTS = 20
 
 
 def _size(source: Source) -> int:
@@ -69,6 +78,23 @@ class SourceCache:
     )
 
 
+@dataclass(frozen=True)
+class Compared:
+    """The PR's changed manifests whose versions at `base_sha` and at the head are compared
+    (`manifests.compared`, changed in place)."""
+
+    base_sha: str
+    paths: tuple[str, ...]
+
+    @classmethod
+    def of(cls, base_sha: str, modified: Sequence[str]) -> Compared:
+        found = [path for path in modified if manifests.compared(path)]
+        return cls(base_sha, tuple(found[:COMPARED_MANIFESTS]))
+
+    def names(self) -> list[str]:
+        return [api.at_commit(self.base_sha, path) for path in self.paths]
+
+
 async def import_walks(
     gh: GitHubAPI,
     store: Store,
@@ -78,11 +104,13 @@ async def import_walks(
     changed_paths: Sequence[str],
     changed_complete: bool,
     cache: SourceCache,
+    compared: Compared | None = None,
 ) -> dict[str, ImportWalk] | None:
     """The walk of each failed test's imports at `sha`, keyed by `walk_key` (its test file,
     or its id when the file was found in the tree); none for the tests where it cannot
     change the verdict (`plan_walk`). None when the walk is off (depth 0): then every test
-    keeps the name-and-folder rules (`verdict.py`)."""
+    keeps the name-and-folder rules (`verdict.py`). The `compared` manifests' base versions
+    are read with the first round's files."""
     if cache.limits.depth == 0:
         return None
     plans = [p for f in failures if (p := plan_walk(f, changed_paths, changed_complete))]
@@ -103,7 +131,8 @@ async def import_walks(
     to_walk = sorted({f for p, f in located if not p.skip and f not in done})
     done |= await _kept_walks(store, repo, sha, to_walk, cache)
     todo = [f for f in to_walk if f not in done]
-    done |= await _walk_all(gh, store, repo, sha, tree, todo, cache)
+    also = compared.names() if compared else []
+    done |= await _walk_all(gh, store, repo, sha, tree, todo, cache, also)
     return {p.key: _result(p, test_file, done) for p, test_file in located}
 
 
@@ -137,8 +166,10 @@ async def _walk_all(
     tree: Tree,
     todo: list[str],
     cache: SourceCache,
+    also: list[str],
 ) -> dict[str, ImportWalk]:
-    """Walk every test file of `todo`, reading what they want round by round, together."""
+    """Walk every test file of `todo`, reading what they want round by round, together
+    (the first round reads the blobs `also` names as well)."""
     sources: dict[str, Source] = {}
     # Round n reads the files at depth n - 1: the test files (with the configuration and
     # what runs for them) first, then what they import; files that only the configuration
@@ -149,7 +180,8 @@ async def _walk_all(
         wanted = {path for found in walks for path in found.wanted}
         if not wanted:
             break
-        await _read(gh, store, repo, tree, sorted(wanted), sources, cache)
+        await _read(gh, store, repo, tree, sorted(wanted), sources, cache, also)
+        also = []
     walks = await in_thread(_walks, todo, tree, dict(sources), cache.limits)
     return {found.test_file: await _finish(store, repo, sha, found, cache) for found in walks}
 
@@ -231,16 +263,36 @@ async def _read(
     paths: list[str],
     sources: dict[str, Source],
     cache: SourceCache,
+    also: Sequence[str] = (),
 ) -> None:
-    """Fill `sources` with the paths' texts: from memory, then the store, the rest in one
-    query (whose answers are kept in both)."""
+    """Fill `sources` with the paths' texts (and the cache with the blobs `also` names)."""
     shas = {path: tree.files[path].sha for path in paths}
-    missing = sorted({sha for sha in shas.values() if sha not in cache.blobs})
+    sizes = {tree.files[path].sha: tree.files[path].size for path in paths}
+    missing = await _fetch(gh, store, repo, [*shas.values(), *also], sizes, cache)
+    for path, sha in shas.items():
+        known = cache.blobs.get(sha)
+        if known is not None:
+            sources[path] = known
+        elif sha in missing:  # its query failed: unread this time, not remembered
+            sources[path] = Unreadable("GitHub did not answer the query")
+
+
+async def _fetch(
+    gh: GitHubAPI,
+    store: Store,
+    repo: str,
+    names: list[str],
+    sizes: dict[str, int],
+    cache: SourceCache,
+) -> set[str]:
+    """Put the blobs' texts in the cache: from memory, then the store, the rest in one
+    query (whose answers are kept in both). The blobs asked of GitHub come back."""
+    missing = sorted({name for name in names if name not in cache.blobs})
     kept = await store.blobs(missing) if missing else {}
     for sha, text in kept.items():
         cache.blobs[sha] = text
     missing = [sha for sha in missing if sha not in kept]
-    sizes = {tree.files[path].sha: tree.files[path].size for path in paths}
+    sizes = {sha: sizes.get(sha, 0) for sha in missing}
     answered = await _query(gh, repo, missing, sizes)
     for sha, text in (answered or {}).items():
         cache.blobs[sha] = text
@@ -251,9 +303,40 @@ async def _read(
     }
     if lasting:
         await store.save_blobs(lasting, time.time())
-    for path, sha in shas.items():
-        known = cache.blobs.get(sha)
-        if known is not None:
-            sources[path] = known
-        elif sha in missing:  # its query failed: unread this time, not remembered
-            sources[path] = Unreadable("GitHub did not answer the query")
+    return set(missing)
+
+
+async def inert_changes(
+    gh: GitHubAPI,
+    store: Store,
+    repo: str,
+    sha: str,
+    walks: Mapping[str, ImportWalk] | None,
+    compared: Compared,
+    cache: SourceCache,
+) -> dict[str, str]:
+    """The compared manifests that steer a failed test's imports and whose change cannot
+    steer them, each with the fields that changed (`manifests.inert_change`). Their texts
+    were read with the walks; a query only when the walks were kept from an earlier triage."""
+    steering = {path for found in (walks or {}).values() for path in found.configs}
+    paths = [path for path in compared.paths if path in steering]
+    if not paths:
+        return {}
+    # The head's blobs by SHA when this process read the tree (the walk read them), else
+    # by `commit:path` (the walks were kept: no tree was read).
+    tree = cache.trees.get((repo, sha))
+    heads = {
+        path: tree.files[path].sha
+        if tree is not None and path in tree.files
+        else api.at_commit(sha, path)
+        for path in paths
+    }
+    bases = {path: api.at_commit(compared.base_sha, path) for path in paths}
+    await _fetch(gh, store, repo, [*heads.values(), *bases.values()], {}, cache)
+    found = {
+        path: manifests.inert_change(
+            path, cache.blobs.get(bases[path]), cache.blobs.get(heads[path])
+        )
+        for path in paths
+    }
+    return {path: fields for path, fields in found.items() if fields is not None}

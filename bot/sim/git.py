@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from aiohttp import web
@@ -16,6 +16,8 @@ GRAPHQL_DOCS = "https://docs.github.com/graphql"
 # GitHub cuts a blob's `text` in GraphQL past this size and says so with `isTruncated`.
 BLOB_TEXT_LIMIT = 512 * 1024
 _ALIAS = re.compile(r"(\w+)\s*:\s*object\s*\(\s*oid\s*:\s*\"([^\"]*)\"\s*\)")
+# `object(expression: "sha:path")`: a file at a commit (the string as JSON reads it).
+_EXPRESSION = re.compile(r"(\w+)\s*:\s*object\s*\(\s*expression\s*:\s*(\"(?:[^\"\\]|\\.)*\")\s*\)")
 _REPOSITORY = re.compile(r"repository\s*\(\s*owner\s*:\s*\$owner\s*,\s*name\s*:\s*\$name\s*\)")
 
 
@@ -71,10 +73,17 @@ def _entry(path: str, kind: str, data: bytes, repo_api: str) -> Json:
     }
 
 
-def graphql(body: bytes, blobs: Mapping[str, bytes], owner: str, name: str) -> web.Response:
-    """POST /graphql for the one query shape the bot sends: blobs by `object(oid:)`
-    aliases under `repository(owner:, name:)`. Anything else is answered as GitHub
-    answers a query it cannot parse (200, `errors`, no `data`)."""
+def graphql(
+    body: bytes,
+    blobs: Mapping[str, bytes],
+    owner: str,
+    name: str,
+    at: Callable[[str, str], bytes | None] = lambda ref, path: None,
+) -> web.Response:
+    """POST /graphql for the one query shape the bot sends: blobs by `object(oid:)` or
+    `object(expression: "ref:path")` aliases under `repository(owner:, name:)` (`at` reads
+    a path at a ref). Anything else is answered as GitHub answers a query it cannot parse
+    (200, `errors`, no `data`)."""
     try:
         payload = json.loads(body)
         query, variables = payload["query"], payload.get("variables") or {}
@@ -103,6 +112,9 @@ def graphql(body: bytes, blobs: Mapping[str, bytes], owner: str, name: str) -> w
             }
         )
     found = {alias: _blob(blobs.get(oid)) for alias, oid in _ALIAS.findall(query)}
+    for alias, literal in _EXPRESSION.findall(query):
+        ref, _, path = json.loads(literal).partition(":")
+        found[alias] = _blob(at(ref, path))
     return web.json_response({"data": {"repository": found}})
 
 

@@ -296,7 +296,14 @@ class Routes:
                 raw = git.as_bytes(data)
                 blobs_by_oid[git.blob_sha(raw)] = raw
         repo = self.world.repo
-        return git.graphql(await request.read(), blobs_by_oid, repo.owner, repo.name)
+        body = await request.read()
+        return git.graphql(body, blobs_by_oid, repo.owner, repo.name, self._file_at)
+
+    def _file_at(self, ref: str, path: str) -> bytes | None:
+        if ref not in self.world.known_refs():
+            return None
+        data = self.world.files_at(ref).get(path)
+        return None if data is None else git.as_bytes(data)
 
     async def get_permission(self, request: web.Request) -> web.Response:
         return web.json_response(self.shapes.permission(request.match_info["username"]))

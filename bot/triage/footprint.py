@@ -30,12 +30,17 @@ a glob on the test file -> globs of what such tests depend on, gitignore-style,
 Read from the code (``bot/triage/imports``), when the handler could walk the test's
 imports: every repository file the test imports, at any depth reached, and every file
 that runs for it (a ``conftest.py``, a setup file, its package's files), each file entry
-carrying its import chain.
+carrying its import chain; and every configuration file that steers how its imports
+resolve (``ImportWalk.configs``: the tsconfig files consulted and what they extend,
+package.json files, jest/vitest/vite configurations, go.mod, pyproject.toml, composer.json,
+Cargo.toml, .csproj, ...), ahead of the same file reached by an import (a workspace
+package's package.json), with that import's chain when there is one.
 
 Each entry has a strength (``FootprintEntry.strength``, decided in one place:
 ``models.WEAK_REASONS``). Strong, what the test's run reads for certain: the test file,
-its traceback frames, what it imports and what runs for it, the Go package from its id
-(the package's files are compiled with the test), and the repo's ``footprints`` mappings.
+its traceback frames, what it imports and what runs for it, the configuration that steers
+its imports, the Go package from its id (the package's files are compiled with the test),
+and the repo's ``footprints`` mappings.
 Weak, guesses from names and folders: the test's directory, the conventional pair (an
 imported pair is a strong entry too, and strong entries come first), ``testdata/``
 folders, the folder a ``__tests__`` tests. Only a strong hit makes a failure related
@@ -70,6 +75,7 @@ REASON_GO_PACKAGE = Reason.GO_PACKAGE
 REASON_CONFIG = Reason.CONFIG
 REASON_IMPORTED = Reason.IMPORTED
 REASON_RUNS = Reason.RUNS
+REASON_RESOLVES = Reason.RESOLVES
 
 PATTERN_PREFIX = "**/"
 
@@ -182,10 +188,16 @@ def footprint(
 
 
 def _walked(imports: ImportWalk) -> list[FootprintEntry]:
-    """The files the walk reached; an imported file's `detail` says what runs for the test
-    at its chain's start when that is not the test file itself ("a conftest.py")."""
+    """The configuration that steers the walk, then the files it reached; an imported
+    file's `detail` says what runs for the test at its chain's start when that is not the
+    test file itself ("a conftest.py")."""
     runs = {reached.path: reached.why for reached in imports.reached if not reached.chain}
-    return [
+    chains = {reached.path: list(reached.chain) for reached in imports.reached}
+    configs = [
+        FootprintEntry(path=path, reason=REASON_RESOLVES, chain=chains.get(path, []))
+        for path in imports.configs
+    ]
+    return configs + [
         FootprintEntry(
             path=reached.path,
             reason=REASON_IMPORTED if reached.chain else REASON_RUNS,
@@ -251,14 +263,16 @@ def worth_walking(
 ) -> str | None:
     """The failure's test file when following its imports could change the verdict, else
     None: a language of `bot/triage/imports` reads the test file; the PR changes a file such
-    a test can import (its language's sources), or lists only part of its changes; and
+    a test can import (its language's sources) or a configuration file of the language
+    (go.mod, a .csproj: it may steer the imports), or lists only part of its changes; and
     neither the test file nor its traceback already meets the change (the verdict is
     RELATED with high confidence without the walk)."""
     test_file = locate_test_file(failure)
     language = None if test_file is None else language_of(test_file)
     if test_file is None or language is None:
         return None
-    if changed_complete and not any(p.endswith(language.sources) for p in changed_paths):
+    readable = (*language.sources, *language.configs)
+    if changed_complete and not any(p.endswith(readable) for p in changed_paths):
         return None
     found = matches(footprint(failure), changed_paths)
     if any(entry.reason in (REASON_TEST_FILE, REASON_TRACEBACK) for _, entry in found):
@@ -301,7 +315,8 @@ def plan_walk(
     rules = footprint(failure)
     if any(entry.reason == REASON_TRACEBACK for _, entry in matches(rules, changed_paths)):
         return None
-    if not changed_complete or any(p.endswith(language.sources) for p in changed_paths):
+    readable = (*language.sources, *language.configs)
+    if not changed_complete or any(p.endswith(readable) for p in changed_paths):
         return WalkPlan(failure, None)
     if rules.entries:
         return None

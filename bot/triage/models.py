@@ -78,13 +78,16 @@ class Reason(StrEnum):
     CONFIG = "mapped in .github/flaky.yml"  # followed by " (the mapping's glob)"
     IMPORTED = "imported by the test"
     RUNS = "runs for the test"  # a conftest.py, a setup file, a file of its package
+    # A tsconfig (and what it extends), a package.json, go.mod, pyproject.toml, ...
+    RESOLVES = "configures how the test's imports resolve"
 
 
 class Strength(StrEnum):
     """How sure an entry is. STRONG: the test's run reads the path for certain (the test
-    file, its traceback, what it imports or what runs for it, its Go package, the repo's own
-    mapping); only a strong hit makes a failure related. WEAK: a guess from names and folders
-    (same folder, name pair, test data folder, the folder a `__tests__` tests): a caveat."""
+    file, its traceback, what it imports or what runs for it, its Go package, the
+    configuration that steers its imports, the repo's own mapping); only a strong hit makes a
+    failure related. WEAK: a guess from names and folders (same folder, name pair, test data
+    folder, the folder a `__tests__` tests): a caveat."""
 
     STRONG = "strong"
     WEAK = "weak"

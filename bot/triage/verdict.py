@@ -41,6 +41,11 @@ were not followed at all (`imports` None: the walk's depth is 0), keep the name-
 rules: any hit, weak or strong, makes the failure RELATED (with medium confidence unless a
 hit is strong), and no walk is needed for FLAKY or UNRELATED.
 
+A strong hit on a configuration file that steers the test's imports (`REASON_RESOLVES`: a
+tsconfig, a package.json, go.mod, ...) is no hit when the PR changed only fields of it that
+cannot steer resolution (`inert`, from `manifests.inert_change`: a package.json's `version`
+or `scripts`); it is a caveat instead, named with the fields.
+
 Afterwards: a `/flaky wrong` on the test (or the whole PR) turns FLAKY or UNRELATED into
 UNKNOWN; a mass failure does the same (`decide_extraction`). Risky changed paths (workflows,
 lockfiles, build files, shared fixtures) never make a failure related; they are caveats that
@@ -52,7 +57,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from pydantic import BaseModel, Field
 
@@ -64,6 +69,7 @@ from bot.triage.footprint import (
     REASON_GO_PACKAGE,
     REASON_IMPORTED,
     REASON_PAIR,
+    REASON_RESOLVES,
     REASON_RUNS,
     REASON_TEST_FILE,
     REASON_TESTDATA,
@@ -125,6 +131,7 @@ def decide(
     rules: Rules | None = None,
     imports: Mapping[str, ImportWalk] | None = None,
     files: AbstractSet[str] | None = None,
+    inert: Mapping[str, str] | None = None,
 ) -> list[Decision]:
     """One Decision per failure, or a single UNKNOWN one when there is no failure.
 
@@ -136,7 +143,8 @@ def decide(
     name-and-folder rules; a mapping: a test of a walked language missing from it has no
     walk); ``files`` the paths of the commit's file list, None when it was not read (or
     GitHub cut it): they tell which changed files are gone at the commit (removed, or
-    renamed away).
+    renamed away); ``inert`` the changed manifests whose change cannot steer resolution,
+    each with the fields that changed (module doc).
     """
     if passed_on_rerun and reproduced_on_rerun:
         raise ValueError("a rerun cannot both pass and reproduce the failure")
@@ -166,6 +174,7 @@ def decide(
                 imports=(imports or {}).get(walk_key(failure)),
                 walking=imports is not None,
                 files=files,
+                inert=inert or {},
             )
         )
         for failure in failures
@@ -183,6 +192,7 @@ def decide_extraction(
     rules: Rules | None = None,
     imports: Mapping[str, ImportWalk] | None = None,
     files: AbstractSet[str] | None = None,
+    inert: Mapping[str, str] | None = None,
 ) -> list[Decision]:
     """`decide` on what one job's extraction found, knowing why a job can fail without a test.
 
@@ -202,6 +212,7 @@ def decide_extraction(
             rules=rules,
             imports=imports,
             files=files,
+            inert=inert,
         ),
         extraction.problems,
     )
@@ -218,6 +229,7 @@ def _decide_extraction(
     rules: Rules | None,
     imports: Mapping[str, ImportWalk] | None,
     files: AbstractSet[str] | None,
+    inert: Mapping[str, str] | None,
 ) -> list[Decision]:
     if not extraction.failures and extraction.infra is not None:
         cause = extraction.infra
@@ -240,6 +252,7 @@ def _decide_extraction(
         rules=rules,
         imports=imports,
         files=files,
+        inert=inert,
     )
     if not extraction.mass_failure:
         return decisions
@@ -304,6 +317,7 @@ class _Facts:
     imports: ImportWalk | None
     walking: bool  # imports were followed: a walked test missing from them has no walk
     files: AbstractSet[str] | None  # the commit's files, when known
+    inert: Mapping[str, str]  # changed manifests that cannot steer resolution: their fields
 
 
 @dataclass(frozen=True)
@@ -320,6 +334,8 @@ class _Reading:
     unsure: list[tuple[str, FootprintEntry]]
     open_paths: list[str]  # changed paths the walk could not rule out
     walk: ImportWalk | None
+    # Configuration that steers the test, changed only in fields that cannot steer it.
+    inert: list[tuple[str, FootprintEntry]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -333,7 +349,7 @@ def _decide_one(facts: _Facts) -> Decision:
     """Read the footprint against the change, list the facts, apply the first rule that
     holds (module doc), lower the confidence for caveats, then hear `/flaky wrong`."""
     reading = _read(facts)
-    risky = _risky_caveats(facts, reading)
+    risky = [*_inert_caveats(facts, reading), *_risky_caveats(facts, reading)]
     caveats = [*_weak_caveats(reading), *risky]
     items = [
         *_footprint_items(facts, reading),
@@ -370,8 +386,10 @@ def _read(facts: _Facts) -> _Reading:
     language = language_of(test_file) if test_file is not None else None
     found = footprint(facts.failure, facts.rules.footprints, facts.imports)
     hits = matches(found, facts.changed_paths)
+    inert = [hit for hit in hits if hit[1].reason == REASON_RESOLVES and hit[0] in facts.inert]
+    hits = [hit for hit in hits if hit not in inert]
     if test_file is None or language is None or not facts.walking:
-        return _Reading(test_file, found.entries, hits, hits, [], [], [], facts.imports)
+        return _Reading(test_file, found.entries, hits, hits, [], [], [], facts.imports, inert)
     if facts.imports is not None:
         # The walk sees a test that imports a sibling test file; without that import, the
         # sibling is no evidence at all.
@@ -380,7 +398,9 @@ def _read(facts: _Facts) -> _Reading:
     weak = [hit for hit in hits if not _strong(hit)]
     unsure = [hit for hit in weak if not hit[0].endswith(language.sources)]
     open_paths = _open_paths(facts, test_file, language.sources, {path for path, _ in strong})
-    return _Reading(test_file, found.entries, hits, strong, weak, unsure, open_paths, facts.imports)
+    return _Reading(
+        test_file, found.entries, hits, strong, weak, unsure, open_paths, facts.imports, inert
+    )
 
 
 def _strong(hit: tuple[str, FootprintEntry]) -> bool:
@@ -519,9 +539,20 @@ def _weak_caveat(path: str, entry: FootprintEntry, walk: ImportWalk | None, unsu
     return f"this PR changes {path}{where}; {how}"
 
 
+def _inert_caveats(facts: _Facts, reading: _Reading) -> list[str]:
+    """ "this PR changes packages/money/package.json, which configures how the test's
+    imports resolve, but only `version`, which cannot change that"."""
+    return [
+        f"this PR changes {path}, which {REASON_RESOLVES}, but only {facts.inert[path]}, "
+        "which cannot change that"
+        for path, _ in reading.inert
+    ]
+
+
 def _risky_caveats(facts: _Facts, reading: _Reading) -> list[str]:
-    """Risky changed paths outside what makes the failure related."""
-    related = {path for path, _ in reading.related}
+    """Risky changed paths outside what makes the failure related (and outside the
+    configuration changed only in fields that cannot steer it: said once, above)."""
+    related = {path for path, _ in [*reading.related, *reading.inert]}
     return [
         f"this PR changes {path} ({why}), which can break any test"
         for path, why in facts.risky
@@ -741,6 +772,10 @@ def _why(entry: FootprintEntry) -> str:
         return f"which the test imports at depth {len(entry.chain)}"
     if entry.reason == REASON_RUNS:
         return f"which is {entry.detail or 'a file'} that runs for the test"
+    if entry.reason == REASON_RESOLVES:
+        last = entry.chain[-1] if entry.chain else None
+        step = f" ({last.importer} imports {last.module})" if last else ""
+        return f"which {REASON_RESOLVES}{step}"
     if entry.reason == REASON_PAIR:
         return f"which is the test file's conventional pair ({entry.path})"
     if entry.reason == REASON_DIRECTORY:

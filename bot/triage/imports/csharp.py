@@ -84,6 +84,7 @@ def project_folder(project: str) -> str | None:
 class CSharp:
     name = "C#"
     sources = (".cs",)
+    configs = PROJECT_SUFFIXES
 
     def tests(self, test_file: str) -> bool:
         return test_file.endswith(".cs")
@@ -98,6 +99,12 @@ class CSharp:
             return own
         return [*own, *(path for path in projects if path not in own)]
 
+    def steering(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> Sequence[str]:
+        """The test's project files and those they reference, transitively, as read; not the
+        repository's other project files read with them."""
+        projects = sorted(path for path in tree.files if path.endswith(PROJECT_SUFFIXES))
+        return _referenced(_own_projects(test_file, projects), tree, configs)[1]
+
     def resolver(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> CSharpResolver:
         projects = sorted(path for path in tree.files if path.endswith(PROJECT_SUFFIXES))
         own = _own_projects(test_file, projects)
@@ -106,7 +113,7 @@ class CSharp:
             for project in own
             if (folder := project_folder(project)) is not None
         ]
-        starts += _referenced(own, tree, configs)
+        starts += _referenced(own, tree, configs)[0]
         unique: dict[str, Start] = {}
         for start in starts:
             unique.setdefault(start.path, start)
@@ -122,14 +129,20 @@ def _own_projects(test_file: str, projects: Sequence[str]) -> list[str]:
     return []
 
 
-def _referenced(own: Sequence[str], tree: Tree, configs: Mapping[str, str]) -> list[Start]:
+def _referenced(
+    own: Sequence[str], tree: Tree, configs: Mapping[str, str]
+) -> tuple[list[Start], list[str]]:
     """What the test's projects reference, transitively through the project files already
-    read; a referenced project file not read yet is a Start the walk reads and follows."""
+    read; a referenced project file not read yet is a Start the walk reads and follows. With
+    the project files read on the way."""
     starts: list[Start] = []
     queue = deque(own)
     seen = set(own)
+    read: list[str] = []
     while queue:
         project = queue.popleft()
+        if project in configs:
+            read.append(project)
         for reference in references_of(project, configs.get(project, "")):
             if reference.path in seen or not _exists(reference.path, tree):
                 continue
@@ -145,7 +158,7 @@ def _referenced(own: Sequence[str], tree: Tree, configs: Mapping[str, str]) -> l
                 queue.append(reference.path)
             else:
                 starts.append(Start(reference.path, why))
-    return starts
+    return starts, read
 
 
 @dataclass(frozen=True)

@@ -89,6 +89,7 @@ def package_files(folders: Mapping[str, list[str]], folder: str, *, tests: bool)
 class Go:
     name = "Go"
     sources = (".go",)
+    configs = ("go.mod",)
 
     def tests(self, test_file: str) -> bool:
         return test_file.endswith(TEST_SUFFIX)
@@ -106,6 +107,11 @@ class Go:
         if module is not None:
             modules[module] = root
         return GoResolver(tree, go_folders(tree), test_file, modules, root)
+
+    def steering(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> Sequence[str]:
+        """The nearest go.mod: the module's path and its local `replace`s."""
+        go_mod = nearest_go_mod(test_file, tree)
+        return [go_mod] if go_mod is not None and go_mod in configs else []
 
 
 @dataclass(frozen=True)

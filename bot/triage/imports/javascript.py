@@ -18,7 +18,8 @@ of the repository itself (a monorepo's workspace): a folder holding a package.js
 name is the package's last segment (`@acme/utils` in `packages/utils/`) or scope-last
 (`@babel/core` in `packages/babel-core/`), or whose package.json was read and names it.
 That package's `src/index.*` (or `index.*`, `lib/index.*`; for `pkg/sub`, `sub` under the
-folder, its `src/` or `lib/`) and its package.json are imported, and the package.json's
+folder, its `src/` or `lib/`) and its package.json (as configuration: `Target.configures`)
+are imported, and the package.json's
 entries (`main`, `module`, `exports`, ...; a built file in `dist/` or `lib/` that is not in
 the tree is looked for under `src/`) at the next depth. Anything else (`react`, `node:fs`)
 is not the repository's and is left out. Not followed: webpack's aliases, a vite alias found
@@ -64,12 +65,16 @@ class Script:
     name: str
     tested: tuple[str, ...]
     sources: tuple[str, ...] = SOURCES
+    configs: tuple[str, ...] = ()  # every configuration file read ends in one of `sources`
 
     def tests(self, test_file: str) -> bool:
         return test_file.endswith(self.tested) and not test_file.endswith(".d.ts")
 
     def config_files(self, test_file: str, tree: Tree) -> Sequence[str]:
         return jsconfig.config_candidates(test_file, tree)
+
+    def steering(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> Sequence[str]:
+        return jsconfig.steering(test_file, configs)
 
     def resolver(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> ScriptResolver:
         named: dict[str, str] = {}
@@ -137,7 +142,13 @@ class ScriptResolver:
             files = []  # `node:fs`, `virtual:x`, a URL: not the repository's
         else:
             files = self._bare(bare)
-        return [Target(path, spec, follow=_loads_more(path)) for path in files]
+        # A package.json found by a package's name is read for its entries (`main`,
+        # `exports`): configuration, unlike one the specifier names (`./package.json`).
+        named = bare.endswith(".json")
+        return [
+            Target(path, spec, _loads_more(path), configures=_is_manifest(path) and not named)
+            for path in files
+        ]
 
     def _bare(self, spec: str) -> list[str]:
         """A bare specifier, in the order the tools look: an alias of the bundler or test
@@ -240,7 +251,11 @@ class ScriptResolver:
 
 def _loads_more(path: str) -> bool:
     """Whether the file can load others: a script or a package.json, not data or styles."""
-    return path.endswith(SCANNED) or path.rpartition("/")[2] == jsconfig.MANIFEST
+    return path.endswith(SCANNED) or _is_manifest(path)
+
+
+def _is_manifest(path: str) -> bool:
+    return path.rpartition("/")[2] == jsconfig.MANIFEST
 
 
 def _split_package(spec: str) -> tuple[str, str]:

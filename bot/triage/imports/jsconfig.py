@@ -9,6 +9,10 @@ configurations; so the nearest tsconfig is known, `extends` is followed when it 
 relative file that is one of them, and a solution-style tsconfig.json (`references` only)
 is read through the variants beside it. An `extends` to a package (`@tsconfig/node18`) or to
 a file elsewhere is not followed.
+
+Which of the files read steer the test's imports (`steering`, strong evidence): the tsconfig
+files consulted for `paths`/`baseUrl` and what they extend (a file extended elsewhere too,
+unread), and every package.json and jest/vitest/vite configuration from the test's folder up.
 """
 
 from __future__ import annotations
@@ -95,6 +99,17 @@ def likely_setup_files(test_file: str, tree: Tree) -> list[str]:
     return sorted(found, key=lambda path: (-path.count("/"), path))[:_SETUP_GUESSES]
 
 
+def steering(test_file: str, configs: Mapping[str, str]) -> list[str]:
+    """The configuration files read that steer the test's imports: the tsconfig files
+    `aliases` consulted (with their `extends` chains), and every package.json and jest,
+    vitest or vite configuration from the test's folder up (any of them may be the one the
+    run used). Not: a tsconfig variant nothing consulted (`tsconfig.eslint.json` beside a
+    tsconfig.json that answered), nor a file read only because it is named like a setup
+    file (one a configuration names runs for the test, a stronger reason)."""
+    runners = [p for p in configs if p.rpartition("/")[2] in (MANIFEST, *RUNNER_CONFIGS)]
+    return list(dict.fromkeys([*aliases(test_file, configs).read_from, *runners]))
+
+
 def normalize(folder: str, relative: str) -> str | None:
     """`relative` from `folder` as a repository path; None when it climbs out of it."""
     joined = posixpath.normpath(posixpath.join(folder or ".", relative))
@@ -115,22 +130,32 @@ class Aliases:
     paths: tuple[tuple[str, tuple[str, ...]], ...] = ()
     paths_base: str = ""
     paths_folder: str = ""  # where the file declaring `paths` is (while merging `extends`)
+    # The tsconfig files consulted for them, `extends` chains included (a file extended
+    # but not read too): a change to any of them can change the answer.
+    read_from: tuple[str, ...] = ()
 
 
 def aliases(test_file: str, configs: Mapping[str, str]) -> Aliases:
     """`baseUrl` and `paths` of the tsconfig (or jsconfig) nearest the test that sets
     either, `extends` followed through the files read: in each folder up from the test,
     tsconfig.json, jsconfig.json, then the folder's other tsconfig files (those a
-    solution-style tsconfig.json references, say tsconfig.app.json)."""
+    solution-style tsconfig.json references, say tsconfig.app.json). `read_from` lists
+    the files consulted up to the one that answered (all of them when none did)."""
+    consulted: list[str] = []
     for folder in ancestors(test_file):
         names = [join(folder, name) for name in TSCONFIGS]
         names += sorted(p for p in configs if parent(p) == folder and _is_variant(p))
         for path in names:
             found = _options(path, configs, frozenset()) if path in configs else Aliases()
+            consulted += found.read_from
             if found.paths or found.base_url is not None:
                 base = found.base_url if found.base_url is not None else found.paths_folder
-                return Aliases(found.base_url, found.paths, base)
-    return Aliases()
+                return Aliases(found.base_url, found.paths, base, read_from=_once(consulted))
+    return Aliases(read_from=_once(consulted))
+
+
+def _once(paths: Sequence[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(paths))
 
 
 def _is_variant(path: str) -> bool:
@@ -140,11 +165,13 @@ def _is_variant(path: str) -> bool:
 def _options(path: str, configs: Mapping[str, str], seen: frozenset[str]) -> Aliases:
     """A tsconfig's `baseUrl` (as a repository folder) and `paths` with the folder of the
     file declaring them (in `paths_base`), over those of the files it extends."""
-    data = loads_jsonc(configs.get(path, ""))
-    if not isinstance(data, dict) or path in seen:
+    if path in seen:
         return Aliases()
+    data = loads_jsonc(configs.get(path, ""))
+    if not isinstance(data, dict):
+        return Aliases(read_from=(path,))  # extended but not read: it still steers
     folder = parent(path)
-    merged = Aliases()
+    merged = Aliases(read_from=(path,))
     extends = data.get("extends")
     for base in [extends] if isinstance(extends, str) else extends or []:
         if isinstance(base, str) and base.startswith("."):
@@ -174,6 +201,7 @@ def _over(base: Aliases, top: Aliases) -> Aliases:
         base_url=top.base_url if top.base_url is not None else base.base_url,
         paths=top.paths or base.paths,
         paths_folder=top.paths_folder if top.paths else base.paths_folder,
+        read_from=_once([*base.read_from, *top.read_from]),
     )
 
 

@@ -90,6 +90,7 @@ class Classes:
 class Jvm:
     name = "Java/Kotlin/Scala"
     sources = SUFFIXES
+    configs = ()
 
     def tests(self, test_file: str) -> bool:
         return test_file.endswith(SUFFIXES)
@@ -99,6 +100,9 @@ class Jvm:
 
     def resolver(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> JvmResolver:
         return JvmResolver(test_file, Classes.of(tree))
+
+    def steering(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> Sequence[str]:
+        return []  # classes are found by name in the tree: no configuration is read
 
 
 @dataclass(frozen=True)

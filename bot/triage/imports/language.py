@@ -4,7 +4,9 @@ The walk (`walk.py`) is the same for every language; a `Language` says which tes
 reads, which configuration files it needs first (read in the walk's first round, with the
 test file), and gives a `Resolver` for one test: the other files that run for the test
 (`starts`: pytest's conftest.py files, jest's setup files, a Go test's package) and, for a
-file's text, the repository files it imports (`imports`). A resolver never executes
+file's text, the repository files it imports (`imports`); and, of the configuration files
+read, those that steer how this test's imports resolve (`steering`: they are in the test's
+footprint, strongly, so a PR changing one is related). A resolver never executes
 repository code: it parses the text with the language's own tokenizer where Python has one
 (`ast`) and with a small scanner elsewhere.
 
@@ -43,6 +45,9 @@ class Target:
     path: str
     module: str
     follow: bool = True
+    # Read for how imports resolve, not loaded by the program: a workspace package's
+    # package.json found by the package's name (its `main`, `exports`).
+    configures: bool = False
 
 
 class Resolver(Protocol):
@@ -66,6 +71,12 @@ class Language(Protocol):
         """Suffixes of the files a test of this language can import (".py", ".pyi")."""
         ...
 
+    @property
+    def configs(self) -> tuple[str, ...]:
+        """How the configuration files it reads end ("go.mod", ".csproj"), when not in
+        `sources`: a PR changing one may change how a test's imports resolve."""
+        ...
+
     def tests(self, test_file: str) -> bool:
         """Whether this language reads `test_file`'s imports."""
         ...
@@ -77,4 +88,10 @@ class Language(Protocol):
     def resolver(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> Resolver:
         """The resolver for one test, given the configuration files' texts (a file that
         could not be read is absent)."""
+        ...
+
+    def steering(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> Sequence[str]:
+        """Of the configuration files read (`configs`), those that steer how this test's
+        imports resolve or what runs for it, and any file they name that steers it too (a
+        tsconfig's `extends`): not another package's manifest read on the way."""
         ...

@@ -229,6 +229,7 @@ def _dirname(after: list[tuple[str, str]], index: int) -> tuple[int | None, int]
 class Php:
     name = "PHP"
     sources = (".php",)
+    configs = (COMPOSER, *PHPUNIT)
 
     def tests(self, test_file: str) -> bool:
         return test_file.endswith(".php")
@@ -237,6 +238,11 @@ class Php:
         names = (COMPOSER, *PHPUNIT)
         candidates = [join(folder, name) for folder in ancestors(test_file) for name in names]
         return [path for path in candidates if path in tree.files]
+
+    def steering(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> Sequence[str]:
+        """The composer.json (autoload) and phpunit.xml (bootstrap) files from the test's
+        folder up."""
+        return [path for path in self.config_files(test_file, tree) if path in configs]
 
     def resolver(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> PhpResolver:
         psr4: list[tuple[str, str]] = []

@@ -62,6 +62,7 @@ def imports_of(source: str) -> list[ImportRef] | None:
 class Python:
     name = "Python"
     sources = (".py", ".pyi")
+    configs = CONFIG_FILES
 
     def tests(self, test_file: str) -> bool:
         return test_file.endswith(".py")
@@ -77,6 +78,11 @@ class Python:
             roots.append(SRC)
         roots.append("")
         return PythonResolver(tree, tuple(dict.fromkeys(roots)), tuple(conftests))
+
+    def steering(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> Sequence[str]:
+        """pyproject.toml, setup.cfg, pytest.ini: pytest's settings and the roots on
+        `sys.path` for every test."""
+        return [name for name in CONFIG_FILES if name in configs]
 
 
 @dataclass(frozen=True)

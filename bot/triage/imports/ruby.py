@@ -156,6 +156,7 @@ def _options(words: list[str]) -> Iterator[tuple[str, str]]:
 class Ruby:
     name = "Ruby"
     sources = (".rb",)
+    configs = (RSPEC,)
 
     def tests(self, test_file: str) -> bool:
         return test_file.endswith(".rb")
@@ -163,6 +164,10 @@ class Ruby:
     def config_files(self, test_file: str, tree: Tree) -> Sequence[str]:
         candidates = [join(folder, RSPEC) for folder in ancestors(test_file)]
         return [path for path in candidates if path in tree.files]
+
+    def steering(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> Sequence[str]:
+        """The .rspec files from the test's folder up (`--require`, `-I`)."""
+        return [path for path in self.config_files(test_file, tree) if path in configs]
 
     def resolver(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> RubyResolver:
         roots: list[str | None] = [

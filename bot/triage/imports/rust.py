@@ -150,6 +150,7 @@ def modules_of(source: str) -> list[tuple[str, str | None]]:
 class Rust:
     name = "Rust"
     sources = (".rs",)
+    configs = (MANIFEST,)
 
     def tests(self, test_file: str) -> bool:
         return test_file.endswith(".rs")
@@ -163,6 +164,18 @@ class Rust:
         if len(every) > MANIFESTS_READ:
             return near
         return [*near, *(path for path in every if path not in near)]
+
+    def steering(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> Sequence[str]:
+        """The Cargo.toml files from the test's folder up (its crate, the workspace) and
+        those of the crates it depends on by path, as read; not the repository's other
+        Cargo.toml files read with them."""
+        near = [path for path in _ancestor_manifests(test_file, tree) if path in configs]
+        if not near or near[0] != _ancestor_manifests(test_file, tree)[0]:
+            return near
+        workspace: dict[str, str] = {}
+        for path in reversed(near):
+            workspace.update(manifest_of(path, configs[path]).workspace)
+        return list(dict.fromkeys([*near, *_dependencies(near[0], tree, configs, workspace)[1]]))
 
     def resolver(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> RustResolver:
         near = _ancestor_manifests(test_file, tree)
@@ -179,7 +192,7 @@ class Rust:
             for target in manifest.targets
             if _exists(target, tree)
         ]
-        starts += _dependencies(crate, tree, configs, workspace)
+        starts += _dependencies(crate, tree, configs, workspace)[0]
         unique: dict[str, Start] = {}
         for start in starts:
             unique.setdefault(start.path, start)
@@ -193,14 +206,17 @@ def _ancestor_manifests(test_file: str, tree: Tree) -> list[str]:
 
 def _dependencies(
     crate: str, tree: Tree, configs: Mapping[str, str], workspace: Mapping[str, str]
-) -> list[Start]:
+) -> tuple[list[Start], list[str]]:
     """The crates `crate` depends on by path, transitively through the Cargo.toml files
-    already read; one not read yet is a Start the walk reads and follows."""
+    already read; one not read yet is a Start the walk reads and follows. With the Cargo.toml
+    files read on the way."""
     starts: list[Start] = []
     queue = deque([crate])
     seen = {parent(crate)}
+    read: list[str] = []
     while queue:
         manifest = queue.popleft()
+        read.append(manifest)
         for name, folder in manifest_of(manifest, configs[manifest], workspace).dependencies:
             if folder in seen or folder not in tree.directories:
                 continue
@@ -212,7 +228,7 @@ def _dependencies(
                 queue.append(theirs)
             elif theirs in tree.files:
                 starts.append(Start(theirs, why))
-    return starts
+    return starts, read
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,10 @@ the contents read so far, it says which files to read next (`wanted`, within the
 and what it found: every repository file the test reaches, each with its import chain.
 What a language's test runs and how its imports resolve is the language's own
 (`languages.py`); the walk is the same for all: the test file and the files that run for it
-(`Start`), then, transitively, what they import, to the depth limit.
+(`Start`), then, transitively, what they import, to the depth limit. It also names the
+configuration files that steer how the test's imports resolve (`configs`: the language's
+`steering`, and a package's manifest read for its entries), but not one the program loads
+as data (`import pkg from './package.json'`): that one is reached, like any import.
 
 The walk is partial, and says why, when it could not see everything: GitHub truncated the
 file list, a file was unreadable (binary, not UTF-8, not parseable, too large), or the
@@ -28,7 +31,7 @@ from bot.triage.models import ImportStep
 PARTIAL_NAMED = 3  # reasons named before "and N more"
 # Bump when what a resolver finds changes: walks kept under an older version (bot/store)
 # are then read again rather than trusted. Adding a language changes the key by itself.
-WALK_VERSION = 2
+WALK_VERSION = 3
 
 
 @dataclass(frozen=True)
@@ -66,6 +69,9 @@ class ImportWalk:
     # only located: nothing the PR changes could be imported).
     found_by: str = ""
     skipped: str = ""
+    # The configuration files that steer how the test's imports resolve (a tsconfig and
+    # what it extends, package.json files, go.mod, pyproject.toml, ...): module doc.
+    configs: tuple[str, ...] = ()
 
     @property
     def partial(self) -> bool:
@@ -104,6 +110,8 @@ class _Walker:
     wanted: list[str] = field(default_factory=list)
     cut: list[str] = field(default_factory=list)
     beyond_depth: bool = False
+    steering: list[str] = field(default_factory=list)  # read for how imports resolve
+    loaded: set[str] = field(default_factory=set)  # run or imported by the program
 
 
 def walk(
@@ -118,7 +126,9 @@ def walk(
         state.cut.append("GitHub truncated the file list")
     if test_file not in tree.files:
         state.cut.append(f"{test_file} is not in the commit's file list")
-    resolver = language.resolver(test_file, tree, _configs(state))
+    configs = _configs(state)
+    resolver = language.resolver(test_file, tree, configs)
+    state.steering += language.steering(test_file, tree, configs)
     _follow(state, resolver, [Start(test_file, "the test file"), *resolver.starts()])
     if state.beyond_depth:
         state.cut.append(f"imports deeper than {state.limits.depth} not followed")
@@ -130,6 +140,7 @@ def walk(
         read=tuple(state.read),
         wanted=tuple(wanted),
         cut=tuple(dict.fromkeys(state.cut)),
+        configs=tuple(p for p in dict.fromkeys(state.steering) if p not in state.loaded),
     )
 
 
@@ -155,6 +166,7 @@ def _follow(state: _Walker, resolver: Resolver, starts: list[Start]) -> None:
         (start.path, (), start) for start in starts
     )
     seen = {start.path for start in starts}
+    state.loaded.update(seen)
     while queue:
         path, chain, start = queue.popleft()
         if path != state.test_file:
@@ -162,6 +174,10 @@ def _follow(state: _Walker, resolver: Resolver, starts: list[Start]) -> None:
         if not start.follow:
             continue
         for target in _imports_to_follow(state, resolver, path, len(chain)):
+            if target.configures:
+                state.steering.append(target.path)
+            else:
+                state.loaded.add(target.path)
             if target.path not in seen:
                 seen.add(target.path)
                 step = ImportStep(importer=path, module=target.module, path=target.path)
@@ -241,6 +257,7 @@ def walk_to_json(found: ImportWalk) -> str:
             ],
             "read": list(found.read),
             "cut": list(found.cut),
+            "configs": list(found.configs),
         }
     )
 
@@ -264,6 +281,7 @@ def walk_from_json(text: str) -> ImportWalk | None:
             read=tuple(str(path) for path in data["read"]),
             wanted=(),
             cut=tuple(str(reason) for reason in data["cut"]),
+            configs=tuple(str(path) for path in data["configs"]),
         )
     except (ValueError, KeyError, TypeError):  # pydantic's ValidationError is a ValueError
         return None
