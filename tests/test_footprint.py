@@ -148,7 +148,7 @@ def test_conventional_pair(test_file: str, pattern: str | None) -> None:
 def test_pair_pattern_matches_the_basename_under_the_same_directory(
     changed: str, inside: bool
 ) -> None:
-    assert entry_contains("**/bus/core.py", changed) is inside
+    assert entry_contains(FootprintEntry(path="**/bus/core.py", reason="pair"), changed) is inside
 
 
 def test_matches_says_which_entry_covers_each_changed_path() -> None:
@@ -225,7 +225,7 @@ def test_every_match_is_a_safe_path_covered_by_its_entry(
         assert ".." not in path.split("/")
         assert not path.startswith("/")
         assert entry in fp.entries
-        assert entry_contains(entry.path, path)
+        assert entry_contains(entry, path)
 
 
 def test_real_pytorch_failure_footprint() -> None:
@@ -296,6 +296,10 @@ def test_a_go_test_depends_on_its_package_found_from_the_import_path(test_id: st
     assert reasons("internal/store/db.go") == []
     assert reasons("wire/x.go") == [REASON_GO_PACKAGE]  # a tail of the path, over-matched
     assert reasons("github.com/x.go") == []  # a host is never a repo directory
+    # A sub-folder is another package (or a nested module), which the test runs only if
+    # it imports it: the walk says so, not the package's folder.
+    assert reasons("internal/wire/codec/codec.go") == []
+    assert reasons("internal/wire/v2/go.mod") == []
 
 
 def test_only_go_tests_get_a_package_from_their_id() -> None:

@@ -3,7 +3,8 @@
 A footprint entry is one of three kinds of repo-relative POSIX path:
 
 - a file, matched exactly: ``tests/bus/test_core.py``;
-- a directory ending in ``/``, matching every path under it: ``tests/bus/``;
+- a directory ending in ``/``, matching every path under it: ``tests/bus/``; a Go
+  package's directory (reason ``Go package``) matches only the files directly in it;
 - a pattern starting with ``**/``, matching that tail anywhere in the tree:
   ``**/bus/core.py`` matches ``bus/core.py`` and ``src/bus/core.py`` but not
   ``core.py`` or ``src/core.py``.
@@ -155,8 +156,8 @@ def footprint(
     """
     candidates: list[FootprintEntry] = []
     test_file = locate_test_file(failure)
-    if test_file is None and imports is not None:  # found in the commit's tree (walk_key)
-        test_file = imports.test_file
+    if imports is not None and (test_file is None or imports.found_by):
+        test_file = imports.test_file  # found, or placed, in the commit's tree (walk_key)
     if test_file is not None:
         candidates.append(FootprintEntry(path=test_file, reason=REASON_TEST_FILE))
     for raw in failure.trace_paths:
@@ -322,14 +323,18 @@ def describe_chain(entry: FootprintEntry, show: Callable[[str], str] = str) -> s
     )
 
 
-def entry_contains(entry_path: str, changed_path: str) -> bool:
-    """Whether one footprint entry covers one (already normalised) changed path."""
-    if entry_path.startswith(PATTERN_PREFIX):
-        tail = entry_path.removeprefix(PATTERN_PREFIX)
+def entry_contains(entry: FootprintEntry, changed_path: str) -> bool:
+    """Whether one footprint entry covers one (already normalised) changed path. A Go
+    package's folder covers only the files directly in it: its sub-folders are other
+    packages (or other modules), which the test runs only if it imports them."""
+    if entry.path.startswith(PATTERN_PREFIX):
+        tail = entry.path.removeprefix(PATTERN_PREFIX)
         return changed_path == tail or changed_path.endswith("/" + tail)
-    if entry_path.endswith("/"):
-        return changed_path.startswith(entry_path)
-    return changed_path == entry_path
+    if entry.path.endswith("/") and entry.reason == REASON_GO_PACKAGE:
+        return changed_path.rpartition("/")[0] + "/" == entry.path
+    if entry.path.endswith("/"):
+        return changed_path.startswith(entry.path)
+    return changed_path == entry.path
 
 
 def matches(footprint: Footprint, changed_paths: Iterable[str]) -> list[tuple[str, FootprintEntry]]:
@@ -354,7 +359,7 @@ def matches(footprint: Footprint, changed_paths: Iterable[str]) -> list[tuple[st
 def _covers(entry: FootprintEntry, path: str) -> bool:
     if entry.glob:
         return glob_matches(entry.path, path)
-    return _is_safe_entry(entry.path) and entry_contains(entry.path, path)
+    return _is_safe_entry(entry.path) and entry_contains(entry, path)
 
 
 def _is_safe_entry(entry_path: str) -> bool:
