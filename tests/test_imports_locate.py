@@ -250,3 +250,11 @@ def test_the_footprint_of_a_placed_test_file_is_the_walk_of_the_placed_file() ->
     [related] = decide([failure], ["wire/lexer.go"], imports={walk_key(failure): placed})
     assert related.verdict is Verdict.RELATED
     assert any("placed in the tree by its unique tail" in i.text for i in related.items)
+
+
+def test_a_bare_name_is_a_tail_only_under_a_host() -> None:
+    tree = tree_of({"go.mod": "", "clock_test.go": "", "test_a.py": ""})
+    gopath = locate_in_tree(WIRE, tree, "src/github.com/acme/clock/clock_test.go", {})
+    assert gopath is not None and gopath.path == "clock_test.go"
+    # A repository path that is simply not there is no other file of the same name.
+    assert locate_in_tree(WIRE, tree, "tests/test_a.py", {}) is None

@@ -133,11 +133,9 @@ class Go:
         if go_mod is None:
             return []
         others = go_mod_files(tree)
-        return (
-            [go_mod, *(p for p in others if p != go_mod)]
-            if len(others) <= GO_MODS_READ
-            else [go_mod]
-        )
+        if len(others) > GO_MODS_READ:
+            return [go_mod]
+        return [go_mod, *(p for p in others if p != go_mod)]
 
     def resolver(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> GoResolver:
         go_mod = nearest_go_mod(test_file, tree)

@@ -31,7 +31,7 @@ from bot.triage.imports.golang import (
     repository_modules,
 )
 from bot.triage.imports.javascript import JAVASCRIPT
-from bot.triage.imports.jvm import JVM, JVM_FRAMEWORKS, jvm_class, locate_class
+from bot.triage.imports.jvm import JVM, jvm_class, locate_class
 from bot.triage.imports.language import Language
 from bot.triage.imports.paths import join
 from bot.triage.imports.php import PHP
@@ -41,10 +41,11 @@ from bot.triage.imports.rust import RUST
 from bot.triage.models import Failure
 
 GO_FRAMEWORK = "go"
-# The language a framework's tests are written in, for a failure that names no test file.
+# The language a framework's tests are written in, for a failure that names no test file
+# (a JUnit XML report's "junit" is any tool's: JVM only for a failure naming a class).
 _FRAMEWORK_LANGUAGES: Mapping[str, Language] = {
     GO_FRAMEWORK: GO,
-    **{name: JVM for name in JVM_FRAMEWORKS},
+    **{name: JVM for name in ("maven", "gradle")},
     **{name: PYTHON for name in ("pytest", "unittest")},
     **{name: JAVASCRIPT for name in ("jest", "vitest", "mocha", "bun", "node_test")},
     **{name: RUBY for name in ("rspec", "minitest")},
@@ -70,8 +71,8 @@ def locating_language(failure: Failure) -> Language | None:
 
 
 def failure_language(failure: Failure) -> Language | None:
-    """The walked language a failure's framework tests, whether or not it names a file."""
-    return _FRAMEWORK_LANGUAGES.get(failure.framework)
+    """The walked language of a failure's test, whether or not it names a file."""
+    return locating_language(failure) or _FRAMEWORK_LANGUAGES.get(failure.framework)
 
 
 def go_mods_for_locating(failure: Failure, tree: Tree) -> list[str]:
@@ -110,7 +111,8 @@ def locate_in_tree(
 
 def _placed(named: str, files: Set[str], modules: Mapping[str, str]) -> Located | None:
     """A printed path the tree does not hold, placed by a Go module path in it, else by
-    the one tree file that is a tail of it."""
+    the one tree file that is a tail of it: a folder and a name at least, or only the name
+    when what it drops holds a host (`src/github.com/acme/bus/clock_test.go`)."""
     segments = named.split("/")
     if named.endswith(GO.sources):
         for start in range(len(segments) - 1):
@@ -119,7 +121,9 @@ def _placed(named: str, files: Set[str], modules: Mapping[str, str]) -> Located 
             if folder is not None and (placed := join(folder, segments[-1])) in files:
                 how = f"printed as {named}, placed in the tree by its Go package {package}"
                 return Located(placed, how)
-    tails = [t for i in range(1, len(segments)) if (t := "/".join(segments[i:])) in files]
+    hosted = any("." in segment for segment in segments[:-1])
+    ends = range(1, len(segments) if hosted else len(segments) - 1)
+    tails = [t for i in ends if (t := "/".join(segments[i:])) in files]
     if len(tails) != 1:
         return None
     return Located(tails[0], f"printed as {named}, placed in the tree by its unique tail")
