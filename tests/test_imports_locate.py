@@ -148,6 +148,24 @@ CLOCK = Failure(test_id="go.acme.dev/clock.TestTickerStops", name="TestTickerSto
             ),
             "src/auth/session.py",
         ),
+        (
+            Failure(
+                test_id="Shop.Tests.CartTests.Totals",
+                name="Totals",
+                framework="dotnet",
+                trace_paths=["src/Shop/Money.cs"],
+            ),
+            "src/Shop/Cart.cs",
+        ),
+        (
+            Failure(
+                test_id="tests::totals",
+                name="tests::totals",
+                framework="cargo",
+                trace_paths=["src/lib.rs"],
+            ),
+            "src/cart.rs",
+        ),
     ],
 )
 def test_a_walked_test_that_cannot_be_located_is_unknown_never_judged_by_names(
