@@ -148,7 +148,7 @@ def test_conventional_pair(test_file: str, pattern: str | None) -> None:
 def test_pair_pattern_matches_the_basename_under_the_same_directory(
     changed: str, inside: bool
 ) -> None:
-    assert entry_contains("**/bus/core.py", changed) is inside
+    assert entry_contains(FootprintEntry(path="**/bus/core.py", reason="pair"), changed) is inside
 
 
 def test_matches_says_which_entry_covers_each_changed_path() -> None:
@@ -225,7 +225,7 @@ def test_every_match_is_a_safe_path_covered_by_its_entry(
         assert ".." not in path.split("/")
         assert not path.startswith("/")
         assert entry in fp.entries
-        assert entry_contains(entry.path, path)
+        assert entry_contains(entry, path)
 
 
 def test_real_pytorch_failure_footprint() -> None:
@@ -296,6 +296,12 @@ def test_a_go_test_depends_on_its_package_found_from_the_import_path(test_id: st
     assert reasons("internal/store/db.go") == []
     assert reasons("wire/x.go") == [REASON_GO_PACKAGE]  # a tail of the path, over-matched
     assert reasons("github.com/x.go") == []  # a host is never a repo directory
+    # A sub-folder is another package (or a nested module), which the test runs only if
+    # it imports it: the walk says so, not the package's folder.
+    assert reasons("internal/wire/codec/codec.go") == []
+    assert reasons("internal/wire/v2/go.mod") == []
+    # Its testdata/ is the package's own: `go test` reads it from the package's folder.
+    assert reasons("internal/wire/testdata/golden/a.json") == [REASON_GO_PACKAGE]
 
 
 def test_only_go_tests_get_a_package_from_their_id() -> None:
@@ -330,3 +336,20 @@ def test_a_glob_pathspec_refuses_matches_nothing() -> None:
     entry = FootprintEntry(path="a/b\\", reason=REASON_CONFIG, glob=True)
 
     assert matches(Footprint(test_id="t", entries=[entry]), ["a/b", "a/b\\"]) == []
+
+
+def test_a_located_go_test_depends_on_its_own_folder_and_its_testdata() -> None:
+    """A module in go/: no tail of the import path is the package's folder, its test file's
+    folder is; its testdata/ is strong evidence, a sub-package is not."""
+    failure = Failure(
+        test_id="github.com/acme/bus/internal/wire.TestParse", name="TestParse", framework="go"
+    )
+    located = failure.model_copy(update={"file": "go/internal/wire/parse_test.go"})
+    fp = footprint(located)
+
+    def reasons(changed: str) -> list[str]:
+        return [entry.reason for _, entry in matches(fp, [changed])]
+
+    assert reasons("go/internal/wire/testdata/golden.json") == [REASON_GO_PACKAGE]
+    assert reasons("go/internal/wire/lexer.go") == [REASON_GO_PACKAGE]
+    assert reasons("go/internal/wire/sub/x.go") == []  # another package: the walk's to say

@@ -14,6 +14,7 @@ from bot.triage.imports.golang import (
     local_replacements,
     locate_package_test,
     module_path,
+    repository_modules,
 )
 from bot.triage.models import Failure
 from tests.test_imports_walk import depths, layout, tree_of, walked
@@ -219,3 +220,43 @@ def test_a_module_replaced_by_a_folder_of_the_repository_is_followed() -> None:
 def test_the_scanner_never_fails(source: str) -> None:
     found = go_imports(source)
     assert found is None or all(isinstance(path, str) for path in found)
+
+
+def test_a_real_multi_module_repository_zap() -> None:
+    """uber-go/zap at a real commit: the root module `go.uber.org/zap` (a vanity path, no
+    tail of which is a folder) beside five nested modules; exp/ (`go.uber.org/zap/exp`)
+    imports the root module through `replace go.uber.org/zap => ../`. The packages found
+    match `go list -deps -test` on that checkout (checked by hand)."""
+    tree, files = layout("zap")
+    go_mods = {p: str(text) for p, text in files.items() if p.endswith("go.mod")}
+    modules = repository_modules(go_mods)
+    assert modules["go.uber.org/zap"] == "" and modules["go.uber.org/zap/exp"] == "exp"
+    # The root package: in no folder by name, and one module of six; the go.mod files say.
+    assert locate_package_test("go.uber.org/zap", tree, "TestLoggerAddCaller") is None
+    found = locate_package_test("go.uber.org/zap", tree, "TestLoggerAddCaller", modules)
+    assert found == "logger_test.go"
+    assert locate_package_test(
+        "go.uber.org/zap/exp/zapfield", tree, "TestFieldConstructors", modules
+    ) == ("exp/zapfield/zapfield_test.go")
+    assert locate_package_test("go.uber.org/other", tree, "TestX", modules) is None
+    result = walked("exp/zapfield/zapfield_test.go", files, WalkLimits(depth=1), tree)
+    folders = {p.rpartition("/")[0] for p, d in depths(result).items() if d == 1}
+    assert folders == {"", "zapcore"}  # the root package (replaced by ../) and zapcore
+    assert set(go_mods) <= set(result.read)  # every module's go.mod, read with the test
+
+
+def test_a_nested_module_is_its_own_folder_whatever_its_path() -> None:
+    """`example.com/m/sub/v2` lives in sub/ (a major version suffix): its packages are
+    under sub/, not under the root module's sub/v2/."""
+    files: dict[str, Source] = {
+        "go.mod": "module example.com/m\n",
+        "app/app_test.go": 'package app\nimport "example.com/m/sub/v2/codec"\n',
+        "sub/go.mod": "module example.com/m/sub/v2\n",
+        "sub/codec/codec.go": "package codec\n",
+        "sub/codec/codec_test.go": "package codec\n",
+    }
+    assert depths(walked("app/app_test.go", files)) == {"sub/codec/codec.go": 1}
+    modules = repository_modules({p: str(t) for p, t in files.items() if p.endswith("go.mod")})
+    tree = tree_of(files)
+    found = locate_package_test("example.com/m/sub/v2/codec", tree, "TestCodec", modules)
+    assert found == "sub/codec/codec_test.go"

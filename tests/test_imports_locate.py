@@ -16,8 +16,8 @@ from bot.triage.footprint import (
     plan_walk,
     walk_key,
 )
-from bot.triage.imports import ImportWalk, Reached
-from bot.triage.imports.locate import locate_in_tree, locating_language
+from bot.triage.imports import ImportWalk, Reached, Source
+from bot.triage.imports.locate import Located, locate_in_tree, locating_language
 from bot.triage.models import Failure, Verdict
 from bot.triage.verdict import decide
 from tests.test_imports_walk import tree_of
@@ -40,9 +40,13 @@ def test_locating_by_language() -> None:
     names = [getattr(locating_language(f), "name", None) for f in (CART, WIRE, PYTEST)]
     assert names == ["Java/Kotlin/Scala", "Go", None]
     tree = tree_of({CART_FILE: "", "internal/wire/parse_test.go": ""})
-    assert locate_in_tree(CART, tree) == CART_FILE
-    assert locate_in_tree(WIRE, tree) == "internal/wire/parse_test.go"
-    assert locate_in_tree(PYTEST, tree) is None
+    assert locate_in_tree(CART, tree, None, {}) == Located(
+        CART_FILE, "found from the class com.acme.cart.CartTest"
+    )
+    assert locate_in_tree(WIRE, tree, None, {}) == Located(
+        "internal/wire/parse_test.go", "found from the package github.com/acme/bus/internal/wire"
+    )
+    assert locate_in_tree(PYTEST, tree, None, {}) is None
 
 
 @pytest.mark.parametrize(
@@ -106,6 +110,9 @@ def test_the_located_file_is_strong_evidence_and_the_verdict_finds_the_walk() ->
         # The tree, then the test file with go.mod and its package, then depth-1 imports.
         ("go-imports-two-levels.yml", 1, 2),
         ("jvm-kotlin-two-levels.yml", 1, 2),
+        # Several Go modules: their go.mod files first (one query), then the test's package
+        # (which imports nothing more of the repository).
+        ("go-multi-module-root-package.yml", 1, 2),
     ],
 )
 async def test_calls_spent_to_locate_and_walk(
@@ -120,3 +127,152 @@ async def test_calls_spent_to_locate_and_walk(
     assert sim.calls["GET /repos/{owner}/{repo}/git/trees/{tree_sha}"] == trees
     assert sim.calls["POST /graphql"] == queries
     assert decisions and all(d.verdict is not Verdict.UNKNOWN for d in decisions.values())
+
+
+# --- a test of a walked language that cannot be located (issue 24) --------------------------
+
+CLOCK = Failure(test_id="go.acme.dev/clock.TestTickerStops", name="TestTickerStops", framework="go")
+
+
+@pytest.mark.parametrize(
+    ("failure", "changed"),
+    [
+        (CLOCK, "clock.go"),  # a Go package in no folder of the tree
+        # A walked framework's failure that names no file: its traceback is elsewhere.
+        (
+            Failure(
+                test_id="test_refresh",
+                name="test_refresh",
+                framework="pytest",
+                trace_paths=["src/auth/tokens.py"],
+            ),
+            "src/auth/session.py",
+        ),
+        (
+            Failure(
+                test_id="Shop.Tests.CartTests.Totals",
+                name="Totals",
+                framework="dotnet",
+                trace_paths=["src/Shop/Money.cs"],
+            ),
+            "src/Shop/Cart.cs",
+        ),
+        (
+            Failure(
+                test_id="tests::totals",
+                name="tests::totals",
+                framework="cargo",
+                trace_paths=["src/lib.rs"],
+            ),
+            "src/cart.rs",
+        ),
+    ],
+)
+def test_a_walked_test_that_cannot_be_located_is_unknown_never_judged_by_names(
+    failure: Failure, changed: str
+) -> None:
+    # imports={}: imports were followed, and this test's file was found nowhere.
+    [decision] = decide([failure], [changed], passed_on_rerun=True, imports={})
+    assert decision.verdict is Verdict.UNKNOWN
+    assert decision.evidence == (
+        "its test file could not be located in the commit's tree, so a change to "
+        f"{changed} cannot be ruled out"
+    )
+    # A change no test of its language could import still clears it; imports not followed
+    # at all (depth 0) keep the name rules.
+    [docs] = decide([failure], ["README.md"], passed_on_rerun=True, imports={})
+    assert docs.verdict is Verdict.FLAKY
+    [rules] = decide([failure], [changed], passed_on_rerun=True)
+    assert rules.verdict is Verdict.FLAKY
+
+
+def test_a_class_in_no_source_root_has_no_footprint_at_all() -> None:
+    [decision] = decide([CART], ["README.md"], passed_on_rerun=True, imports={})
+    assert decision.verdict is Verdict.UNKNOWN
+
+
+# --- placing a printed path in the tree (GOPATH, the module path) ----------------------------
+
+GO_TREE = tree_of(
+    {
+        "go.mod": "module github.com/acme/bus\n",
+        "wire/parse_test.go": "package wire\n",
+        "wire/lexer_test.go": "package wire\n",
+        "tools/go.mod": "module github.com/acme/bus/tools\n",
+        "tools/gen/gen_test.go": "package gen\n",
+    }
+)
+GO_MODS: dict[str, Source] = {"go.mod": "module github.com/acme/bus\n", "tools/go.mod": "x"}
+
+
+@pytest.mark.parametrize(
+    ("named", "go_mods", "expected"),
+    [
+        # GOPATH inside the workspace, GOPATH in a container, an import path: by the module.
+        ("src/github.com/acme/bus/wire/parse_test.go", GO_MODS, "wire/parse_test.go"),
+        ("go/src/github.com/acme/bus/wire/parse_test.go", GO_MODS, "wire/parse_test.go"),
+        ("github.com/acme/bus/wire/parse_test.go", GO_MODS, "wire/parse_test.go"),
+        # Without the go.mod files: the one tree file that is a tail of the printed path.
+        ("src/github.com/acme/bus/wire/parse_test.go", {}, "wire/parse_test.go"),
+        ("src/github.com/acme/bus/other/parse_test.go", {}, None),
+    ],
+)
+def test_a_printed_path_the_tree_does_not_hold_is_placed_and_says_how(
+    named: str, go_mods: dict[str, Source], expected: str | None
+) -> None:
+    failure = WIRE.model_copy(update={"file": named})
+    found = locate_in_tree(failure, GO_TREE, named, go_mods)
+    assert (found.path if found else None) == expected
+    if found is not None:
+        how = "its Go package github.com/acme/bus/wire" if go_mods else "its unique tail"
+        assert found.how == f"printed as {named}, placed in the tree by {how}"
+
+
+def test_two_tree_files_that_are_tails_of_the_printed_path_place_it_nowhere() -> None:
+    tree = tree_of({"a/x_test.go": "", "src/a/x_test.go": "", "x_test.go": ""})
+    assert locate_in_tree(WIRE, tree, "home/src/a/x_test.go", {}) is None
+
+
+def test_the_file_go_printed_the_failure_in_is_the_test_file_of_its_package() -> None:
+    printed = Failure(
+        test_id="github.com/acme/bus/wire.TestLex",
+        name="TestLex",
+        framework="go",
+        location="parse_test.go:41",
+    )
+    tree = tree_of({"go.mod": "", "wire/lexer_test.go": "", "wire/parse_test.go": ""})
+    found = locate_in_tree(printed, tree, None, {})
+    assert found is not None and found.path == "wire/parse_test.go"
+    named = printed.model_copy(update={"location": None})
+    found = locate_in_tree(named, tree, None, {})
+    assert found is not None and found.path == "wire/lexer_test.go"  # named after TestLex
+
+
+def test_the_footprint_of_a_placed_test_file_is_the_walk_of_the_placed_file() -> None:
+    named = "src/github.com/acme/bus/wire/parse_test.go"
+    failure = WIRE.model_copy(update={"file": named})
+    placed = ImportWalk(
+        "wire/parse_test.go",
+        "Go",
+        (Reached("wire/lexer.go", (), "a file of the test's Go package"),),
+        (),
+        (),
+        (),
+        found_by=f"printed as {named}, placed in the tree by its unique tail",
+    )
+    entries = footprint(failure, imports=placed).entries
+    assert [(e.path, e.reason) for e in entries[:2]] == [
+        ("wire/parse_test.go", REASON_TEST_FILE),
+        ("wire/lexer.go", REASON_RUNS),
+    ]
+    [related] = decide([failure], ["wire/lexer.go"], imports={walk_key(failure): placed})
+    assert related.verdict is Verdict.RELATED
+    assert any("placed in the tree by its unique tail" in i.text for i in related.items)
+
+
+def test_a_bare_name_is_a_tail_only_under_a_host() -> None:
+    tree = tree_of({"go.mod": "", "clock_test.go": "", "test_a.py": ""})
+    gopath = locate_in_tree(WIRE, tree, "src/github.com/acme/clock/clock_test.go", {})
+    assert gopath is not None and gopath.path == "clock_test.go"
+    # A repository path that is simply not there is no other file of the same name.
+    assert locate_in_tree(WIRE, tree, "tests/test_a.py", {}) is None

@@ -148,9 +148,10 @@ def test_go_subtests_parent_messages_and_panics() -> None:
     # The t.Log line before the assertion is not the message; the indented diff belongs to it.
     assert ten.message == "Discount(100) = 80, want 90\ndiff: -want +got\n-90\n+80"
     assert ten.signature == "Discount(100) = 80, want 90 | diff: -want +got"
-    # Only the basename is printed and no frame names the file: no guessed path.
+    # Only the basename is printed and no frame names the file: no guessed path; the name is
+    # kept as printed, for the tree to place in the package's folder.
     assert ten.file is None
-    assert ten.location is None
+    assert ten.location == "discount_test.go:34"
 
     panic = failures[f"{queue}.TestQueueDrain"]
     assert panic.message == (
@@ -160,6 +161,38 @@ def test_go_subtests_parent_messages_and_panics() -> None:
     assert panic.location == "internal/queue/queue.go:88"
     # The second goroutine's helper.go frame is not part of the panic.
     assert panic.trace_paths == ["internal/queue/queue.go", "internal/queue/queue_test.go"]
+
+
+def test_go_testify_error_trace_in_the_runner_workspace_is_the_location() -> None:
+    """A real testify failure: `Error Trace:` frames under /home/runner/work/R/R/, the
+    helper first, the test's own file last."""
+    [failure] = parse_go_test(_fixture("go_test", "testify_runner_workspace.log"))
+
+    test_file = "internal/serviceapi/cloudbackupcollectionrestorejob/resource_test.go"
+    assert failure.file == test_file
+    assert failure.location == f"{test_file}:122"
+    assert failure.trace_paths == [
+        "internal/testutil/acc/cloud_backup_collection_restore_fixture.go",
+        test_file,
+    ]
+    # The frames are where, not what: the message is testify's Error and Messages lines.
+    assert failure.message.startswith("Error:      \tExpected value not to be nil.")
+    assert "Error Trace" not in failure.message and "/home/runner" not in failure.message
+
+
+def test_go_testify_outside_a_runner_workspace_keeps_the_printed_name() -> None:
+    """A real testify failure run from /home/seaweedfs: no frame maps into the repository,
+    so the location is the `ec_integration_test.go:41:` line as printed."""
+    failures = _by_id(parse_go_test(_fixture("go_test", "testify_outside_workspace.log")))
+
+    package = "github.com/seaweedfs/seaweedfs/test/erasure_coding"
+    timing = failures[f"{package}.TestECEncodingVolumeLocationTimingBug"]
+    assert timing.location == "ec_integration_test.go:41"
+    assert timing.file is None and timing.trace_paths == []
+    assert timing.message.startswith("Error:      \tReceived unexpected error:")
+    assert failures[f"{package}.TestECEncodingMasterTimingRaceCondition"].location == (
+        "ec_integration_test.go:244"
+    )
 
 
 def test_go_windows_fullpath_and_build_failure() -> None:

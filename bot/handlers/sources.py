@@ -14,8 +14,10 @@ so that a change to its `version` alone is told from one to its `exports`
 (`inert_changes`); only when every walk was kept does that read cost a query.
 
 A failure that names no file (a Go package's test, a JVM class) is found in the tree first
-(`imports.locate`, no further call); when nothing the PR changes could be imported its file
-is only located (the tree, no file read), so that its footprint is not empty.
+(`imports.locate`, no further call, but one query for the go.mod files of a repository with
+several Go modules); so is a file the failure names that the tree does not hold as printed
+(a GOPATH checkout's `src/github.com/...`). When nothing the PR changes could be imported
+its file is only located (the tree, no file read), so that its footprint is not empty.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from bot.triage import manifests
 from bot.triage.footprint import WalkPlan, plan_walk
 from bot.triage.imports import ImportWalk, Source, Tree, Unreadable, WalkLimits, walk
 from bot.triage.imports.languages import language_of
-from bot.triage.imports.locate import how_located, locate_in_tree
+from bot.triage.imports.locate import Located, go_mods_for_locating, locate_in_tree
 from bot.triage.imports.walk import cache_key
 from bot.triage.models import Failure
 
@@ -127,34 +129,52 @@ async def import_walks(
     if tree is None:
         log.info("no tree for %s at %s: imports not followed", repo, sha)
         return {p.key: done[p.test_file] for p in plans if p.test_file in done}
-    located = _locate(plans, tree)
-    to_walk = sorted({f for p, f in located if not p.skip and f not in done})
+    go_mods = sorted({p for plan in plans for p in _go_mods_to_read(plan, tree)})
+    sources: dict[str, Source] = {}
+    if go_mods:  # which module holds a package is theirs to say
+        await _read(gh, store, repo, tree, go_mods, sources, cache)
+    located = _locate(plans, tree, sources)
+    to_walk = sorted({f.path for p, f in located if not p.skip and f.path not in done})
     done |= await _kept_walks(store, repo, sha, to_walk, cache)
     todo = [f for f in to_walk if f not in done]
     also = compared.names() if compared else []
     done |= await _walk_all(gh, store, repo, sha, tree, todo, cache, also)
-    return {p.key: _result(p, test_file, done) for p, test_file in located}
+    return {p.key: _result(p, found, done) for p, found in located}
 
 
-def _locate(plans: Sequence[WalkPlan], tree: Tree) -> list[tuple[WalkPlan, str]]:
-    """Each plan with its test file: named by the failure, or found in the tree (a plan
-    whose file is in no folder of the tree is dropped: its footprint stays the rules')."""
+def _go_mods_to_read(plan: WalkPlan, tree: Tree) -> list[str]:
+    if plan.test_file is not None and plan.test_file in tree.files:
+        return []
+    return go_mods_for_locating(plan.failure, tree)
+
+
+def _locate(
+    plans: Sequence[WalkPlan], tree: Tree, go_mods: dict[str, Source]
+) -> list[tuple[WalkPlan, Located]]:
+    """Each plan with its test file: named by the failure and in the tree, else found (or
+    placed) in the tree. A named file the tree does not hold stays as named (its walk says
+    so); a plan with no file found in the tree is dropped (`verdict.py` says it could not
+    be located)."""
     found = []
     for plan in plans:
-        test_file = plan.test_file or locate_in_tree(plan.failure, tree)
-        if test_file is not None:
-            found.append((plan, test_file))
+        named = plan.test_file
+        if named is not None and (named in tree.files or tree.truncated):
+            found.append((plan, Located(named, "")))
+        elif (located := locate_in_tree(plan.failure, tree, named, go_mods)) is not None:
+            found.append((plan, located))
+        elif named is not None:
+            found.append((plan, Located(named, "")))
     return found
 
 
-def _result(plan: WalkPlan, test_file: str, done: dict[str, ImportWalk]) -> ImportWalk:
-    walked = done.get(test_file)
+def _result(plan: WalkPlan, found: Located, done: dict[str, ImportWalk]) -> ImportWalk:
+    walked = done.get(found.path)
     if walked is None:  # only located: the walk could not change the verdict
-        language = language_of(test_file)
+        language = language_of(found.path)
         name = language.name if language else ""
-        walked = ImportWalk(test_file, name, (), (), (), (), skipped=plan.skip)
-    if plan.test_file is None:
-        walked = dataclasses.replace(walked, found_by=how_located(plan.failure))
+        walked = ImportWalk(found.path, name, (), (), (), (), skipped=plan.skip)
+    if found.how:
+        walked = dataclasses.replace(walked, found_by=found.how)
     return walked
 
 

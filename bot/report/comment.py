@@ -446,7 +446,7 @@ def _import_chains(decision: Decision) -> list[str]:
     entries = [entry for entry in decision.footprint if entry.reason in IMPORT_REASONS]
     lines: list[str] = []
     for path in decision.matched_paths[:_CHAINS_LISTED]:
-        entry = next((e for e in entries if entry_contains(e.path, path)), None)
+        entry = next((e for e in entries if entry_contains(e, path)), None)
         if entry is None:
             continue
         chain = describe_chain(entry, code_span)
@@ -461,7 +461,7 @@ def _reasons_by_path(decision: Decision) -> dict[str, str]:
     reasons: dict[str, str] = {}
     for path in decision.matched_paths:
         for entry in decision.footprint:
-            if entry_contains(entry.path, path):
+            if entry_contains(entry, path):
                 reasons[path] = entry.reason
                 break
     return reasons

@@ -33,7 +33,7 @@ def footprint_record(decision: Decision) -> dict[str, Any]:
                 "path": entry.path,
                 "depth": len(entry.chain),
                 "chain": describe_chain(entry),
-                "changed_by_pr": any(entry_contains(entry.path, path) for path in changed),
+                "changed_by_pr": any(entry_contains(entry, path) for path in changed),
             }
             for entry in decision.footprint
             if entry.reason in (REASON_IMPORTED, REASON_RUNS)

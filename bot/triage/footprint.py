@@ -3,7 +3,9 @@
 A footprint entry is one of three kinds of repo-relative POSIX path:
 
 - a file, matched exactly: ``tests/bus/test_core.py``;
-- a directory ending in ``/``, matching every path under it: ``tests/bus/``;
+- a directory ending in ``/``, matching every path under it: ``tests/bus/``; a Go
+  package's directory (reason ``Go package``) matches only the files directly in it and
+  under its ``testdata/``;
 - a pattern starting with ``**/``, matching that tail anywhere in the tree:
   ``**/bus/core.py`` matches ``bus/core.py`` and ``src/bus/core.py`` but not
   ``core.py`` or ``src/core.py``.
@@ -21,9 +23,9 @@ Also in a footprint: the ``testdata/`` folders of the directories above the
 test's own, up to the test tree's root (``tests/unit/test_a.py`` reads
 ``tests/testdata/``); for a test under ``__tests__/``, the folder holding
 that ``__tests__/`` (the modules it tests sit beside it); for a Go test, its
-package's directory, found from the import path in its id (the repo directory
-is some tail of ``github.com/acme/bus/pkg/foo``, so each tail is a directory
-entry); and the repo's own mappings from ``.github/flaky.yml`` (``footprints``:
+package's directory: its test file's folder when known, and from the import path in
+its id (the repo directory is some tail of ``github.com/acme/bus/pkg/foo``, so each
+tail is a directory entry); and the repo's own mappings from ``.github/flaky.yml`` (``footprints``:
 a glob on the test file -> globs of what such tests depend on, gitignore-style,
 ``**`` being everything), kept as glob entries.
 
@@ -161,8 +163,8 @@ def footprint(
     """
     candidates: list[FootprintEntry] = []
     test_file = locate_test_file(failure)
-    if test_file is None and imports is not None:  # found in the commit's tree (walk_key)
-        test_file = imports.test_file
+    if imports is not None and (test_file is None or imports.found_by):
+        test_file = imports.test_file  # found, or placed, in the commit's tree (walk_key)
     if test_file is not None:
         candidates.append(FootprintEntry(path=test_file, reason=REASON_TEST_FILE))
     for raw in failure.trace_paths:
@@ -174,7 +176,7 @@ def footprint(
     if test_file is not None:
         candidates.extend(_conventional(test_file))
     if failure.framework == _GO_FRAMEWORK:
-        candidates.extend(_go_package(failure))
+        candidates.extend(_go_package(failure, test_file))
     if test_file is not None and mappings:
         candidates.extend(_mapped(test_file, mappings))
     seen: set[str] = set()
@@ -235,15 +237,20 @@ def _conventional(test_file: str) -> list[FootprintEntry]:
     return found
 
 
-def _go_package(failure: Failure) -> list[FootprintEntry]:
-    """The Go package's directory: each tail of the import path in `pkg.TestName` (or the
-    bare package, for a package that failed without a test)."""
+def _go_package(failure: Failure, test_file: str | None) -> list[FootprintEntry]:
+    """The Go package's directory: the test file's folder, when it is known, and each tail
+    of the import path in `pkg.TestName` (or the bare package, for a package that failed
+    without a test)."""
+    found: list[FootprintEntry] = []
+    folder = test_file.rpartition("/")[0] if test_file else ""
+    if test_file and test_file.endswith("_test.go") and folder:
+        found.append(FootprintEntry(path=folder + "/", reason=REASON_GO_PACKAGE))
     package = go_import_path(failure)
     if not package or normalise_path(package) != package:
-        return []
+        return found
     segments = package.split("/")
     start = 1 if _HOST.match(segments[0]) and len(segments) > 1 else 0
-    return [
+    return found + [
         FootprintEntry(path="/".join(segments[index:]) + "/", reason=REASON_GO_PACKAGE)
         for index in range(len(segments) - 1, start - 1, -1)
     ]
@@ -337,14 +344,20 @@ def describe_chain(entry: FootprintEntry, show: Callable[[str], str] = str) -> s
     )
 
 
-def entry_contains(entry_path: str, changed_path: str) -> bool:
-    """Whether one footprint entry covers one (already normalised) changed path."""
-    if entry_path.startswith(PATTERN_PREFIX):
-        tail = entry_path.removeprefix(PATTERN_PREFIX)
+def entry_contains(entry: FootprintEntry, changed_path: str) -> bool:
+    """Whether one footprint entry covers one (already normalised) changed path. A Go
+    package's folder covers the files directly in it and its `testdata/` (which `go test`,
+    run in the package's folder, reads): its other sub-folders are other packages (or other
+    modules), which the test runs only if it imports them."""
+    if entry.path.startswith(PATTERN_PREFIX):
+        tail = entry.path.removeprefix(PATTERN_PREFIX)
         return changed_path == tail or changed_path.endswith("/" + tail)
-    if entry_path.endswith("/"):
-        return changed_path.startswith(entry_path)
-    return changed_path == entry_path
+    if entry.path.endswith("/") and entry.reason == REASON_GO_PACKAGE:
+        inside = changed_path.rpartition("/")[0] + "/" == entry.path
+        return inside or changed_path.startswith(entry.path + _TESTDATA + "/")
+    if entry.path.endswith("/"):
+        return changed_path.startswith(entry.path)
+    return changed_path == entry.path
 
 
 def matches(footprint: Footprint, changed_paths: Iterable[str]) -> list[tuple[str, FootprintEntry]]:
@@ -369,7 +382,7 @@ def matches(footprint: Footprint, changed_paths: Iterable[str]) -> list[tuple[st
 def _covers(entry: FootprintEntry, path: str) -> bool:
     if entry.glob:
         return glob_matches(entry.path, path)
-    return _is_safe_entry(entry.path) and entry_contains(entry.path, path)
+    return _is_safe_entry(entry.path) and entry_contains(entry, path)
 
 
 def _is_safe_entry(entry_path: str) -> bool:

@@ -36,10 +36,15 @@ another language: `importable.could_import`). Weak hits are caveats ("this PR ch
 the test's folder; the test does not import it") and lower the confidence one step, like
 risky paths.
 
-A test no language reads (or a failure with no test file), and every test when imports
-were not followed at all (`imports` None: the walk's depth is 0), keep the name-and-folder
-rules: any hit, weak or strong, makes the failure RELATED (with medium confidence unless a
-hit is strong), and no walk is needed for FLAKY or UNRELATED.
+A test of a walked language whose file could not be located (a Go package or JVM class in
+no folder of the commit's tree, a failure of a walked framework that names no file) is a
+walked test without its walk: a changed file of its language is not ruled out (UNKNOWN,
+"could not be located"), never judged by the names of folders that may not exist.
+
+A test no language reads, and every test when imports were not followed at all (`imports`
+None: the walk's depth is 0), keep the name-and-folder rules: any hit, weak or strong,
+makes the failure RELATED (with medium confidence unless a hit is strong), and no walk is
+needed for FLAKY or UNRELATED.
 
 A strong hit on a configuration file that steers the test's imports (`REASON_RESOLVES`: a
 tsconfig, a package.json, go.mod, ...) is no hit when the PR changed only fields of it that
@@ -82,9 +87,10 @@ from bot.triage.footprint import (
     normalise_path,
     walk_key,
 )
-from bot.triage.importable import could_import, sibling_test
+from bot.triage.importable import could_import, is_documentation, sibling_test
 from bot.triage.imports import ImportWalk
 from bot.triage.imports.languages import language_of
+from bot.triage.imports.locate import failure_language
 from bot.triage.models import (
     Confidence,
     Decision,
@@ -388,9 +394,13 @@ def _read(facts: _Facts) -> _Reading:
     hits = matches(found, facts.changed_paths)
     inert = [hit for hit in hits if hit[1].reason == REASON_RESOLVES and hit[0] in facts.inert]
     hits = [hit for hit in hits if hit not in inert]
-    if test_file is None or language is None or not facts.walking:
+    if test_file is None and facts.walking:
+        # A walked language's test that could not be located: its walk is missing, never
+        # replaced by the names of folders that may not exist.
+        language = failure_language(facts.failure)
+    if language is None or not facts.walking:
         return _Reading(test_file, found.entries, hits, hits, [], [], [], facts.imports, inert)
-    if facts.imports is not None:
+    if facts.imports is not None and test_file is not None:
         # The walk sees a test that imports a sibling test file; without that import, the
         # sibling is no evidence at all.
         hits = [hit for hit in hits if _strong(hit) or not sibling_test(test_file, hit[0])]
@@ -408,12 +418,13 @@ def _strong(hit: tuple[str, FootprintEntry]) -> bool:
 
 
 def _open_paths(
-    facts: _Facts, test_file: str, sources: tuple[str, ...], reached: set[str]
+    facts: _Facts, test_file: str | None, sources: tuple[str, ...], reached: set[str]
 ) -> list[str]:
     """Changed files a walk of this test would read and could not rule out: files of the
     test's language that the walk did not reach, when the walk is partial
-    or was not made, or when the file is gone at the commit (removed or renamed away: the
-    walk cannot see an import of a file that is not there)."""
+    or was not made (its test file not located: None), or when the file is gone at the
+    commit (removed or renamed away: the walk cannot see an import of a file that is not
+    there)."""
     complete = facts.imports is not None and not facts.imports.partial
     paths = (normalise_path(raw) for raw in facts.changed_paths)
     return list(
@@ -424,7 +435,7 @@ def _open_paths(
             and path not in reached
             and (not complete or (facts.files is not None and path not in facts.files))
             and path.endswith(sources)
-            and could_import(test_file, path)
+            and (could_import(test_file, path) if test_file else not is_documentation(path))
         )
     )
 
@@ -695,7 +706,9 @@ def _not_ruled_out(reading: _Reading) -> str:
     """ "the walk of tests/test_a.py's imports is partial (the limit of 100 files read was
     reached), so a change to src/b.py cannot be ruled out"."""
     walk = reading.walk
-    if walk is None:
+    if reading.test_file is None:
+        how = "its test file could not be located in the commit's tree"
+    elif walk is None:
         how = f"the imports of {reading.test_file} were not followed"
     elif not walk.partial:
         how = (

@@ -4,18 +4,21 @@ What runs for a `_test.go` test: every `.go` file of its package's directory, te
 (`package foo` and `package foo_test` alike: `go test` builds them into one binary) and
 the others, build-tagged files included (`//go:build`, `_linux.go`: which of them a CI
 job builds is not known here, so all count); and, transitively, the packages they import
-from their own module. The module is the nearest `go.mod` up from the test: an import
-path equal to its `module` path or under it names the directory at the rest of the path,
-every non-test `.go` file of which is imported. A module's `vendor/` folder holds the
-other packages it builds with; those are followed too. Anything else (the standard
-library, other modules) is not the repository's and is left out, unless go.mod's
-`replace` points the module to a folder of the repository (`replace example.com/b =>
-../b`). Go ignores `testdata/` folders and files whose names start with "." or "_", and so
-does this. `go.work` workspaces are not read.
+from the repository's modules. The test's module is the nearest `go.mod` up from the test;
+every `go.mod` of the repository maps its `module` path to its folder (all of them are
+read when there are at most `GO_MODS_READ`, else only the test's), and the test's go.mod
+`replace`s a module by a folder of the repository (`replace example.com/b => ../b`). An
+import path equal to a module path or under it names the directory at the rest of the
+path in that module's folder, the longest module path winning (`example.com/m/sub/x` is in
+the nested module `example.com/m/sub` when there is one), every non-test `.go` file of
+which is imported. A module's `vendor/` folder holds the other packages it builds with;
+those are followed too. Anything else (the standard library, other modules) is not the
+repository's and is left out. Go ignores `testdata/` folders and files whose names start
+with "." or "_", and so does this. `go.work` workspaces are not read.
 
 A `go test` failure names a package and a test (`github.com/acme/bus/wire.TestParse`),
 rarely a file: `locate_package_test` finds the package's directory in the commit's tree
-from the import path.
+from the import path, by the modules' paths when their go.mod files were read.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from bot.triage.imports.paths import ancestors, join, parent
 from bot.triage.models import Failure
 
 GO_MOD = "go.mod"
+GO_MODS_READ = 40  # more go.mod files than this: only the test's own is read
 TEST_SUFFIX = "_test.go"
 PACKAGE_FILE = "a file of the test's Go package"
 
@@ -69,6 +73,37 @@ def nearest_go_mod(path: str, tree: Tree) -> str | None:
     return next((m for f in ancestors(path) if (m := join(f, GO_MOD)) in tree.files), None)
 
 
+def go_mod_files(tree: Tree) -> list[str]:
+    """The repository's go.mod files, sorted, but those `go test ./...` skips: in folders
+    named "_x", ".x" or testdata (chi's _examples/ modules)."""
+    return sorted(
+        path
+        for path in tree.files
+        if path.rsplit("/", 1)[-1] == GO_MOD
+        and not any(p.startswith(("_", ".")) or p == "testdata" for p in path.split("/")[:-1])
+    )
+
+
+def repository_modules(go_mods: Mapping[str, str]) -> dict[str, str]:
+    """Each module path of the read go.mod files (path -> text), with its folder; a module
+    path two go.mod files declare is left out (which one a build means is not known)."""
+    found: dict[str, list[str]] = {}
+    for path, text in go_mods.items():
+        module = module_path(text)
+        if module is not None:
+            found.setdefault(module, []).append(parent(path))
+    return {module: folders[0] for module, folders in found.items() if len(folders) == 1}
+
+
+def module_folder(import_path: str, modules: Mapping[str, str]) -> str | None:
+    """The folder of the package at `import_path` in the longest module path it is under,
+    None when it is under none."""
+    for module in sorted(modules, key=len, reverse=True):
+        if import_path == module or import_path.startswith(module + "/"):
+            return join(modules[module], import_path[len(module) + 1 :])
+    return None
+
+
 def go_folders(tree: Tree) -> dict[str, list[str]]:
     """Each folder's `.go` files that Go builds (directly in it), sorted: Go skips files
     whose names start with "." or "_", and `testdata/` folders."""
@@ -96,13 +131,19 @@ class Go:
 
     def config_files(self, test_file: str, tree: Tree) -> Sequence[str]:
         go_mod = nearest_go_mod(test_file, tree)
-        return [go_mod] if go_mod else []
+        if go_mod is None:
+            return []
+        others = go_mod_files(tree)
+        if len(others) > GO_MODS_READ:
+            return [go_mod]
+        return [go_mod, *(p for p in others if p != go_mod)]
 
     def resolver(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> GoResolver:
         go_mod = nearest_go_mod(test_file, tree)
         text = configs.get(go_mod) if go_mod else None
         root = parent(go_mod) if go_mod else ""
-        modules = {} if text is None else local_replacements(text, root)
+        modules = {} if text is None else repository_modules(configs)
+        modules.update(local_replacements(text, root) if text is not None else {})
         module = module_path(text) if text is not None else None
         if module is not None:
             modules[module] = root
@@ -119,8 +160,9 @@ class GoResolver:
     tree: Tree
     folders: Mapping[str, list[str]]
     test_file: str
-    # The test's module and the modules go.mod replaces with a folder of the repository,
-    # each with its folder; empty when go.mod was not read: no import is the module's then.
+    # The repository's modules, the test's own and those its go.mod replaces with a folder
+    # of the repository, each with its folder; empty when go.mod was not read: no import
+    # is the repository's then.
     modules: Mapping[str, str]
     module_root: str
 
@@ -143,9 +185,9 @@ class GoResolver:
 
     def _folder(self, imported: str) -> str | None:
         """The repository folder of an imported package, None when it is not in the tree."""
-        for module in sorted(self.modules, key=len, reverse=True):
-            if imported == module or imported.startswith(module + "/"):
-                return join(self.modules[module], imported[len(module) + 1 :])
+        folder = module_folder(imported, self.modules)
+        if folder is not None:
+            return folder
         vendored = join(self.module_root, "vendor", imported)
         return vendored if vendored in self.tree.directories else None
 
@@ -161,38 +203,51 @@ def go_import_path(failure: Failure) -> str | None:
     return None
 
 
-def locate_package_test(import_path: str, tree: Tree, test_name: str = "") -> str | None:
-    """A test file of the package at `import_path`: its directory is the longest tail of the
-    path that is a folder of the tree holding test files (the module path is a prefix that
-    is no folder: `github.com/acme/bus/internal/wire` is `internal/wire/`, or
-    `go/internal/wire/` in a repository whose module sits in `go/`); a module's root
-    package, none of whose tails is a folder, is the folder of the tree's only go.mod (`go
-    test` ran in this repository, so a package in no folder is a module's root; with
-    several modules, which one is not known: None). Of the package's test files, the one
-    named after the test when there is one, else the first: every file of the package runs
-    for the test, so which one starts the walk changes no verdict."""
+def locate_package_test(
+    import_path: str,
+    tree: Tree,
+    test_name: str = "",
+    modules: Mapping[str, str] | None = None,
+    printed: str = "",
+) -> str | None:
+    """A test file of the package at `import_path`. With the repository's modules (module
+    path -> folder, from its go.mod files), the package's folder is the rest of the path in
+    the longest module path it is under (a module's root package is the module's folder).
+    Without them, or under none of them (a module in a folder `go test ./...` skips), its
+    folder is the longest tail of the path that is a folder of the tree holding Go files (the
+    module path is a prefix that is no folder: `github.com/acme/bus/internal/wire` is
+    `internal/wire/`, or `go/internal/wire/` in a repository whose module sits in `go/`);
+    a module's root package, none of whose tails is a folder, is the folder of the tree's
+    only go.mod (`go test` ran in this repository, so a package in no folder is a module's
+    root; with several modules, which one is not known: None). Of the package's test
+    files, the one the failure printed its location in (`printed`, a bare file name) or
+    the one named after the test when there is one, else the first: every file of the
+    package runs for the test, so which one starts the walk changes no verdict."""
     folders = go_folders(tree)
+    folder = module_folder(import_path, modules or {})
+    if folder is not None:
+        return _test_file(folders, folder, test_name, printed)
     segments = [s for s in import_path.split("/") if s not in ("", ".", "..")]
     for start in range(len(segments)):
         tail = "/".join(segments[start:])
         matched = sorted((d for d in folders if d == tail or d.endswith("/" + tail)), key=len)
-        found = [f for folder in matched if (f := _test_file(folders, folder, test_name))]
+        found = [f for d in matched if (f := _test_file(folders, d, test_name, printed))]
         if matched:  # the package's folder, with or without a test file
             return found[0] if found else None
-    # `go test ./...` skips folders named "_x", ".x" and testdata (chi's _examples/ modules).
-    go_mods = [
-        path
-        for path in tree.files
-        if path.rsplit("/", 1)[-1] == GO_MOD
-        and not any(p.startswith(("_", ".")) or p == "testdata" for p in path.split("/")[:-1])
-    ]
-    return _test_file(folders, parent(go_mods[0]), test_name) if len(go_mods) == 1 else None
+    go_mods = go_mod_files(tree)
+    if len(go_mods) != 1:
+        return None
+    return _test_file(folders, parent(go_mods[0]), test_name, printed)
 
 
-def _test_file(folders: Mapping[str, list[str]], folder: str, test_name: str) -> str | None:
-    """The package's test file named after the test (`TestMuxBasic`: `mux_basic_test.go`,
-    else `mux_test.go`), else its first test file."""
+def _test_file(
+    folders: Mapping[str, list[str]], folder: str, test_name: str, printed: str = ""
+) -> str | None:
+    """The package's test file `printed`, else the one named after the test
+    (`TestMuxBasic`: `mux_basic_test.go`, else `mux_test.go`), else its first test file."""
     tests = [p for p in folders.get(folder, []) if p.endswith(TEST_SUFFIX)]
+    if printed and join(folder, printed) in tests:
+        return join(folder, printed)
     words = [w.lower() for w in _WORDS.findall(_TEST_NAME.sub("", test_name.split("/")[0]))]
     for end in range(len(words), 0, -1):
         named = join(folder, "_".join(words[:end]) + TEST_SUFFIX)

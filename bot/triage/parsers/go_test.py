@@ -6,6 +6,12 @@ running (`=== RUN`, `=== CONT`, `=== NAME` switch it), its result as `--- FAIL: 
 `FAIL\tpkg/name\t0.01s` or `ok  \tpkg/name\t0.01s`. Tests belong to the package line that
 follows them: `go test ./...` prints each package's output as one block.
 
+Where a test failed: testify's `Error Trace:` lists the frames of a failed assertion (absolute
+paths, one a line, the test's own file among them), made repository-relative; else the
+`file_test.go:12:` line of its last message. Go prints that file's name only: when no frame
+names its folder it is kept as printed (`clock_test.go:41`), for the tree to place (the
+package's folder, `imports/locate.py`), and is not the test's file.
+
 A failing subtest makes its parent fail too; the parent is reported only when it printed a
 message of its own, so a failure is counted once, at its leaf. Panics, data races and build
 failures name their cause; a package that fails with no failing test is reported under the
@@ -44,6 +50,9 @@ _FRAME = re.compile(
 )
 _BUILD_HEADER = re.compile(r"^# (?P<pkg>\S+)(?: \[[^\]\n]+\])?$")
 _GOROUTINE = re.compile(r"^goroutine \d+ \[")
+# testify: `Error Trace:\t/path/x_test.go:41`, then one frame a line under it.
+_TRACE_HEAD = re.compile(r"^\s+Error Trace:\s+(?P<rest>\S.*)$")
+_TRACE_MORE = re.compile(r"^\s*(?P<path>(?:[A-Za-z]:)?[^\s:]+\.go):(?P<line>\d+)\s*$")
 _BUILD_ERROR = re.compile(r"^(?P<path>[^\s:]+\.go):(?P<line>\d+):(?:\d+:)? (?P<text>.+)$")
 _RACE = "WARNING: DATA RACE"
 
@@ -88,6 +97,7 @@ class _Parser:
         self.current: _Test | None = None
         self.entry: _Entry | None = None
         self.in_panic = False
+        self.in_trace = False
         self.goroutines = 0
         self.build_pkg: str | None = None
         self.failures: dict[str, tuple[str, _Test | None, _Package]] = {}
@@ -117,7 +127,7 @@ class _Parser:
         if build:
             self.build_pkg = build.group("pkg")
             return
-        if self.read_panic(line):
+        if self.read_trace(line) or self.read_panic(line):
             return
         output = _OUTPUT.match(line)
         if output and self.current is not None:
@@ -139,6 +149,21 @@ class _Parser:
             self.entry.lines.append(line.strip())
         elif not line.startswith(" "):
             self.entry = None
+
+    def read_trace(self, line: str) -> bool:
+        """testify's `Error Trace:` frames, kept as the test's frames (not its message)."""
+        head = _TRACE_HEAD.match(line)
+        frame = _TRACE_MORE.match(head.group("rest").strip()) if head else None
+        if head is None and self.in_trace:
+            frame = _TRACE_MORE.match(line)
+        self.in_trace = frame is not None
+        if frame is None or self.current is None:
+            return frame is not None
+        repo = self.paths.to_repo(frame.group("path"))
+        if repo is not None:
+            self.basenames.setdefault(repo.rsplit("/", 1)[-1], set()).add(repo)
+            self.current.frames.append((repo, int(frame.group("line"))))
+        return True
 
     def read_panic(self, line: str) -> bool:
         panic = _PANIC.match(line)
@@ -200,8 +225,9 @@ class _Parser:
         frames = test.frames if test is not None else package.frames
         message = ""
         location: str | None = None
+        printed: str | None = None  # a bare `name_test.go:41` no frame placed
         if test is not None:
-            message, location = self.describe(test)
+            message, location, printed = self.describe(test)
         elif package.build_errors:
             first = package.build_errors[0]
             message = "build failed: " + first.lines[0]
@@ -227,25 +253,28 @@ class _Parser:
             name=test.name if test is not None else pkg,
             file=file,
             framework=FRAMEWORK,
-            location=location,
+            location=location or printed,
             message=message,
             signature=signature(message),
             trace_paths=trace_paths,
         )
 
-    def describe(self, test: _Test) -> tuple[str, str | None]:
+    def describe(self, test: _Test) -> tuple[str, str | None, str | None]:
+        """The message, where it was printed (a repository path), and that place as
+        printed when it is a bare file name no frame places."""
         if test.panic:
-            return test.panic, None
+            return test.panic, None, None
         if test.race:
-            return _RACE, None
+            return _RACE, None, None
         if not test.entries:
-            return "", None
+            return "", None, None
         # t.Log and t.Error print alike; the last line a failing test printed is most often
-        # the assertion that failed it (t.Fatal ends the test).
+        # the assertion that failed it (t.Fatal ends the test). testify's starts empty.
         entry = test.entries[-1]
-        return "\n".join(entry.lines[:_MAX_MESSAGE_LINES]), _at(
-            self.resolve(entry.path), entry.line
-        )
+        lines = [line for line in entry.lines if line][:_MAX_MESSAGE_LINES]
+        location = _at(self.resolve(entry.path), entry.line)
+        bare = "/" not in entry.path.replace("\\", "/")
+        return "\n".join(lines), location, f"{entry.path}:{entry.line}" if bare else None
 
 
 def _at(path: str | None, line: int) -> str | None:
