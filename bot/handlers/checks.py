@@ -29,6 +29,7 @@ from bot.handlers.tracking import track_failures
 from bot.logs import bind
 from bot.store import CheckAttempt, Store
 from bot.triage.attempts import FAILED_CONCLUSIONS, EarlierAttempt, RerunEvidence, rerun_evidence
+from bot.triage.footprint import mass_walk
 from bot.triage.models import Decision, Extraction, RunRecord
 from bot.triage.reports.locations import resolve_in_tree
 from bot.triage.verdict import Rules, decide_extraction
@@ -239,9 +240,11 @@ async def decide(
         extraction, testless = _failed_before(evidence, previous, config)
     contexts = await failure_contexts(store, repo, record, pull, extraction.failures, config)
     changed_complete = changed.complete(pull.changed_files)
-    # A mass failure is never judged test by test: reading hundreds of tests' imports
-    # would cost much and change little.
-    walked = [] if testless or extraction.mass_failure else extraction.failures
+    # A mass failure's tests are never cleared one by one, but a regression among them is
+    # found related: the imports of a bounded number of its test files are followed.
+    walked = [] if testless else extraction.failures
+    if extraction.mass_failure:
+        walked = mass_walk(walked, changed.paths, changed_complete)
     walks = await import_walks(
         sources.gh,
         store,

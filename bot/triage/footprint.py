@@ -72,6 +72,8 @@ REASON_IMPORTED = Reason.IMPORTED
 REASON_RUNS = Reason.RUNS
 
 PATTERN_PREFIX = "**/"
+# The distinct test files whose imports a mass failure's walk follows (`mass_walk`).
+MASS_WALK_FILES = 20
 
 _TEST_ROOTS = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs"})
 _TESTDATA = "testdata"
@@ -306,6 +308,27 @@ def plan_walk(
     if rules.entries:
         return None
     return WalkPlan(failure, None, f"this PR changes no {language.name} file")
+
+
+def mass_walk(
+    failures: Sequence[Failure],
+    changed_paths: Sequence[str],
+    changed_complete: bool = True,
+    budget: int = MASS_WALK_FILES,
+) -> list[Failure]:
+    """The failures of a mass failure whose imports are followed: those `plan_walk` would
+    read, from their first `budget` distinct test files (a test file's other failures come
+    with it). A real regression among many failures with one message is then found related;
+    the others stay unknown (`verdict.decide_extraction`)."""
+    files: set[str] = set()
+    chosen: list[Failure] = []
+    for failure in failures:
+        plan = plan_walk(failure, changed_paths, changed_complete)
+        if plan is None or (plan.key not in files and len(files) >= budget):
+            continue
+        files.add(plan.key)
+        chosen.append(failure)
+    return chosen
 
 
 def describe_chain(entry: FootprintEntry, show: Callable[[str], str] = str) -> str:

@@ -59,6 +59,7 @@ from pydantic import BaseModel, Field
 from bot.shared import GITHUB_FILES_LIMIT
 from bot.triage.failures import match_key
 from bot.triage.footprint import (
+    MASS_WALK_FILES,
     REASON_CONFIG,
     REASON_DIRECTORY,
     REASON_GO_PACKAGE,
@@ -74,6 +75,7 @@ from bot.triage.footprint import (
     locate_test_file,
     matches,
     normalise_path,
+    plan_walk,
     walk_key,
 )
 from bot.triage.importable import could_import, sibling_test
@@ -189,7 +191,9 @@ def decide_extraction(
     No failed test but an infrastructure cause: one INFRA decision quoting the line. A mass
     failure (more failed tests than the repo's threshold) is never judged test by test: what
     would have been flaky or unrelated is UNKNOWN; RELATED and BROKEN_BASE stay, since they
-    name a cause.
+    name a cause (the handler follows the imports of up to `MASS_WALK_FILES` of its test
+    files, `footprint.mass_walk`, so a regression among them is RELATED; the evidence says
+    when that limit left test files out).
     """
     return _naming_problems(
         _decide_extraction(
@@ -246,7 +250,7 @@ def _decide_extraction(
     mass = (
         f"{len(extraction.failures):,} tests failed in this job: a mass failure, "
         "not judged test by test"
-    )
+    ) + _mass_walk_cut(extraction.failures, changed_paths, changed_complete, imports)
     return [
         d.model_copy(
             update={
@@ -260,6 +264,24 @@ def _decide_extraction(
         else d
         for d in decisions
     ]
+
+
+def _mass_walk_cut(
+    failures: Sequence[Failure],
+    changed_paths: Sequence[str],
+    changed_complete: bool,
+    imports: Mapping[str, ImportWalk] | None,
+) -> str:
+    """What the budget of a mass failure's walk left out (`footprint.mass_walk`), if any."""
+    if imports is None:
+        return ""
+    wanted = {plan.key for f in failures if (plan := plan_walk(f, changed_paths, changed_complete))}
+    if len(wanted) <= MASS_WALK_FILES:
+        return ""
+    return (
+        f"; the imports of {MASS_WALK_FILES:,} of its {len(wanted):,} test files were "
+        "followed, the limit in a mass failure"
+    )
 
 
 def _naming_problems(decisions: list[Decision], problems: Sequence[str]) -> list[Decision]:
