@@ -35,6 +35,7 @@ from bot.triage.imports.languages import language_of
 from bot.triage.imports.locate import how_located, locate_in_tree
 from bot.triage.imports.walk import cache_key
 from bot.triage.models import Failure
+from bot.triage.placement import SuffixIndex
 
 log = logging.getLogger(__name__)
 
@@ -100,33 +101,41 @@ async def import_walks(
         log.info("no tree for %s at %s: imports not followed", repo, sha)
         return {p.key: done[p.test_file] for p in plans if p.test_file in done}
     located = _locate(plans, tree)
-    to_walk = sorted({f for p, f in located if not p.skip and f not in done})
+    to_walk = sorted({f for p, f, _ in located if not p.skip and f not in done})
     done |= await _kept_walks(store, repo, sha, to_walk, cache)
     todo = [f for f in to_walk if f not in done]
     done |= await _walk_all(gh, store, repo, sha, tree, todo, cache)
-    return {p.key: _result(p, test_file, done) for p, test_file in located}
+    return {p.key: _result(p, test_file, how, done) for p, test_file, how in located}
 
 
-def _locate(plans: Sequence[WalkPlan], tree: Tree) -> list[tuple[WalkPlan, str]]:
-    """Each plan with its test file: named by the failure, or found in the tree (a plan
-    whose file is in no folder of the tree is dropped: its footprint stays the rules')."""
+def _locate(plans: Sequence[WalkPlan], tree: Tree) -> list[tuple[WalkPlan, str, str]]:
+    """Each plan with its test file and how it was found: named by the failure (placed by
+    its suffix when printed relative to another folder), or found in the tree (a plan whose
+    file is in no folder of the tree is dropped: its footprint stays the rules')."""
     found = []
+    index: SuffixIndex | None = None
     for plan in plans:
-        test_file = plan.test_file or locate_in_tree(plan.failure, tree)
-        if test_file is not None:
-            found.append((plan, test_file))
+        if plan.test_file is None:
+            located = locate_in_tree(plan.failure, tree)
+            if located is not None:
+                found.append((plan, located, how_located(plan.failure)))
+        elif plan.test_file in tree.files or tree.truncated:  # a cut list proves no uniqueness
+            found.append((plan, plan.test_file, ""))
+        else:
+            index = index or SuffixIndex.of(tree.files)
+            placed = index.place(plan.test_file)
+            path = placed.path if placed and placed.path else plan.test_file
+            found.append((plan, path, placed.note if placed else ""))
     return found
 
 
-def _result(plan: WalkPlan, test_file: str, done: dict[str, ImportWalk]) -> ImportWalk:
+def _result(plan: WalkPlan, test_file: str, how: str, done: dict[str, ImportWalk]) -> ImportWalk:
     walked = done.get(test_file)
     if walked is None:  # only located: the walk could not change the verdict
         language = language_of(test_file)
         name = language.name if language else ""
         walked = ImportWalk(test_file, name, (), (), (), (), skipped=plan.skip)
-    if plan.test_file is None:
-        walked = dataclasses.replace(walked, found_by=how_located(plan.failure))
-    return walked
+    return dataclasses.replace(walked, found_by=how) if how else walked
 
 
 async def _walk_all(

@@ -41,7 +41,8 @@ imported pair is a strong entry too, and strong entries come first), ``testdata/
 folders, the folder a ``__tests__`` tests. Only a strong hit makes a failure related
 (``verdict.py``); a weak one is a caveat.
 A failure that names no test file (a Go package's test, a JVM class) has, as its test file,
-the file the handler found for it in the commit's tree (the walk's own test file).
+the file the handler found for it in the commit's tree (the walk's own test file); so does one
+whose printed file is not in the tree but was placed there by its suffix (`placement.py`).
 
 Paths that are absolute or climb out of the repo (a ``..`` segment) are not
 repo paths: they never enter a footprint and never match one.
@@ -59,6 +60,7 @@ from bot.triage.imports.golang import go_import_path
 from bot.triage.imports.languages import language_of
 from bot.triage.imports.locate import locating_language
 from bot.triage.models import Failure, Footprint, FootprintEntry, Reason, Strength
+from bot.triage.placement import placed_by_suffix
 
 REASON_TEST_FILE = Reason.TEST_FILE
 REASON_TRACEBACK = Reason.TRACEBACK
@@ -157,7 +159,11 @@ def footprint(
     """
     candidates: list[FootprintEntry] = []
     test_file = locate_test_file(failure)
-    if test_file is None and imports is not None:  # found in the commit's tree (walk_key)
+    # Found in the commit's tree (walk_key), or placed there by the suffix it was printed
+    # with (`placement.py`: jest run in a workspace package prints `src/a.test.ts`).
+    if imports is not None and (
+        test_file is None or placed_by_suffix(test_file, imports.test_file)
+    ):
         test_file = imports.test_file
     if test_file is not None:
         candidates.append(FootprintEntry(path=test_file, reason=REASON_TEST_FILE))
