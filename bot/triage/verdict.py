@@ -78,6 +78,7 @@ from bot.triage.footprint import (
     plan_walk,
     walk_key,
 )
+from bot.triage.history import queue_base
 from bot.triage.importable import could_import, sibling_test
 from bot.triage.imports import ImportWalk
 from bot.triage.imports.languages import language_of
@@ -717,7 +718,8 @@ def _summary(walk: ImportWalk | None) -> WalkSummary | None:
 
 def _history_text(same: Sequence[PastOccurrence], days: int) -> str | None:
     """ "failed the same way on 2 other PRs by 2 other authors (#12, #15) and 1 run on main
-    in the last 30 days"."""
+    in the last 30 days"; runs of the base branch's merge queue add "and in main's merge queue
+    (1 run)"."""
     if not same:
         return None
     prs = sorted({past.pr_number for past in same if past.pr_number is not None})
@@ -729,12 +731,19 @@ def _history_text(same: Sequence[PastOccurrence], days: int) -> str | None:
         authors = len({past.author for past in same if past.pr_number is not None})
         by = "another author" if authors == 1 else f"{authors:,} other authors"
         parts.append(f"{len(prs):,} other {_plural(len(prs), 'PR')} by {by} ({named}{more})")
-    if branch_runs:
-        branches = sorted({past.branch or "a branch" for past in branch_runs})
+    on_branches = [past for past in branch_runs if queue_base(past.branch) is None]
+    if on_branches:
+        branches = sorted({past.branch or "a branch" for past in on_branches})
         parts.append(
-            f"{len(branch_runs):,} {_plural(len(branch_runs), 'run')} on {', '.join(branches)}"
+            f"{len(on_branches):,} {_plural(len(on_branches), 'run')} on {', '.join(branches)}"
         )
-    text = f"failed the same way on {' and '.join(parts)} in the last {days} days"
+    where = [f"on {' and '.join(parts)}"] if parts else []
+    queued = Counter(base for past in branch_runs if (base := queue_base(past.branch)))
+    where += [
+        f"in {base}'s merge queue ({count:,} {_plural(count, 'run')})"
+        for base, count in sorted(queued.items())
+    ]
+    text = f"failed the same way {' and '.join(where)} in the last {days} days"
     reruns = [past.passed_on_rerun for past in same if past.passed_on_rerun is not None]
     if reruns:
         text += f"; passed on rerun {sum(reruns):,} of {len(reruns):,} {_times(len(reruns))}"
