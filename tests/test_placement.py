@@ -44,7 +44,20 @@ def test_the_workspace_package_the_log_names_places_an_ambiguous_suffix() -> Non
 
     assert placed is not None
     assert placed.path == "packages/api/src/index.test.ts"
-    assert placed.note.endswith("placed at packages/api/src/index.test.ts in its workspace")
+    assert placed.note.endswith(
+        "placed at packages/api/src/index.test.ts in the workspace package the log names"
+    )
+
+
+def test_the_folders_a_workspace_package_name_may_be_in() -> None:
+    index = SuffixIndex.of(
+        ["package.json", "packages/web/package.json", "apps/acme-api/package.json", "web/a.ts"]
+    )
+
+    assert index.package_folders("@acme/web") == ["packages/web"]
+    assert index.package_folders("@acme/api") == ["apps/acme-api"]
+    assert index.package_folders("web") == ["packages/web"]
+    assert index.package_folders(None) == []
 
 
 def test_a_path_under_an_extra_prefix_is_placed_by_its_longest_tail_in_the_tree() -> None:

@@ -123,7 +123,8 @@ def _locate(plans: Sequence[WalkPlan], tree: Tree) -> list[tuple[WalkPlan, str, 
             found.append((plan, plan.test_file, ""))
         else:
             index = index or SuffixIndex.of(tree.files)
-            placed = index.place(plan.test_file)
+            folders = index.package_folders(plan.failure.workspace)
+            placed = index.place(plan.test_file, folders)
             path = placed.path if placed and placed.path else plan.test_file
             found.append((plan, path, placed.note if placed else ""))
     return found

@@ -6,8 +6,9 @@ jest run in a monorepo's workspace package prints `src/a.test.ts` for
 `src/github.com/owner/repo/pkg/a_test.go` for `pkg/a_test.go`. Such a path is placed in the
 tree by a unique suffix, in this order:
 
-1. relative to a workspace package the log or job names (`workspaces`): the folder's file of
-   that path, when exactly one of the named folders has it;
+1. relative to a workspace package the log names (`workspaces`: the folders of the package
+   whose script ran, `package_folders`): the folder's file of that path, when exactly one of
+   them has it;
 2. the one file of the tree whose path ends with the printed path (`/src/a.test.ts`);
 3. the longest tail of the printed path, of a folder and a file at least, that is a file of
    the tree (the printed path carries an extra prefix).
@@ -24,6 +25,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 _SHOWN = 3  # candidates named in a note before "..."
+_MANIFEST = "package.json"
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,18 @@ class SuffixIndex:
     def of(cls, files: Iterable[str]) -> SuffixIndex:
         return cls(frozenset(files))
 
+    def package_folders(self, name: str | None) -> list[str]:
+        """The folders that may hold the workspace package `name` (`@acme/web`): those with
+        a package.json named like its last segment (`web`) or scope-last (`acme-web`), as
+        the import walk finds workspace packages (`imports/javascript.py`)."""
+        if not name:
+            return []
+        scope, _, last = name.rpartition("/")
+        names = {last, f"{scope.lstrip('@')}-{last}"} if scope else {last}
+        manifests = self.by_name.get(_MANIFEST, ())
+        folders = (path.removesuffix("/" + _MANIFEST) for path in manifests if "/" in path)
+        return [folder for folder in folders if folder.rpartition("/")[2] in names]
+
     def place(self, printed: str, workspaces: Sequence[str] = ()) -> Placement | None:
         """`printed` placed in the tree (module doc); None when it is in the tree as it is."""
         printed = printed.strip("/")
@@ -66,7 +80,11 @@ class SuffixIndex:
         under = {f"{w.strip('/')}/{printed}" for w in workspaces if w.strip("/")}
         hinted = sorted(under & self.files)
         if len(hinted) == 1:
-            return Placement(printed, hinted[0], _placed(printed, hinted[0], "in its workspace"))
+            return Placement(
+                printed,
+                hinted[0],
+                _placed(printed, hinted[0], "in the workspace package the log names"),
+            )
         ending = [
             p for p in self.by_name.get(printed.rpartition("/")[2], ()) if p.endswith("/" + printed)
         ]
