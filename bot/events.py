@@ -124,12 +124,14 @@ class CheckRun(_Model):
         return self.id if self.is_actions else None
 
     @property
-    def merge_queue(self) -> str | None:
-        """For a run on a merge queue's temporary branch, the queue (`gh-readonly-queue/main`
-        for `gh-readonly-queue/main/pr-104-929f…`): such runs carry no pull request."""
+    def queue_base(self) -> str | None:
+        """The base branch a merge queue's temporary branch names (`main` for
+        `gh-readonly-queue/main/pr-104-929f…`), when the run's head branch has that shape.
+        A name anyone can give a branch: `handlers/queues.py` asks GitHub whether the run
+        is really a queue's."""
         branch = self.check_suite.head_branch if self.check_suite else None
         found = _QUEUE_BRANCH.match(branch or "")
-        return f"gh-readonly-queue/{found.group('base')}" if found else None
+        return found.group("base") if found else None
 
     @property
     def run_id(self) -> int | None:

@@ -176,6 +176,25 @@ async def test_merge_queue_run_is_the_queue_history_and_never_a_comment(tmp_path
     assert sim.writes == []  # no comment, no check run, no issue, no rerun
 
 
+async def test_a_queue_shaped_branch_pushed_by_someone_is_not_the_queue(tmp_path: Path) -> None:
+    """The name alone is no merge queue: GitHub says the run's event was `push`."""
+    scenario = _queue_scenario()
+    (check,) = scenario.checks
+    pushed = scenario.model_copy(update={"checks": [check.model_copy(update={"event": "push"})]})
+    assert check.head_sha is not None and check.branch is not None
+    async with running(pushed, tmp_path) as (sim, bot):
+        await _play(sim, bot)
+        (record,) = await bot.store.runs_at("acme/bus", check.head_sha)
+        queue_run = await bot.store.latest_branch_run(
+            "acme/bus", "tests (3.12)", "gh-readonly-queue/main"
+        )
+
+    assert (record.branch, record.pr_number) == (check.branch, None)
+    assert queue_run is None
+    assert sim.calls["GET /repos/{owner}/{repo}/actions/runs/{run_id}"] == 1
+    assert sim.calls["GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls"] == 1
+
+
 async def test_a_merge_group_delivery_is_kept_and_never_crashes(tmp_path: Path) -> None:
     payload = json.loads((CORPUS / "merge_group.checks_requested.1.json").read_text())
     async with running(_queue_scenario(), tmp_path) as (sim, bot):

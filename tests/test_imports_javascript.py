@@ -10,7 +10,13 @@ from bot.demo import final_decisions, running, settle
 from bot.sim.scenario import load_scenario
 from bot.triage.imports import ImportWalk, Source, WalkLimits, walk
 from bot.triage.imports.javascript import JAVASCRIPT, TYPESCRIPT
-from bot.triage.imports.jsconfig import aliases, likely_setup_files, setup_refs
+from bot.triage.imports.jsconfig import (
+    aliases,
+    exported,
+    likely_setup_files,
+    package_entries,
+    setup_refs,
+)
 from bot.triage.imports.jsscan import key_strings, loads_jsonc, specifiers
 from bot.triage.imports.languages import language_of
 from bot.triage.models import Verdict
@@ -280,7 +286,9 @@ MONOREPO = {
 }
 WORKSPACE_CASES = [
     ("@acme/utils", ["packages/utils/src/index.ts", "packages/utils/package.json"]),
-    ("@acme/utils/deep/x", ["packages/utils/src/deep/x.ts", "packages/utils/package.json"]),
+    # A subpath is what its package.json says (`exports`, or a path under the folder
+    # without it): the package.json first, then its entry for the subpath.
+    ("@acme/utils/deep/x", ["packages/utils/package.json"]),
     ("@babel/core", ["packages/babel-core/index.js", "packages/babel-core/package.json"]),
     ("@acme/api", ["packages/api/package.json"]),  # no conventional entry: its package.json
     ("@acme/web", ["packages/web/package.json"]),  # read in round 1: known by its name
@@ -314,6 +322,111 @@ def test_a_workspace_import_is_walked_to_the_changed_file() -> None:
     result = walked("packages/web/test/a.test.ts", files, WalkLimits(depth=3))
     assert depths(result)["packages/utils/src/strings.ts"] == 2
     assert not result.partial
+
+
+def test_a_subpath_of_a_package_without_exports_is_a_path_under_its_folder() -> None:
+    files = {**MONOREPO, "packages/web/test/a.test.ts": "import { x } from '@acme/utils/deep/x'\n"}
+    found = depths(walked("packages/web/test/a.test.ts", files, WalkLimits(depth=3)))
+    assert found["packages/utils/src/deep/x.ts"] == 2  # through packages/utils/package.json
+    assert "packages/utils/src/index.ts" not in found
+
+
+EXPORTS = {
+    "./package.json": "./package.json",
+    ".": {"import": {"types": "./dist/index.d.mts", "default": "./dist/index.mjs"}},
+    "./adapters/fetch": {
+        "node": {"import": "./dist/fetch/node.mjs", "require": "./dist/fetch/node.cjs"},
+        "default": ["./dist/fetch/index.mjs", "./dist/fetch/index.cjs"],
+    },
+    "./internal/*": None,
+    "./*": {"types": "./dist/*.d.ts", "default": "./dist/*.js"},
+    "./features/*.js": "./src/features/*.js",
+    "./features/private/*": None,
+}
+EXPORTED = [
+    (".", ["./dist/index.d.mts", "./dist/index.mjs"]),
+    (
+        "./adapters/fetch",
+        [
+            "./dist/fetch/node.mjs",
+            "./dist/fetch/node.cjs",
+            "./dist/fetch/index.mjs",
+            "./dist/fetch/index.cjs",
+        ],
+    ),
+    ("./utils/strings", ["./dist/utils/strings.d.ts", "./dist/utils/strings.js"]),
+    ("./features/x.js", ["./src/features/x.js"]),  # the longer prefix wins over `./*`
+    ("./features/private/y", []),  # null: not exported
+    ("./internal/z", []),
+    ("./package.json", ["./package.json"]),
+]
+
+
+@pytest.mark.parametrize(("key", "expected"), EXPORTED)
+def test_exports_resolve_as_node_reads_them(key: str, expected: list[str]) -> None:
+    assert exported(EXPORTS, key) == expected
+
+
+def test_exports_sugar_and_unexported_subpaths() -> None:
+    assert exported("./index.js", ".") == ["./index.js"]
+    assert exported({"import": "./a.mjs", "require": "./a.cjs"}, ".") == ["./a.mjs", "./a.cjs"]
+    assert exported("./index.js", "./sub") == []
+    # With `exports`, node refuses a subpath it does not list: no path under the folder.
+    assert package_entries({"exports": {".": "./i.js"}}, "src/x") == []
+    assert package_entries({"main": "./i.js"}, "src/x") is None
+
+
+def _resolved_through_manifest(
+    name: str, importer: str, manifest: str, specs: list[str]
+) -> dict[str, list[str]]:
+    """Each specifier's files before its package.json is read, what the package.json then
+    gives for them, and each one's files once it is known."""
+    tree, files = layout(name)
+    resolver = TYPESCRIPT.resolver(importer, tree, {})
+    before = {spec: [t.path for t in resolver.resolve(spec, importer)] for spec in specs}
+    assert all(paths == [manifest] for paths in before.values())  # what it says is unknown
+    entries = [t.path for t in resolver.imports(manifest, str(files[manifest])) or []]
+    after = {spec: [t.path for t in resolver.resolve(spec, importer)][:-1] for spec in specs}
+    return {"entries": entries, **after}
+
+
+def test_vue_subpath_exports_reach_their_entry_files_not_the_package_root() -> None:
+    """vuejs/core: packages/vue/package.json exports "./server-renderer", "./compiler-sfc",
+    ... with nested `import`/`require` conditions, files in the tree beside it."""
+    specs = ["vue/server-renderer", "vue/compiler-sfc", "vue/src/index"]
+    found = _resolved_through_manifest(
+        "vue-core", "packages/vue/__tests__/index.spec.ts", "packages/vue/package.json", specs
+    )
+    assert found["vue/server-renderer"] == [
+        "packages/vue/server-renderer/index.d.mts",
+        "packages/vue/server-renderer/index.mjs",
+        "packages/vue/server-renderer/index.d.ts",
+        "packages/vue/server-renderer/index.js",
+    ]
+    assert "packages/vue/compiler-sfc/index.browser.mjs" in found["vue/compiler-sfc"]
+    assert found["vue/src/index"] == []  # not exported: node refuses it
+    assert not {"packages/vue/index.mjs", "packages/vue/index.js"} & set(found["entries"])
+    assert not any(p.startswith("packages/vue/src/") for p in found["entries"])
+
+
+def test_trpc_subpath_exports_reach_the_adapter_sources_only() -> None:
+    """trpc/trpc: packages/server/package.json exports each adapter with `import`/`require`
+    conditions holding `types`/`default`, all built files under dist/ (sources in src/)."""
+    specs = ["@trpc/server/adapters/standalone", "@trpc/server/adapters/fastify"]
+    found = _resolved_through_manifest(
+        "trpc",
+        "packages/tests/server/adapters/standalone.test.ts",
+        "packages/server/package.json",
+        specs,
+    )
+    assert found == {
+        "entries": [
+            "packages/server/src/adapters/fastify/index.ts",
+            "packages/server/src/adapters/standalone.ts",
+        ],
+        "@trpc/server/adapters/standalone": ["packages/server/src/adapters/standalone.ts"],
+        "@trpc/server/adapters/fastify": ["packages/server/src/adapters/fastify/index.ts"],
+    }
 
 
 SETUP_CASES = [

@@ -570,3 +570,24 @@ def test_the_js_marker_matches_no_line_of_a_go_test_log() -> None:
     for path in logs:
         lines = clean_log(path.read_text(encoding="utf-8", errors="replace"))
         assert [line for line in lines if jest.MARKER.search(line + "\n")] == [], path
+
+
+def test_npm_s_banner_names_the_workspace_package_whose_jest_printed_the_paths() -> None:
+    lines = [
+        "> @acme/web@1.4.0 test",
+        "> jest --ci",
+        "FAIL test/cart.test.ts",
+        "  ● cart \u203a adds the lines",
+        "    expect(received).toBe(expected)",
+        "> acme-api@0.1.0 test:unit",
+        "FAIL src/a.test.ts",
+        "  ● a \u203a works",
+        "    boom",
+    ]
+
+    failures = jest.parse_jest(lines)
+
+    assert [(f.file, f.workspace) for f in failures] == [
+        ("test/cart.test.ts", "@acme/web"),
+        ("src/a.test.ts", "acme-api"),
+    ]

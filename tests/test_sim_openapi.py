@@ -131,6 +131,10 @@ async def test_every_endpoint_matches_the_openapi_schema(
     job = await call("GET", f"{r}/actions/jobs/{{job_id}}", f"{REPO}/actions/jobs/{job_id}", 200)
     assert (job["id"], job["run_id"], job["run_attempt"]) == (job_id, run_id, 1)
     await call("GET", "", f"{REPO}/actions/jobs/{job_id}/logs", 302)
+    workflow_run = await call(
+        "GET", f"{r}/actions/runs/{{run_id}}", f"{REPO}/actions/runs/{run_id}", 200
+    )
+    assert (workflow_run["id"], workflow_run["event"]) == (run_id, "pull_request")
     artifacts = await call(
         "GET",
         f"{r}/actions/runs/{{run_id}}/artifacts",

@@ -9,7 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.triage.failures import match_key
-from bot.triage.footprint import footprint
+from bot.triage.footprint import MASS_WALK_FILES, footprint, mass_walk
+from bot.triage.imports import ImportWalk
 from bot.triage.models import (
     BaseResult,
     Confidence,
@@ -230,6 +231,44 @@ def test_a_mass_failure_is_never_unrelated_nor_flaky_but_related_stays() -> None
     assert verdicts[0] is Verdict.RELATED
     assert set(verdicts[1:]) == {Verdict.UNKNOWN}
     assert "12 tests failed in this job" in decisions[1].evidence
+
+
+def _mass(files: int, tests_per_file: int = 2) -> list[Failure]:
+    return [
+        Failure(test_id=f"tests/test_m{i}.py::test_{n}", name=f"test_{n}", framework="pytest")
+        for n in range(tests_per_file)
+        for i in range(files)
+    ]
+
+
+def test_a_mass_failure_walks_its_distinct_test_files_up_to_the_budget() -> None:
+    failures = _mass(25)
+
+    chosen = mass_walk(failures, ["src/shop/money.py"])
+
+    files = list(dict.fromkeys(f.test_id.partition("::")[0] for f in chosen))
+    assert files == [f"tests/test_m{i}.py" for i in range(MASS_WALK_FILES)] and len(files) == 20
+    assert len(chosen) == 2 * MASS_WALK_FILES  # a chosen file's other failures come with it
+    assert mass_walk(failures, ["docs/index.md"]) == []  # no walk could change a verdict
+
+
+def test_a_mass_failure_says_when_the_walk_budget_left_test_files_out() -> None:
+    failures = _mass(25)
+    extraction = Extraction(failures=failures, mass_failure=True)
+
+    walked = {"tests/test_m0.py": ImportWalk("tests/test_m0.py", "Python", (), (), (), ())}
+
+    cut = decide_extraction(extraction, ["src/shop/money.py"], imports=walked)
+    within = decide_extraction(
+        Extraction(failures=_mass(20), mass_failure=True), ["src/shop/money.py"], imports=walked
+    )
+
+    assert {d.verdict for d in cut} == {Verdict.UNKNOWN}
+    assert cut[0].evidence == (
+        "50 tests failed in this job: a mass failure, not judged test by test; the imports of "
+        "20 of its 25 test files were followed, the limit in a mass failure"
+    )
+    assert "limit" not in within[0].evidence
 
 
 def test_without_a_test_or_a_cause_the_job_is_unknown() -> None:

@@ -69,6 +69,25 @@ async def pulls_for_commit(gh: GitHubAPI, repo: str, sha: str) -> list[int]:
     ]
 
 
+class WorkflowEvent(NamedTuple):
+    """What started an Actions workflow run (`push`, `pull_request`, `merge_group`, ...), on
+    which head branch, as GitHub records it."""
+
+    event: str
+    head_branch: str | None
+
+
+async def workflow_event(gh: GitHubAPI, repo: str, run_id: int) -> WorkflowEvent | None:
+    """The event of an Actions workflow run; None when GitHub knows no such run (404)."""
+    try:
+        data = await gh.getitem(f"/repos/{repo}/actions/runs/{run_id}")
+    except BadRequest as exc:
+        if exc.status_code == 404:
+            return None
+        raise
+    return WorkflowEvent(str(data.get("event") or ""), data.get("head_branch"))
+
+
 async def changed_files(gh: GitHubAPI, repo: str, number: int) -> ChangedFiles:
     """All paths a PR changes, as far as GitHub lists them."""
     paths: list[str] = []

@@ -21,6 +21,7 @@ from bot.handlers.context import BotContext
 from bot.handlers.history import failure_contexts, occurrences_of, run_record
 from bot.handlers.job_evidence import read_job
 from bot.handlers.pulls import pull_at_head
+from bot.handlers.queues import merge_queue_of
 from bot.handlers.reruns import rerun_if_allowed
 from bot.handlers.scope import Scope
 from bot.handlers.sources import Compared, SourceCache, files_at, import_walks, inert_changes
@@ -29,6 +30,7 @@ from bot.handlers.tracking import track_failures
 from bot.logs import bind
 from bot.store import CheckAttempt, Store
 from bot.triage.attempts import FAILED_CONCLUSIONS, EarlierAttempt, RerunEvidence, rerun_evidence
+from bot.triage.footprint import mass_walk
 from bot.triage.models import Decision, Extraction, RunRecord
 from bot.triage.reports.locations import resolve_in_tree
 from bot.triage.verdict import Rules, decide_extraction
@@ -58,7 +60,9 @@ async def triage_run(scope: Scope, run: CheckRun) -> None:
     async with asyncio.TaskGroup() as tg:
         earlier_task = tg.create_task(ctx.store.check_attempts_for(repo, run.head_sha, run.name))
         commit_runs_task = tg.create_task(ctx.store.runs_at(repo, run.head_sha))
+        queue_task = tg.create_task(merge_queue_of(scope, run))
     attempts = earlier_task.result()
+    queue = queue_task.result()
     own = next((a for a in attempts if a.check_run_id == run.id), None)
     # A retried delivery (or `/flaky status`) reads this run again: only what came before it
     # counts, not its own rerun whose result may have been handled in the meantime.
@@ -66,14 +70,14 @@ async def triage_run(scope: Scope, run: CheckRun) -> None:
         a for a in attempts if a.check_run_id != run.id and (own is None or a.attempt < own.attempt)
     ]
     # Every run counts in the history, a pass too: the denominator of failure rates.
-    record = run_record(repo, run, commit_runs_task.result())
+    record = run_record(repo, run, commit_runs_task.result(), queue)
     if run.conclusion == "success" and not any(a.conclusion in FAILED_CONCLUSIONS for a in earlier):
         await ctx.store.record_run(record, [])
-        if run.merge_queue is None:
+        if queue is None:
             await note_passing_head(scope, run)
         await close_quiet_issues(scope, record)
         return  # a pass with no failure to describe
-    if run.merge_queue is not None:
+    if queue is not None:
         # No pull request, never a comment: the queue's history. (Once merged, its commit
         # would name the PR it merged, so `pulls_for_commit` is not asked.)
         await _record_outside_pr(scope, run, record)
@@ -239,9 +243,11 @@ async def decide(
         extraction, testless = _failed_before(evidence, previous, config)
     contexts = await failure_contexts(store, repo, record, pull, extraction.failures, config)
     changed_complete = changed.complete(pull.changed_files)
-    # A mass failure is never judged test by test: reading hundreds of tests' imports
-    # would cost much and change little.
-    walked = [] if testless or extraction.mass_failure else extraction.failures
+    # A mass failure's tests are never cleared one by one, but a regression among them is
+    # found related: the imports of a bounded number of its test files are followed.
+    walked = [] if testless else extraction.failures
+    if extraction.mass_failure:
+        walked = mass_walk(walked, changed.paths, changed_complete)
     compared = Compared.of(pull.base_sha, changed.modified)
     walks = await import_walks(
         sources.gh,

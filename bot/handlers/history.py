@@ -30,9 +30,12 @@ log = logging.getLogger(__name__)
 DAY = 86_400.0
 
 
-def run_record(repo: str, run: CheckRun, commit_runs: Sequence[RunRecord]) -> RunRecord:
+def run_record(
+    repo: str, run: CheckRun, commit_runs: Sequence[RunRecord], queue: str | None = None
+) -> RunRecord:
     """The run as history keeps it, outside any PR until one is known. Its attempt counts
-    the runs of the same check on the same commit recorded before it."""
+    the runs of the same check on the same commit recorded before it. `queue` is the merge
+    queue GitHub said the run is of (`queues.merge_queue_of`): its branch in the history."""
     recorded = next((r for r in commit_runs if r.check_run_id == run.id), None)
     before = [r for r in commit_runs if r.check_name == run.name and r.check_run_id != run.id]
     pr_numbers = [pr.number for pr in run.pull_requests]
@@ -42,7 +45,7 @@ def run_record(repo: str, run: CheckRun, commit_runs: Sequence[RunRecord]) -> Ru
         check_name=run.name,
         head_sha=run.head_sha,
         # A merge queue's runs are kept as the queue's, one branch per base branch.
-        branch=run.merge_queue or (run.check_suite.head_branch if run.check_suite else None),
+        branch=queue or (run.check_suite.head_branch if run.check_suite else None),
         pr_number=pr_numbers[0] if pr_numbers else None,
         attempt=recorded.attempt if recorded else max((r.attempt for r in before), default=0) + 1,
         conclusion=run.conclusion or "",

@@ -43,6 +43,7 @@ from bot.triage.imports.languages import language_of
 from bot.triage.imports.locate import Located, go_mods_for_locating, locate_in_tree
 from bot.triage.imports.walk import cache_key
 from bot.triage.models import Failure
+from bot.triage.placement import SuffixIndex
 
 log = logging.getLogger(__name__)
 
@@ -156,15 +157,27 @@ def _locate(
     so); a plan with no file found in the tree is dropped (`verdict.py` says it could not
     be located)."""
     found = []
+    index: SuffixIndex | None = None
     for plan in plans:
         named = plan.test_file
         if named is not None and (named in tree.files or tree.truncated):
-            found.append((plan, Located(named, "")))
+            found.append((plan, Located(named, "")))  # a cut list proves no uniqueness
         elif (located := locate_in_tree(plan.failure, tree, named, go_mods)) is not None:
             found.append((plan, located))
         elif named is not None:
-            found.append((plan, Located(named, "")))
+            index = index or SuffixIndex.of(tree.files)
+            found.append((plan, _placed(index, plan.failure, named)))
     return found
+
+
+def _placed(index: SuffixIndex, failure: Failure, named: str) -> Located:
+    """A named file the tree does not hold as printed, placed by its suffix (jest run in a
+    workspace package prints paths from there); as named when it cannot be (the note says
+    why, and its walk says it is not in the tree)."""
+    placed = index.place(named, index.package_folders(failure.workspace))
+    if placed is None:
+        return Located(named, "")
+    return Located(placed.path or named, placed.note)
 
 
 def _result(plan: WalkPlan, found: Located, done: dict[str, ImportWalk]) -> ImportWalk:

@@ -170,6 +170,7 @@ class Routes:
             ("GET", repo + "/actions/jobs/{job_id:\\d+}/logs", self.job_logs),
             ("POST", repo + "/actions/jobs/{job_id:\\d+}/rerun", self.rerun_job),
             ("POST", repo + "/actions/runs/{run_id:\\d+}/rerun-failed-jobs", self.rerun_failed),
+            ("GET", repo + "/actions/runs/{run_id:\\d+}", self.get_workflow_run),
             ("GET", repo + "/actions/runs/{run_id:\\d+}/artifacts", self.list_artifacts),
             ("GET", repo + "/actions/artifacts/{artifact_id:\\d+}", self.get_artifact),
             ("GET", repo + "/actions/artifacts/{artifact_id:\\d+}/zip", self.download_artifact),
@@ -421,6 +422,13 @@ class Routes:
         return self._redirect_to_blob(
             blobs.PaddedLog(padding, log) if padding else log, blobs.LOG_TYPE
         )
+
+    async def get_workflow_run(self, request: web.Request) -> web.Response:
+        run_id = _int(request, "run_id")
+        runs = [r for r in self.world.runs.values() if r.run_id == run_id and r.check.is_actions]
+        if not runs:
+            return not_found()
+        return web.json_response(self.shapes.workflow_run(max(runs, key=lambda r: r.id)))
 
     async def list_artifacts(self, request: web.Request) -> web.Response:
         run_id = _int(request, "run_id")

@@ -176,6 +176,9 @@ class Attempt(_Strict):
         return self
 
 
+QUEUE_BRANCHES = "gh-readonly-queue/"  # where a merge queue runs a group's checks
+
+
 class CheckSpec(_Strict):
     name: str
     # On a PR's head, or outside any PR: a run on `branch` (default: the default branch) at
@@ -188,10 +191,21 @@ class CheckSpec(_Strict):
     app: str = ACTIONS_SLUG
     attempts: list[Attempt] = Field(min_length=1)
     rerun_status: int | None = Field(default=None, ge=400, le=599)
+    # The event that started an Actions check's workflow run, as GitHub names it; default:
+    # `pull_request` on a PR, `merge_group` on a merge queue's branch, else `push`.
+    event: str | None = None
 
     @property
     def is_actions(self) -> bool:
         return self.app == ACTIONS_SLUG
+
+    @property
+    def workflow_event(self) -> str:
+        if self.event is not None:
+            return self.event
+        if self.pr is not None:
+            return "pull_request"
+        return "merge_group" if (self.branch or "").startswith(QUEUE_BRANCHES) else "push"
 
     @property
     def shown_name(self) -> str:

@@ -574,6 +574,41 @@ class Shapes:
             "runner_group_name": "GitHub Actions",
         }
 
+    def workflow_run(self, run: CheckRun) -> Json:
+        """The Actions workflow run a job belongs to, with the event that started it."""
+        url = f"{self.repo_api}/actions/runs/{run.run_id}"
+        return {
+            "id": run.run_id,
+            "node_id": node_id("WorkflowRun", run.run_id),
+            "name": "CI",
+            "head_branch": self._run_branch(run),
+            "head_sha": run.head_sha,
+            "path": ".github/workflows/ci.yml",
+            "display_title": run.check.shown_name,
+            "run_number": run.run_id,
+            "run_attempt": run.run_attempt,
+            "event": run.check.workflow_event,
+            "status": run.status,
+            "conclusion": run.conclusion,
+            "workflow_id": 1,
+            "check_suite_id": run.suite_id,
+            "url": url,
+            "html_url": f"{self.repo_html}/actions/runs/{run.run_id}",
+            "pull_requests": self.check_pulls(run),
+            "created_at": iso(run.started_at),
+            "updated_at": iso(run.completed_at or run.started_at),
+            "jobs_url": f"{url}/jobs",
+            "logs_url": f"{url}/logs",
+            "check_suite_url": f"{self.repo_api}/check-suites/{run.suite_id}",
+            "artifacts_url": f"{url}/artifacts",
+            "cancel_url": f"{url}/cancel",
+            "rerun_url": f"{url}/rerun",
+            "workflow_url": f"{self.repo_api}/actions/workflows/1",
+            "head_commit": None,
+            "repository": self.repository(),
+            "head_repository": self.repository(),
+        }
+
     def artifact(self, artifact: Artifact) -> Json:
         run = artifact.run
         pr = self.world.pulls[run.check.pr] if run.check.pr is not None else None

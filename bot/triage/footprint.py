@@ -48,7 +48,8 @@ imported pair is a strong entry too, and strong entries come first), ``testdata/
 folders, the folder a ``__tests__`` tests. Only a strong hit makes a failure related
 (``verdict.py``); a weak one is a caveat.
 A failure that names no test file (a Go package's test, a JVM class) has, as its test file,
-the file the handler found for it in the commit's tree (the walk's own test file).
+the file the handler found for it in the commit's tree (the walk's own test file); so does one
+whose printed file is not in the tree but was placed there by its suffix (`placement.py`).
 
 Paths that are absolute or climb out of the repo (a ``..`` segment) are not
 repo paths: they never enter a footprint and never match one.
@@ -80,6 +81,8 @@ REASON_RUNS = Reason.RUNS
 REASON_RESOLVES = Reason.RESOLVES
 
 PATTERN_PREFIX = "**/"
+# The distinct test files whose imports a mass failure's walk follows (`mass_walk`).
+MASS_WALK_FILES = 20
 
 _TEST_ROOTS = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs"})
 _TESTDATA = "testdata"
@@ -163,8 +166,10 @@ def footprint(
     """
     candidates: list[FootprintEntry] = []
     test_file = locate_test_file(failure)
+    # Found in the commit's tree (walk_key), or placed there: by a Go module path, or by the
+    # suffix it was printed with (jest run in a workspace package prints `src/a.test.ts`).
     if imports is not None and (test_file is None or imports.found_by):
-        test_file = imports.test_file  # found, or placed, in the commit's tree (walk_key)
+        test_file = imports.test_file
     if test_file is not None:
         candidates.append(FootprintEntry(path=test_file, reason=REASON_TEST_FILE))
     for raw in failure.trace_paths:
@@ -328,6 +333,27 @@ def plan_walk(
     if rules.entries:
         return None
     return WalkPlan(failure, None, f"this PR changes no {language.name} file")
+
+
+def mass_walk(
+    failures: Sequence[Failure],
+    changed_paths: Sequence[str],
+    changed_complete: bool = True,
+    budget: int = MASS_WALK_FILES,
+) -> list[Failure]:
+    """The failures of a mass failure whose imports are followed: those `plan_walk` would
+    read, from their first `budget` distinct test files (a test file's other failures come
+    with it). A real regression among many failures with one message is then found related;
+    the others stay unknown (`verdict.decide_extraction`)."""
+    files: set[str] = set()
+    chosen: list[Failure] = []
+    for failure in failures:
+        plan = plan_walk(failure, changed_paths, changed_complete)
+        if plan is None or (plan.key not in files and len(files) >= budget):
+            continue
+        files.add(plan.key)
+        chosen.append(failure)
+    return chosen
 
 
 def describe_chain(entry: FootprintEntry, show: Callable[[str], str] = str) -> str:

@@ -3,7 +3,8 @@
 Pure: the handler fetches the rows, this decides what they show.
 
 - History: earlier failures of the same test (by match key) on other PRs by other authors,
-  or on the PR's base branch, inside the window the rows were read for. Failures judged
+  or on the PR's base branch or in its merge queue (runs GitHub said were the queue's:
+  `queue_branch`), inside the window the rows were read for. Failures judged
   RELATED at the time are left out: their own PR's change explains them. Whether each had
   the same signature is recorded; a generic signature ("exit code 1") is never the same as
   anything, so it never counts as a known flake on its own.
@@ -37,6 +38,8 @@ from bot.triage.signature import is_generic
 from bot.triage.stats import Outcome, outcomes_of, run_rate
 
 WHOLE_PR = "*"
+# The branch a merge queue's runs are kept under: one per base branch (`queue_branch`).
+_QUEUE_PREFIX = "gh-readonly-queue/"
 RATED_CONCLUSIONS = frozenset({"success", "failure", "timed_out"})
 _FAILED = frozenset({"failure", "timed_out"})
 # Fewer runs than this and there is no rate worth showing: "failed 1 of 1 run" says nothing.
@@ -108,15 +111,29 @@ def contexts_for(
     return contexts
 
 
+def queue_branch(base: str) -> str:
+    """The branch the runs of `base`'s merge queue are kept under, once GitHub said they are
+    the queue's (`handlers/queues.py`)."""
+    return _QUEUE_PREFIX + base
+
+
+def queue_base(branch: str | None) -> str | None:
+    """The base branch whose merge queue `branch` keeps (`queue_branch`), else None."""
+    if branch is None or not branch.startswith(_QUEUE_PREFIX):
+        return None
+    return branch.removeprefix(_QUEUE_PREFIX) or None
+
+
 def _same_failure(signature: str, generic: bool, occurrence: Occurrence) -> bool:
     """The same signature, neither side generic: a generic one never matches on its own."""
     return not generic and not occurrence.generic and occurrence.signature == signature
 
 
 def _elsewhere(occurrence: Occurrence, this: ThisRun) -> bool:
-    """On another PR by another author, or on the base branch outside any PR."""
+    """On another PR by another author, or on the base branch outside any PR (its merge
+    queue too: the queue tests other PRs merged into it)."""
     if occurrence.pr_number is None:
-        return occurrence.branch == this.base_branch
+        return occurrence.branch in (this.base_branch, queue_branch(this.base_branch))
     return occurrence.pr_number != this.pr_number and occurrence.author != this.author
 
 

@@ -39,6 +39,9 @@ class Failure(BaseModel):
     # means the test passed in the end: flake evidence in itself.
     attempts_failed: int = 1
     attempts_total: int = 1
+    # The workspace package whose script ran the test, when the log names it (npm's
+    # `> @acme/web@1.4.0 test` banner): where a path printed relative to it is placed.
+    workspace: str | None = None
 
 
 class InfraCause(BaseModel):

@@ -69,6 +69,7 @@ from pydantic import BaseModel, Field
 from bot.shared import GITHUB_FILES_LIMIT
 from bot.triage.failures import match_key
 from bot.triage.footprint import (
+    MASS_WALK_FILES,
     REASON_CONFIG,
     REASON_DIRECTORY,
     REASON_GO_PACKAGE,
@@ -85,8 +86,10 @@ from bot.triage.footprint import (
     locate_test_file,
     matches,
     normalise_path,
+    plan_walk,
     walk_key,
 )
+from bot.triage.history import queue_base
 from bot.triage.importable import could_import, is_documentation, sibling_test
 from bot.triage.imports import ImportWalk
 from bot.triage.imports.languages import language_of
@@ -205,7 +208,9 @@ def decide_extraction(
     No failed test but an infrastructure cause: one INFRA decision quoting the line. A mass
     failure (more failed tests than the repo's threshold) is never judged test by test: what
     would have been flaky or unrelated is UNKNOWN; RELATED and BROKEN_BASE stay, since they
-    name a cause.
+    name a cause (the handler follows the imports of up to `MASS_WALK_FILES` of its test
+    files, `footprint.mass_walk`, so a regression among them is RELATED; the evidence says
+    when that limit left test files out).
     """
     return _naming_problems(
         _decide_extraction(
@@ -265,7 +270,7 @@ def _decide_extraction(
     mass = (
         f"{len(extraction.failures):,} tests failed in this job: a mass failure, "
         "not judged test by test"
-    )
+    ) + _mass_walk_cut(extraction.failures, changed_paths, changed_complete, imports)
     return [
         d.model_copy(
             update={
@@ -279,6 +284,24 @@ def _decide_extraction(
         else d
         for d in decisions
     ]
+
+
+def _mass_walk_cut(
+    failures: Sequence[Failure],
+    changed_paths: Sequence[str],
+    changed_complete: bool,
+    imports: Mapping[str, ImportWalk] | None,
+) -> str:
+    """What the budget of a mass failure's walk left out (`footprint.mass_walk`), if any."""
+    if imports is None:
+        return ""
+    wanted = {plan.key for f in failures if (plan := plan_walk(f, changed_paths, changed_complete))}
+    if len(wanted) <= MASS_WALK_FILES:
+        return ""
+    return (
+        f"; the imports of {MASS_WALK_FILES:,} of its {len(wanted):,} test files were "
+        "followed, the limit in a mass failure"
+    )
 
 
 def _naming_problems(decisions: list[Decision], problems: Sequence[str]) -> list[Decision]:
@@ -739,7 +762,8 @@ def _summary(walk: ImportWalk | None) -> WalkSummary | None:
 
 def _history_text(same: Sequence[PastOccurrence], days: int) -> str | None:
     """ "failed the same way on 2 other PRs by 2 other authors (#12, #15) and 1 run on main
-    in the last 30 days"."""
+    in the last 30 days"; runs of the base branch's merge queue add "and in main's merge queue
+    (1 run)"."""
     if not same:
         return None
     prs = sorted({past.pr_number for past in same if past.pr_number is not None})
@@ -751,12 +775,19 @@ def _history_text(same: Sequence[PastOccurrence], days: int) -> str | None:
         authors = len({past.author for past in same if past.pr_number is not None})
         by = "another author" if authors == 1 else f"{authors:,} other authors"
         parts.append(f"{len(prs):,} other {_plural(len(prs), 'PR')} by {by} ({named}{more})")
-    if branch_runs:
-        branches = sorted({past.branch or "a branch" for past in branch_runs})
+    on_branches = [past for past in branch_runs if queue_base(past.branch) is None]
+    if on_branches:
+        branches = sorted({past.branch or "a branch" for past in on_branches})
         parts.append(
-            f"{len(branch_runs):,} {_plural(len(branch_runs), 'run')} on {', '.join(branches)}"
+            f"{len(on_branches):,} {_plural(len(on_branches), 'run')} on {', '.join(branches)}"
         )
-    text = f"failed the same way on {' and '.join(parts)} in the last {days} days"
+    where = [f"on {' and '.join(parts)}"] if parts else []
+    queued = Counter(base for past in branch_runs if (base := queue_base(past.branch)))
+    where += [
+        f"in {base}'s merge queue ({count:,} {_plural(count, 'run')})"
+        for base, count in sorted(queued.items())
+    ]
+    text = f"failed the same way {' and '.join(where)} in the last {days} days"
     reruns = [past.passed_on_rerun for past in same if past.passed_on_rerun is not None]
     if reruns:
         text += f"; passed on rerun {sum(reruns):,} of {len(reruns):,} {_times(len(reruns))}"

@@ -17,11 +17,15 @@ repository's). A bare one goes through, in order: an alias of the bundler or tes
 of the repository itself (a monorepo's workspace): a folder holding a package.json whose
 name is the package's last segment (`@acme/utils` in `packages/utils/`) or scope-last
 (`@babel/core` in `packages/babel-core/`), or whose package.json was read and names it.
-That package's `src/index.*` (or `index.*`, `lib/index.*`; for `pkg/sub`, `sub` under the
-folder, its `src/` or `lib/`) and its package.json (as configuration: `Target.configures`)
-are imported, and the package.json's
-entries (`main`, `module`, `exports`, ...; a built file in `dist/` or `lib/` that is not in
-the tree is looked for under `src/`) at the next depth. Anything else (`react`, `node:fs`)
+That package's `src/index.*` (or `index.*`, `lib/index.*`) and its package.json (as
+configuration: `Target.configures`) are imported, and the package.json's entries (`main`,
+`module`, what `exports` maps "." to, ...; a built file in `dist/` or `lib/` that is not in
+the tree is looked for under `src/`) at the next depth. For `pkg/sub`, only what node
+resolves: what the package.json's `exports` maps `./sub` to (an exact key or a `*` pattern,
+every condition's target: `jsconfig.exported`), nothing when `exports` exists without it
+(node refuses the import), and `sub` under the folder, its `src/` or `lib/` only when the
+package has no `exports`; so a test of one entry point does not depend on the whole package.
+Anything else (`react`, `node:fs`)
 is not the repository's and is left out. Not followed: webpack's aliases, a vite alias found
 by a regular expression, other `moduleNameMapper` patterns, jest's `moduleDirectories`,
 package.json `imports` (`#x`), and `import.meta.glob`.
@@ -33,7 +37,7 @@ import functools
 import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from bot.shared import Tree
 from bot.triage.imports import jsconfig
@@ -79,11 +83,14 @@ class Script:
     def resolver(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> ScriptResolver:
         named: dict[str, str] = {}
         roots: list[str] = []
+        manifests: dict[str, dict[str, object]] = {}
         for path, text in configs.items():
             folder, _, file_name = path.rpartition("/")
             manifest = loads_jsonc(text) if file_name == jsconfig.MANIFEST else None
-            if isinstance(manifest, dict) and isinstance(name := manifest.get("name"), str):
-                named.setdefault(name, folder)
+            if isinstance(manifest, dict):
+                manifests[path] = manifest
+                if isinstance(name := manifest.get("name"), str):
+                    named.setdefault(name, folder)
             if file_name.startswith(("vite.config.", "vitest.config.")):
                 roots.append(folder)
         return ScriptResolver(
@@ -93,6 +100,7 @@ class Script:
             roots=(*roots, ""),
             setups=tuple(jsconfig.setup_refs(configs)),
             aliased=tuple(jsconfig.module_aliases(configs)),
+            manifests=manifests,
         )
 
 
@@ -104,6 +112,13 @@ class ScriptResolver:
     roots: tuple[str, ...]  # where a `/x` specifier is looked for: vite's roots, then ours
     setups: tuple[SetupRef, ...]
     aliased: tuple[Alias, ...] = ()  # vite's `resolve.alias`, jest's `moduleNameMapper`
+    # The package.json files this walk has read (path -> its data), and the subpaths asked
+    # of each package (`_exported`). The walk reads a file's importers before the file, so
+    # a package.json read later gives its entries for every subpath asked so far; one asked
+    # after it was read (or of a package.json read with the configuration) is answered at
+    # once.
+    manifests: dict[str, dict[str, object]] = field(default_factory=dict)
+    asked: dict[str, set[str]] = field(default_factory=dict)
 
     @functools.cached_property
     def packages(self) -> Mapping[str, tuple[str, ...]]:
@@ -213,9 +228,31 @@ class ScriptResolver:
             folders = [f for guess in guesses for f in self.packages.get(guess, ())]
         found: list[str] = []
         for folder in folders:
-            found += self._package_entry(folder, subpath)
+            found += self._exported(folder, subpath)
             found.append(join(folder, jsconfig.MANIFEST))
         return list(dict.fromkeys(found))
+
+    def _exported(self, folder: str, subpath: str) -> list[str]:
+        """`pkg` (subpath "") or `pkg/sub`: the package's entries (`package_entries`: for
+        a subpath, what `exports` maps `./sub` to, none when it exports other subpaths only,
+        or `sub` under the folder when it has no `exports`), known once its package.json is
+        read (until then, asked of it: `_entries`). The package itself is also looked for
+        at once as `src/index.*`, `index.*`, `lib/index.*`."""
+        path = join(folder, jsconfig.MANIFEST)
+        guessed = [] if subpath else self._package_entry(folder, "")
+        self.asked.setdefault(path, set()).add(subpath)
+        manifest = self.manifests.get(path)
+        if manifest is None:
+            return guessed
+        entries = jsconfig.package_entries(manifest, subpath)
+        if entries is None:
+            return self._under(folder, subpath)
+        return guessed + [file for entry in entries for file in self._entry_files(folder, entry)]
+
+    def _under(self, folder: str, subpath: str) -> list[str]:
+        """`pkg/sub` of a package without `exports`: `sub` under its folder, its `src/` or
+        `lib/`, or the source of a built file (`pkg/dist/x.js`: `src/x`)."""
+        return self._package_entry(folder, subpath) or self._entry_files(folder, subpath)
 
     def _package_entry(self, folder: str, subpath: str) -> list[str]:
         for under in _PACKAGE_ENTRY_FOLDERS:
@@ -224,19 +261,35 @@ class ScriptResolver:
         return []
 
     def _entries(self, path: str, source: str) -> list[Target] | None:
-        """A package.json's entry points as files of the tree; a built file not in the
-        tree (`dist/index.js`) is looked for under `src/`."""
+        """A package.json's entry points as files of the tree, for the package itself or
+        each subpath its importers asked for (`_exported`); none asked (a JSON import of
+        it): the package's own entries."""
         manifest = loads_jsonc(source)
         if not isinstance(manifest, dict):
             return None
+        self.manifests[path] = manifest
         folder, found = parent(path), []
-        for entry in jsconfig.package_entries(manifest, ""):
-            base = normalize(folder, entry)
-            if base is None:
+        for subpath in sorted(self.asked.pop(path, set()) or {""}):
+            entries = jsconfig.package_entries(manifest, subpath)
+            if entries is None:  # no `exports`: the subpath is a path under the folder
+                files = self._under(folder, subpath)
+                found += [Target(file, subpath, follow=_loads_more(file)) for file in files]
                 continue
-            files = self.files_at(base) or self.files_at(_built_to_source(folder, base))
-            found += [Target(file, entry, follow=_loads_more(file)) for file in files]
-        return list(dict.fromkeys(found))
+            for entry in entries:
+                files = self._entry_files(folder, entry)
+                found += [Target(file, entry, follow=_loads_more(file)) for file in files]
+        unique: dict[str, Target] = {}
+        for target in found:
+            unique.setdefault(target.path, target)  # one file, as its first entry names it
+        return list(unique.values())
+
+    def _entry_files(self, folder: str, entry: str) -> list[str]:
+        """An entry's files in the tree; a built file not in the tree (`dist/index.js`) is
+        looked for under `src/`."""
+        base = normalize(folder, entry)
+        if base is None:
+            return []
+        return self.files_at(base) or self.files_at(_built_to_source(folder, base))
 
     def _setup_files(self, ref: SetupRef) -> list[str]:
         value = ref.value
@@ -266,10 +319,14 @@ def _split_package(spec: str) -> tuple[str, str]:
 
 
 def _built_to_source(folder: str, base: str) -> str:
-    """`pkg/dist/index.js` -> `pkg/src/index`: where a built entry's source usually is."""
+    """`pkg/dist/index.js` (or `pkg/dist/esm/index.js`) -> `pkg/src/index`: where a built
+    entry's source usually is."""
     relative = base.removeprefix(folder + "/") if folder else base
     head, _, rest = relative.partition("/")
     if head in _BUILD_FOLDERS and rest:
+        # One build's folder inside another's (`dist/esm/x.js`) is dropped too.
+        while (inner := rest.partition("/"))[0] in _BUILD_FOLDERS and inner[2]:
+            rest = inner[2]
         relative = "src/" + rest
     return join(folder, _SCRIPT_SUFFIX.sub("", relative))
 

@@ -307,24 +307,57 @@ def _json_values(section: dict[str, object]) -> dict[str, list[str]]:
     return values
 
 
-def package_entries(manifest: Mapping[str, object], subpath: str) -> list[str]:
-    """The files a package's `package.json` names for `name` (subpath "") or
-    `name/subpath`: its entry fields and the string leaves of its `exports` entry."""
+def package_entries(manifest: Mapping[str, object], subpath: str) -> list[str] | None:
+    """The files a package's `package.json` names for `name` (subpath "") or `name/subpath`,
+    relative to its folder. The package itself: its entry fields and what `exports` maps "."
+    to. A subpath: what `exports` maps `./subpath` to, as node reads it (`exported`); none
+    when `exports` does not export it (node refuses the import); None when the package has
+    no `exports` (then the subpath is a path under the package's folder)."""
     exports = manifest.get("exports")
-    key = "./" + subpath if subpath else "."
-    if isinstance(exports, dict) and any(k.startswith(".") for k in exports):
-        exports = exports.get(key)
-    elif subpath:
-        exports = None
+    if subpath and exports is None:
+        return None
     entries = [] if subpath else [manifest.get(field) for field in _ENTRY_FIELDS]
-    return [e for e in [*entries, *_leaves(exports)] if isinstance(e, str) and "*" not in e]
+    found = exported(exports, "./" + subpath if subpath else ".")
+    return [e for e in [*entries, *found] if isinstance(e, str)]
 
 
-def _leaves(value: object) -> list[str]:
+def exported(exports: object, key: str) -> list[str]:
+    """The targets node's `exports` resolution reaches for `key` ("." or "./sub"): the
+    entry of that exact key, else of the `*` pattern whose prefix is longest (then the
+    longest key), its `*` replaced by what it matched. A string, an array or a conditions
+    object without "." keys is the entry of "." alone. Every condition's target counts
+    (`import`, `require`, `node`, `types`, `default`, nested ones): which conditions a
+    runner sets is its configuration's (jest's `customExportConditions`, vitest's
+    `resolve.conditions`), and a footprint too large is the safe side."""
+    if isinstance(exports, dict) and any(str(k).startswith(".") for k in exports):
+        mapping: dict[object, object] = exports
+    else:
+        mapping = {".": exports}
+    if key in mapping and "*" not in key:
+        return _leaves(mapping[key], None)
+    patterns = sorted(
+        (k for k in mapping if isinstance(k, str) and k.count("*") == 1),
+        key=lambda k: (-k.index("*"), -len(k)),
+    )
+    for pattern in patterns:
+        head, tail = pattern.split("*")
+        if not key.startswith(head) or key == head:
+            continue
+        if tail and not (key.endswith(tail) and len(key) >= len(pattern)):
+            continue
+        return _leaves(mapping[pattern], key[len(head) : len(key) - len(tail)])
+    return []
+
+
+def _leaves(value: object, star: str | None) -> list[str]:
+    """The string targets under `value` (null excludes), `*` replaced by `star` (a target
+    with a `*` outside a pattern's entry is no file)."""
     if isinstance(value, str):
-        return [value]
+        if star is not None:
+            return [value.replace("*", star)]
+        return [] if "*" in value else [value]
     if isinstance(value, dict):
-        return [leaf for item in value.values() for leaf in _leaves(item)]
+        return [leaf for item in value.values() for leaf in _leaves(item, star)]
     if isinstance(value, list):
-        return [leaf for item in value for leaf in _leaves(item)]
+        return [leaf for item in value for leaf in _leaves(item, star)]
     return []

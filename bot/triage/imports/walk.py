@@ -31,7 +31,7 @@ from bot.triage.models import ImportStep
 PARTIAL_NAMED = 3  # reasons named before "and N more"
 # Bump when what a resolver finds changes: walks kept under an older version (bot/store)
 # are then read again rather than trusted. Adding a language changes the key by itself.
-WALK_VERSION = 4
+WALK_VERSION = 5
 
 
 @dataclass(frozen=True)

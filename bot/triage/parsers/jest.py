@@ -46,6 +46,8 @@ _JEST_TEST_LINE = re.compile(
     r"^(?P<indent>\s*)(?P<mark>[✓✕○✎√\u00d7])\s+(?P<name>.+?)(?:\s+\(\d[^)]*\))?\s*$"
 )
 _SUITE_FAILED = "Test suite failed to run"
+# The banner npm and pnpm print before a package's script: `> @acme/web@1.4.0 test`.
+_SCRIPT_BANNER = re.compile(r"^\s*> (?P<name>(?:@[\w.-]+/)?[\w.-]+)@\S+ [\w:.-]+(?:\s|$)")
 # The code frame under an error: `  12 |   expect(x)`, `> 12 |`, `     |   ^`.
 _CODE_FRAME = re.compile(r"^\s*>?\s*\d*\s*\|")
 
@@ -72,6 +74,7 @@ class _Entry:
     file: str | None
     chain: list[str]
     lines: list[str] = field(default_factory=list)
+    workspace: str | None = None
 
     @property
     def key(self) -> str:
@@ -110,6 +113,7 @@ def _failure(entry: _Entry, framework: str, paths: PathMap, attempts: int = 1) -
         trace_paths=trace.trace_paths(),
         attempts_failed=attempts,
         attempts_total=attempts,
+        workspace=entry.workspace,
     )
 
 
@@ -151,7 +155,11 @@ def parse_jest(lines: Sequence[str]) -> list[Failure]:
     listed: list[_Entry] = []
     describes: list[tuple[int, str]] = []
     summary_failed = False
+    workspace: str | None = None
     for line in _clean(lines):
+        if banner := _SCRIPT_BANNER.match(line):
+            workspace = banner.group("name")
+            continue
         header = _JEST_HEADER.match(line)
         if header:
             file = header.group("path") if header.group("status") == "FAIL" else None
@@ -166,7 +174,7 @@ def parse_jest(lines: Sequence[str]) -> list[Failure]:
         if bullet and file is not None and not _JEST_NOT_A_TEST.match(bullet.group("title")):
             title = bullet.group("title")
             chain = [] if title == _SUITE_FAILED else title.split(SEPARATOR)
-            entry = _Entry(file, chain)
+            entry = _Entry(file, chain, workspace=workspace)
             entries.append(entry)
             continue
         if entry is not None:

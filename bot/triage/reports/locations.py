@@ -5,20 +5,23 @@ all it says.
 A location says where it came from (`Failure.location_source`): a `<testcase>`'s `file` and
 `line` attributes ("attribute"), a repository frame of the failure's stack ("stack"), a
 `file:line` in its message ("message"), or a bare file name found once in the commit's tree
-("tree"). A bare name (`store_test.go:41`) that cannot be placed is kept as printed.
+("tree"), or a path printed relative to another folder placed in it by its unique suffix
+("tree", `placement.py`). A bare name (`store_test.go:41`) that cannot be placed is kept as
+printed.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from urllib.parse import unquote
 
 from bot.shared import Tree
 from bot.triage.models import Failure
 from bot.triage.parsers.paths import PathMap
+from bot.triage.placement import SuffixIndex
 from bot.triage.reports.traces import SOURCE_EXT, Frame
 
 ATTRIBUTE = "attribute"
@@ -111,16 +114,24 @@ def choose(*, stack: list[Frame], attribute: str | None, message: str, stack_tex
     return Located()
 
 
-def place_in_tree(location: str, tree: Tree) -> Located | None:
+def place_in_tree(
+    location: str, tree: Tree, index: Callable[[], SuffixIndex] | None = None
+) -> Located | None:
     """A bare `name.ext:line` placed in the commit's tree: the one file of that name, or
-    None with a note when there are several (the bare name is kept) or none."""
+    None with a note when there are several (the bare name is kept) or none. A path with a
+    folder that is not in the tree (printed relative to a workspace package) is placed by
+    its unique suffix (`placement.py`, with the `index` given), else left as it is."""
     path, sep, line = location.rpartition(":")
     if not sep or not _LINE.match(line):
         path, line = location, ""
-    if not is_bare(path):
-        return None
-    matches = sorted(p for p in tree.files if p == path or p.endswith("/" + path))
     suffix = f":{line}" if line else ""
+    if not is_bare(path):
+        if path in tree.files or tree.truncated:
+            return None
+        placed = (index() if index else SuffixIndex.of(tree.files)).place(path)
+        found = placed.path if placed is not None else None
+        return Located(f"{found}{suffix}", TREE) if found else None
+    matches = sorted(p for p in tree.files if p == path or p.endswith("/" + path))
     if len(matches) == 1:
         return Located(f"{matches[0]}{suffix}", TREE)
     if matches:
@@ -134,8 +145,9 @@ def resolve_in_tree(failures: Iterable[Failure], tree: Tree) -> list[Failure]:
     """The failures with each bare location placed in `tree` where it names one file; a
     name found several times, or not at all, stays as printed and says so."""
     resolved: list[Failure] = []
+    index = functools.cache(lambda: SuffixIndex.of(tree.files))  # built once, when needed
     for failure in failures:
-        placed = place_in_tree(failure.location, tree) if failure.location else None
+        placed = place_in_tree(failure.location, tree, index) if failure.location else None
         if placed is None:
             resolved.append(failure)
         elif placed.source == TREE:
