@@ -24,11 +24,12 @@ from bot.registration import (
     SetupError,
     env_lines,
     load_manifest,
+    manifest_for,
     write_env,
 )
 from bot.setup_page import SetupOptions, SetupPage
 from bot.sim import Simulator, builtin_scenario
-from bot.sim.manifests import CODE_LIFETIME_S, CONVERSION
+from bot.sim.manifests import CODE_LIFETIME_S, CONVERSION, manifest_problem
 from tests.test_sim_openapi import assert_fits
 
 HOOK = "https://flaky.example.org/api/github/webhooks"
@@ -253,6 +254,42 @@ async def test_the_simulators_new_app_page_refuses_a_manifest_github_would_refus
         ) as answer:
             assert answer.status == status
     assert sim.manifests.codes == {}
+
+
+async def test_the_simulator_refuses_default_events_as_github_does(
+    http: aiohttp.ClientSession, sim: Simulator
+) -> None:
+    """GitHub's words (seen by several projects): lifecycle events cannot be subscribed to,
+    and every default event needs a permission that covers it."""
+    base = {"name": "x", "url": "https://x.example", "redirect_url": "https://x.example/done"}
+    cases = (
+        (
+            {"default_events": ["check_run", "installation", "installation_repositories"],
+             "default_permissions": {"checks": "read"}},
+            "Default events unsupported: installation and installation_repositories",
+        ),
+        (
+            {"default_events": ["check_run", "issues"], "default_permissions": {"issues": "write"}},
+            "Default events are not supported by permissions: check_run",
+        ),
+    )  # fmt: skip
+    for extra, refusal in cases:
+        data = {"manifest": json.dumps({**base, **extra})}
+        async with http.post(
+            f"{sim.url}/settings/apps/new", data=data, allow_redirects=False
+        ) as answer:
+            assert (answer.status, refusal in await answer.text()) == (422, True)
+    assert sim.manifests.codes == {}
+
+
+def test_the_apps_manifest_passes_githubs_checks() -> None:
+    filled = manifest_for(
+        load_manifest(CHECKOUT_MANIFEST),
+        webhook_url=HOOK,
+        redirect_url="http://127.0.0.1:8000/done",
+        name=None,
+    )
+    assert manifest_problem(filled) is None
 
 
 def test_setup_refuses_an_existing_env_file_without_force(

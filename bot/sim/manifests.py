@@ -92,7 +92,7 @@ class ManifestRoutes:
             manifest = json.loads(str(form.get("manifest", "")))
         except json.JSONDecodeError:
             return _page(400, "Invalid GitHub App configuration: the manifest is not JSON.")
-        problem = _manifest_problem(manifest)
+        problem = manifest_problem(manifest)
         if problem is not None:
             return _page(422, f"Invalid GitHub App configuration: {problem}")
         owner = request.match_info.get("org") or self.sim.world.repo.owner
@@ -153,9 +153,37 @@ class ManifestRoutes:
         }
 
 
-def _manifest_problem(manifest: Any) -> str | None:
+# Events GitHub delivers to every App and refuses in `default_events` ("Default events
+# unsupported: installation and installation_repositories").
+LIFECYCLE_EVENTS = frozenset(
+    {"installation", "installation_repositories", "installation_target",
+     "github_app_authorization", "meta", "ping"}
+)  # fmt: skip
+# The repository permissions that let an App subscribe to each event it may list (GitHub's
+# webhook documentation, "Availability"); an event none of them covers is refused ("Default
+# events are not supported by permissions: check_run").
+EVENT_PERMISSIONS: dict[str, frozenset[str]] = {
+    "check_run": frozenset({"checks"}),
+    "check_suite": frozenset({"checks"}),
+    "issue_comment": frozenset({"issues", "pull_requests"}),
+    "issues": frozenset({"issues"}),
+    "label": frozenset({"issues", "pull_requests"}),
+    "merge_group": frozenset({"merge_queues"}),
+    "pull_request": frozenset({"pull_requests"}),
+    "pull_request_review": frozenset({"pull_requests"}),
+    "pull_request_review_comment": frozenset({"pull_requests"}),
+    "push": frozenset({"contents"}),
+    "repository": frozenset({"metadata"}),
+    "status": frozenset({"statuses"}),
+    "workflow_job": frozenset({"actions"}),
+    "workflow_run": frozenset({"actions"}),
+}
+
+
+def manifest_problem(manifest: Any) -> str | None:
     """What GitHub would refuse in a manifest, or None. It needs `url`, and a `redirect_url`
-    to send the code to; a webhook needs its `url`."""
+    to send the code to; a webhook needs its `url`; default events must be ones an App can
+    subscribe to, each covered by a permission the manifest asks for."""
     if not isinstance(manifest, dict):
         return "the manifest is not a JSON object"
     for key in ("name", "url", "redirect_url"):
@@ -166,7 +194,26 @@ def _manifest_problem(manifest: Any) -> str | None:
     hook = manifest.get("hook_attributes")
     if hook is not None and (not isinstance(hook, dict) or not hook.get("url")):
         return "hook_attributes.url is missing"
+    return _events_problem(manifest.get("default_events"), manifest.get("default_permissions"))
+
+
+def _events_problem(events: Any, permissions: Any) -> str | None:
+    if events is None:
+        return None
+    if not isinstance(events, list) or not all(isinstance(e, str) for e in events):
+        return "default_events is not a list of event names"
+    granted = set(permissions) if isinstance(permissions, dict) else set()
+    unsupported = [e for e in events if e in LIFECYCLE_EVENTS or e not in EVENT_PERMISSIONS]
+    if unsupported:
+        return f"Default events unsupported: {_and(unsupported)}"
+    uncovered = [e for e in events if not EVENT_PERMISSIONS[e] & granted]
+    if uncovered:
+        return f"Default events are not supported by permissions: {_and(uncovered)}"
     return None
+
+
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def _slug(name: str) -> str:
