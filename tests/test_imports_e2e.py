@@ -16,10 +16,10 @@ from bot.handlers import sources
 from bot.handlers.sources import SourceCache, import_walks
 from bot.metrics import Metrics
 from bot.sim import Simulator
-from bot.sim.scenario import load_scenario
-from bot.store import Store
-from bot.triage.imports import ImportWalk, Unreadable
-from bot.triage.imports.walk import walk_from_json
+from bot.sim.scenario import Scenario, load_scenario
+from bot.store import DeliveryState, Store
+from bot.triage.imports import ImportWalk, Unreadable, WalkLimits
+from bot.triage.imports.walk import cache_key, walk_from_json
 from bot.triage.models import Failure, Verdict
 from bot.tryout import ReadOnlyClient
 from tests.test_tryout import flakybot
@@ -197,3 +197,39 @@ async def test_a_large_read_is_split_into_queries_sent_together(
     [walked] = found.values()
     assert not walked.partial
     assert "src/billing/tax.py" in {reached.path for reached in walked.reached}
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [
+        {"status": 502},
+        {"status": 403, "rate_limit": "secondary", "retry_after": 1},
+    ],
+    ids=["502", "secondary rate limit"],
+)
+async def test_a_walk_cut_by_a_fault_is_retried_never_kept(
+    tmp_path: Path, fault: dict[str, object]
+) -> None:
+    """One failed GraphQL query (issue 25 item 13): the delivery is retried and the walk
+    made again, complete; the walk the fault cut is neither kept nor used."""
+    world = load_scenario(SCENARIOS / "python-imports-src-layout.yml").model_dump()
+    world["faults"] = {"rules": [{"method": "POST", "path": "^/graphql$", **fault}]}
+    scenario = Scenario.model_validate(world)
+    [pull] = scenario.pull_requests
+    async with running(scenario, tmp_path) as (sim, bot):
+        await sim.play(after_each=lambda: settle(sim, bot))
+        await settle(sim, bot)
+        decisions = await final_decisions(bot.store, "acme/shop", [21])
+        deliveries = await bot.store.list_deliveries(100)
+        kept = await bot.store.import_walk(
+            "acme/shop", pull.head_sha, "tests/test_invoice.py", cache_key(WalkLimits())
+        )
+
+    [decision] = decisions.values()
+    assert decision.verdict is Verdict.RELATED
+    [walk_line] = [item.text for item in decision.items if item.kind == "imports"]
+    assert walk_line.endswith("complete")
+    assert kept is not None and not kept.partial
+    # The failed query, then the retried delivery's two rounds.
+    assert sim.calls[GRAPHQL] == 3
+    assert {d.state for d in deliveries} == {DeliveryState.DONE}

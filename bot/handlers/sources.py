@@ -188,9 +188,10 @@ async def _finish(
 
 async def _query(
     gh: GitHubAPI, repo: str, shas: list[str], sizes: dict[str, int]
-) -> dict[str, Source] | None:
-    """The blobs' texts in as few queries as the per-query bounds allow, sent together;
-    None when every query failed (a part that failed is left out)."""
+) -> tuple[dict[str, Source], set[str], BaseException | None]:
+    """The blobs' texts in as few queries as the per-query bounds allow, sent together: the
+    texts answered, the SHAs of the queries GitHub refused, and the first fault (5xx, rate
+    limit, network) that cut one, if any."""
     batches: list[list[str]] = []
     spent = 0
     for sha in shas:
@@ -199,12 +200,20 @@ async def _query(
             spent = 0
         batches[-1].append(sha)
         spent += sizes[sha]
-    if not batches:
-        return {}
-    answers = await asyncio.gather(*(api.read_blobs(gh, repo, batch) for batch in batches))
-    if all(answer is None for answer in answers):
-        return None
-    return {sha: text for answer in answers if answer for sha, text in answer.items()}
+    answers = await asyncio.gather(
+        *(api.read_blobs(gh, repo, batch) for batch in batches), return_exceptions=True
+    )
+    texts: dict[str, Source] = {}
+    refused: set[str] = set()
+    fault: BaseException | None = None
+    for batch, answer in zip(batches, answers, strict=True):
+        if isinstance(answer, BaseException):
+            fault = fault or answer
+        elif answer is None:
+            refused.update(batch)
+        else:
+            texts.update(answer)
+    return texts, refused, fault
 
 
 def files_at(cache: SourceCache, repo: str, sha: str) -> AbstractSet[str] | None:
@@ -234,19 +243,21 @@ async def _read(
         cache.blobs[sha] = text
     missing = [sha for sha in missing if sha not in kept]
     sizes = {tree.files[path].sha: tree.files[path].size for path in paths}
-    answered = await _query(gh, repo, missing, sizes)
-    for sha, text in (answered or {}).items():
+    answered, refused, fault = await _query(gh, repo, missing, sizes)
+    for sha, text in answered.items():
         cache.blobs[sha] = text
     lasting = {
         sha: text
-        for sha, text in (answered or {}).items()
+        for sha, text in answered.items()
         if not (isinstance(text, Unreadable) and text.reason == api.BLOB_NOT_FOUND)
     }
     if lasting:
         await store.save_blobs(lasting, time.time())
+    if fault is not None:  # the delivery is retried; what was answered is kept for then
+        raise fault
     for path, sha in shas.items():
         known = cache.blobs.get(sha)
         if known is not None:
             sources[path] = known
-        elif sha in missing:  # its query failed: unread this time, not remembered
-            sources[path] = Unreadable("GitHub did not answer the query")
+        elif sha in refused:  # unread this time, not remembered
+            sources[path] = Unreadable("GitHub refused the query")
