@@ -251,6 +251,7 @@ async def decide(
         changed.paths,
         changed_complete,
         sources.cache,
+        sources.cache.limits.within(config.imports.files, config.imports.bytes),
     )
     extraction = _placed_in_tree(extraction, sources.cache, repo, run.head_sha)
     decisions = testless or decide_extraction(

@@ -1,12 +1,14 @@
 """Read what a failed test imports, economically: gather for the footprint.
 
-One recursive tree per commit, then one GraphQL query per level of the walk for every
-file still unread (all the job's failed tests together), contents cached by blob SHA,
-which never changes. With the default depth of 2, the first triage of a head spends at
-most 3 calls (the tree, the test files with their configuration, then what they import);
-a language whose configuration names more files that run for the test (jest's setup
-files) may spend one more round. A further failure of the same test on the same head
-spends none, in any replica: finished walks and blob texts are kept in the store too.
+One recursive tree per commit, then GraphQL queries round by round for every file the
+walks (all the job's failed tests together) still want, each round's queries filled up to
+their bounds with the files likeliest to be wanted next (`imports.plan.plan_reads`): on a
+small repository the whole source set comes in the first round, on a large one the walk
+reads its packages a round ahead. Texts are cached by blob SHA, which never changes, in
+memory and in the store: a later commit re-reads only what changed. A further failure of
+the same test on the same head spends no call, in any replica: finished walks are kept in
+the store too. A walk cut by a fault (a 5xx, a rate limit) raises, so the delivery is
+retried; it is never kept.
 
 A failure that names no file (a Go package's test, a JVM class) is found in the tree first
 (`imports.locate`, no further call); when nothing the PR changes could be imported its file
@@ -33,6 +35,7 @@ from bot.triage.footprint import WalkPlan, plan_walk
 from bot.triage.imports import ImportWalk, Source, Tree, Unreadable, WalkLimits, walk
 from bot.triage.imports.languages import language_of
 from bot.triage.imports.locate import how_located, locate_in_tree
+from bot.triage.imports.plan import QueryBounds, batches, plan_reads
 from bot.triage.imports.walk import cache_key
 from bot.triage.models import Failure
 
@@ -41,11 +44,7 @@ log = logging.getLogger(__name__)
 TREES_KEPT = 256
 WALKS_KEPT = 4096
 BLOB_CACHE_BYTES = 64 * 1024 * 1024
-# One GraphQL query reads at most this much: GitHub stops a query after 10 seconds (and
-# counts the timeout against the rate limit), so a large read is split into queries sent
-# together rather than risked as one.
-QUERY_BLOBS = 100
-QUERY_BYTES = 4 * 1024 * 1024
+QUERY = QueryBounds()
 
 
 def _size(source: Source) -> int:
@@ -64,7 +63,7 @@ class SourceCache:
     blobs: cachetools.LRUCache[str, Source] = field(
         default_factory=lambda: cachetools.LRUCache(BLOB_CACHE_BYTES, getsizeof=_size)
     )
-    walks: cachetools.LRUCache[tuple[str, str, str], ImportWalk] = field(
+    walks: cachetools.LRUCache[tuple[str, str, str, str], ImportWalk] = field(
         default_factory=lambda: cachetools.LRUCache(WALKS_KEPT)
     )
 
@@ -78,12 +77,16 @@ async def import_walks(
     changed_paths: Sequence[str],
     changed_complete: bool,
     cache: SourceCache,
+    limits: WalkLimits | None = None,
 ) -> dict[str, ImportWalk] | None:
     """The walk of each failed test's imports at `sha`, keyed by `walk_key` (its test file,
     or its id when the file was found in the tree); none for the tests where it cannot
-    change the verdict (`plan_walk`). None when the walk is off (depth 0): then every test
-    keeps the name-and-folder rules (`verdict.py`)."""
-    if cache.limits.depth == 0:
+    change the verdict (`plan_walk`). `limits`: the repository's budgets, when they are not
+    the cache's (the App's). None when the walk is off (a budget of 0 files): then every
+    test keeps the name-and-folder rules (`verdict.py`)."""
+    if limits is not None:  # the same caches, walked under the repository's budgets
+        cache = dataclasses.replace(cache, limits=limits)
+    if cache.limits.files == 0:
         return None
     plans = [p for f in failures if (p := plan_walk(f, changed_paths, changed_complete))]
     if not plans:
@@ -138,19 +141,21 @@ async def _walk_all(
     todo: list[str],
     cache: SourceCache,
 ) -> dict[str, ImportWalk]:
-    """Walk every test file of `todo`, reading what they want round by round, together."""
+    """Walk every test file of `todo` to the end of its closure (or its budget), reading
+    what they want round by round, together, each round's queries filled with the files
+    likeliest to be wanted next (`plan_reads`). Each round adds at least one file to
+    `sources`, and the budgets bound what a walk wants: the rounds end."""
     sources: dict[str, Source] = {}
-    # Round n reads the files at depth n - 1: the test files (with the configuration and
-    # what runs for them) first, then what they import; files that only the configuration
-    # names (setup files) can take one more round.
-    # The walks parse what was read (up to IMPORT_BYTES a test): off the event loop.
-    for _ in range(cache.limits.depth + 1 if todo else 0):
-        walks = await in_thread(_walks, todo, tree, dict(sources), cache.limits)
-        wanted = {path for found in walks for path in found.wanted}
-        if not wanted:
-            break
-        await _read(gh, store, repo, tree, sorted(wanted), sources, cache)
+    # The walks parse what was read (up to the bytes budget a test): off the event loop.
     walks = await in_thread(_walks, todo, tree, dict(sources), cache.limits)
+    while wanted := [path for found in walks for path in found.wanted]:
+        await _recall(store, tree, wanted, sources, cache)
+        missing = [path for path in wanted if path not in sources]
+        if missing:
+            size = cache.limits.file_bytes
+            plan = plan_reads(todo, missing, tree, sources.keys(), QUERY, size)
+            await _read(gh, store, repo, tree, plan, sources, cache)
+        walks = await in_thread(_walks, todo, tree, dict(sources), cache.limits)
     return {found.test_file: await _finish(store, repo, sha, found, cache) for found in walks}
 
 
@@ -164,13 +169,13 @@ async def _kept_walks(
     store: Store, repo: str, sha: str, test_files: list[str], cache: SourceCache
 ) -> dict[str, ImportWalk]:
     """The walks already made, in this process or (kept in the store) in any other."""
-    done = {f: w for f in test_files if (w := cache.walks.get((repo, sha, f))) is not None}
-    asked = [f for f in test_files if f not in done]
     key = cache_key(cache.limits)
+    done = {f: w for f in test_files if (w := cache.walks.get((repo, sha, f, key))) is not None}
+    asked = [f for f in test_files if f not in done]
     kept = await asyncio.gather(*(store.import_walk(repo, sha, f, key) for f in asked))
     for test_file, found in zip(asked, kept, strict=True):
         if found is not None:
-            cache.walks[(repo, sha, test_file)] = done[test_file] = found
+            cache.walks[(repo, sha, test_file, key)] = done[test_file] = found
     return done
 
 
@@ -181,32 +186,26 @@ async def _finish(
     if found.wanted:  # a read failed, or the rounds ran out: the walk could not finish
         unread = f"{len(found.wanted):,} file(s) not read"
         return dataclasses.replace(found, wanted=(), cut=(*found.cut, unread))
-    cache.walks[(repo, sha, found.test_file)] = found
-    await store.save_import_walk(repo, sha, cache_key(cache.limits), found, time.time())
+    key = cache_key(cache.limits)
+    cache.walks[(repo, sha, found.test_file, key)] = found
+    await store.save_import_walk(repo, sha, key, found, time.time())
     return found
 
 
 async def _query(
-    gh: GitHubAPI, repo: str, shas: list[str], sizes: dict[str, int]
+    gh: GitHubAPI, repo: str, tree: Tree, paths: list[str]
 ) -> tuple[dict[str, Source], set[str], BaseException | None]:
-    """The blobs' texts in as few queries as the per-query bounds allow, sent together: the
-    texts answered, the SHAs of the queries GitHub refused, and the first fault (5xx, rate
-    limit, network) that cut one, if any."""
-    batches: list[list[str]] = []
-    spent = 0
-    for sha in shas:
-        if not batches or len(batches[-1]) >= QUERY_BLOBS or spent + sizes[sha] > QUERY_BYTES:
-            batches.append([])
-            spent = 0
-        batches[-1].append(sha)
-        spent += sizes[sha]
+    """The paths' blob texts in as few queries as the per-query bounds allow, sent
+    together: the texts answered by SHA, the SHAs of the queries GitHub refused, and the
+    first fault (5xx, rate limit, network) that cut one, if any."""
+    shas = [[tree.files[path].sha for path in batch] for batch in batches(paths, tree, QUERY)]
     answers = await asyncio.gather(
-        *(api.read_blobs(gh, repo, batch) for batch in batches), return_exceptions=True
+        *(api.read_blobs(gh, repo, batch) for batch in shas), return_exceptions=True
     )
     texts: dict[str, Source] = {}
     refused: set[str] = set()
     fault: BaseException | None = None
-    for batch, answer in zip(batches, answers, strict=True):
+    for batch, answer in zip(shas, answers, strict=True):
         if isinstance(answer, BaseException):
             fault = fault or answer
         elif answer is None:
@@ -225,6 +224,21 @@ def files_at(cache: SourceCache, repo: str, sha: str) -> AbstractSet[str] | None
     return tree.files.keys()
 
 
+async def _recall(
+    store: Store, tree: Tree, paths: list[str], sources: dict[str, Source], cache: SourceCache
+) -> None:
+    """Fill `sources` with the paths' texts already read, in this process or (kept in the
+    store) in any other: no call."""
+    shas = {path: tree.files[path].sha for path in paths}
+    missing = sorted({sha for sha in shas.values() if sha not in cache.blobs})
+    for sha, text in (await store.blobs(missing) if missing else {}).items():
+        cache.blobs[sha] = text
+    for path, sha in shas.items():
+        known = cache.blobs.get(sha)
+        if known is not None:
+            sources[path] = known
+
+
 async def _read(
     gh: GitHubAPI,
     store: Store,
@@ -234,16 +248,11 @@ async def _read(
     sources: dict[str, Source],
     cache: SourceCache,
 ) -> None:
-    """Fill `sources` with the paths' texts: from memory, then the store, the rest in one
-    query (whose answers are kept in both)."""
-    shas = {path: tree.files[path].sha for path in paths}
-    missing = sorted({sha for sha in shas.values() if sha not in cache.blobs})
-    kept = await store.blobs(missing) if missing else {}
-    for sha, text in kept.items():
-        cache.blobs[sha] = text
-    missing = [sha for sha in missing if sha not in kept]
-    sizes = {tree.files[path].sha: tree.files[path].size for path in paths}
-    answered, refused, fault = await _query(gh, repo, missing, sizes)
+    """Fill `sources` with the paths' texts: those already read (`_recall`), the rest in
+    one round of queries (whose answers are kept in memory and in the store)."""
+    await _recall(store, tree, paths, sources, cache)
+    unread = list({tree.files[p].sha: p for p in paths if p not in sources}.values())
+    answered, refused, fault = await _query(gh, repo, tree, unread)
     for sha, text in answered.items():
         cache.blobs[sha] = text
     lasting = {
@@ -255,9 +264,11 @@ async def _read(
         await store.save_blobs(lasting, time.time())
     if fault is not None:  # the delivery is retried; what was answered is kept for then
         raise fault
-    for path, sha in shas.items():
+    for path in paths:
+        sha = tree.files[path].sha
         known = cache.blobs.get(sha)
         if known is not None:
             sources[path] = known
-        elif sha in refused:  # unread this time, not remembered
-            sources[path] = Unreadable("GitHub refused the query")
+        else:  # unread this time, not remembered
+            reason = "GitHub refused the query" if sha in refused else "GitHub did not answer"
+            sources[path] = Unreadable(reason)

@@ -5,11 +5,13 @@ the contents read so far, it says which files to read next (`wanted`, within the
 and what it found: every repository file the test reaches, each with its import chain.
 What a language's test runs and how its imports resolve is the language's own
 (`languages.py`); the walk is the same for all: the test file and the files that run for it
-(`Start`), then, transitively, what they import, to the depth limit.
+(`Start`), then, transitively, what they import, to the end of the closure: there is no
+depth limit, only budgets of files and bytes read, sized for real projects (`WalkLimits`).
 
 The walk is partial, and says why, when it could not see everything: GitHub truncated the
 file list, a file was unreadable (binary, not UTF-8, not parseable, too large), or the
-depth, files or bytes limit cut it.
+files or bytes budget cut it. Which files to read in each round (what the walk wants, and
+the likeliest next ones to fill the round's queries) is `plan.plan_reads`.
 """
 
 from __future__ import annotations
@@ -26,17 +28,31 @@ from bot.triage.imports.routed import routed_by
 from bot.triage.models import ImportStep
 
 PARTIAL_NAMED = 3  # reasons named before "and N more"
+# The closure of a test in the largest repository measured (babel, 27,674 files) read 1,019
+# files and 6.9 MB; the budgets leave room above that (bench/README.md).
+DEFAULT_FILES = 3_000
+DEFAULT_BYTES = 30_000_000
 # Bump when what a resolver finds changes: walks kept under an older version (bot/store)
 # are then read again rather than trusted. Adding a language changes the key by itself.
-WALK_VERSION = 2
+WALK_VERSION = 3  # 3: no depth limit, budgets of files and bytes
 
 
 @dataclass(frozen=True)
 class WalkLimits:
-    depth: int = 2  # import hops followed from the test file (and its conftest.py files)
-    files: int = 100  # files read per test
-    bytes: int = 1_000_000  # bytes read per test
+    """A walk's budgets (bench/walk_calls.py measured them on real repositories). Files 0:
+    the walk is off."""
+
+    files: int = DEFAULT_FILES  # files read per test
+    bytes: int = DEFAULT_BYTES  # bytes read per test
     file_bytes: int = 256_000  # a larger file is not read
+
+    def within(self, files: int | None, bytes_: int | None) -> WalkLimits:
+        """These limits narrowed by a repository's budgets (None: not set), never above."""
+        return replace(
+            self,
+            files=self.files if files is None else min(files, self.files),
+            bytes=self.bytes if bytes_ is None else min(bytes_, self.bytes),
+        )
 
 
 @dataclass(frozen=True)
@@ -103,7 +119,8 @@ class _Walker:
     read: list[str] = field(default_factory=list)
     wanted: list[str] = field(default_factory=list)
     cut: list[str] = field(default_factory=list)
-    beyond_depth: bool = False
+    spent_files: int = 0  # read or wanted, configuration included
+    spent_bytes: int = 0
 
 
 def walk(
@@ -120,15 +137,12 @@ def walk(
         state.cut.append(f"{test_file} is not in the commit's file list")
     resolver = language.resolver(test_file, tree, _configs(state))
     _follow(state, resolver, [Start(test_file, "the test file"), *resolver.starts()])
-    if state.beyond_depth:
-        state.cut.append(f"imports deeper than {state.limits.depth} not followed")
-    wanted = _within_limits(state)  # names what the limits cut: before `cut` is read
     return ImportWalk(
         test_file=test_file,
         language=language.name,
         reached=tuple(state.reached),
         read=tuple(state.read),
-        wanted=tuple(wanted),
+        wanted=tuple(dict.fromkeys(state.wanted)),
         cut=tuple(dict.fromkeys(state.cut)),
     )
 
@@ -139,6 +153,9 @@ def _configs(state: _Walker) -> dict[str, str]:
         if name not in state.tree.files:
             continue
         source = state.sources.get(name)
+        # The configuration is counted, never cut: the resolver needs it.
+        state.spent_files += 1
+        state.spent_bytes += state.tree.files[name].size
         if source is None:
             state.wanted.append(name)
             continue
@@ -161,7 +178,7 @@ def _follow(state: _Walker, resolver: Resolver, starts: list[Start]) -> None:
             state.reached.append(Reached(path, chain, start.why if not chain else ""))
         if not start.follow:
             continue
-        for target in _imports_to_follow(state, resolver, path, len(chain)):
+        for target in _imports_to_follow(state, resolver, path, not chain):
             if target.path not in seen:
                 seen.add(target.path)
                 step = ImportStep(importer=path, module=target.module, path=target.path)
@@ -170,13 +187,10 @@ def _follow(state: _Walker, resolver: Resolver, starts: list[Start]) -> None:
 
 
 def _imports_to_follow(
-    state: _Walker, resolver: Resolver, path: str, depth: int
+    state: _Walker, resolver: Resolver, path: str, first: bool
 ) -> Sequence[Target]:
     """The repository files `path` imports, or none when it is not (yet) read."""
-    if path not in state.tree.files:
-        return []
-    if depth >= state.limits.depth:
-        state.beyond_depth = True
+    if path not in state.tree.files or not _affordable(state, path):
         return []
     source = state.sources.get(path)
     if source is None:
@@ -190,31 +204,29 @@ def _imports_to_follow(
     if targets is None:
         state.cut.append(f"{path} not read (not valid {state.language.name})")
         return []
-    router = routed_by(state.language.name, source) if depth == 0 else None
+    router = routed_by(state.language.name, source) if first else None
     if router is not None:
         state.cut.append(f"{path} reaches code through {router}, which no import names")
     return targets
 
 
-def _within_limits(state: _Walker) -> list[str]:
-    """The wanted files the limits allow, in the order found; the rest is named as cut."""
-    limits, files = state.limits, state.tree.files
-    spent_files = len(state.read)
-    spent_bytes = sum(files[path].size for path in state.read if path in files)
-    allowed: list[str] = []
-    for path in dict.fromkeys(state.wanted):
-        size = files[path].size
-        if size > limits.file_bytes:
-            state.cut.append(f"{path} not read (larger than {limits.file_bytes:,} bytes)")
-        elif spent_files + 1 > limits.files:
-            state.cut.append(f"the limit of {limits.files:,} files read was reached")
-        elif spent_bytes + size > limits.bytes:
-            state.cut.append(f"the limit of {limits.bytes:,} bytes read was reached")
-        else:
-            allowed.append(path)
-            spent_files += 1
-            spent_bytes += size
-    return allowed
+def _affordable(state: _Walker, path: str) -> bool:
+    """Whether the budgets allow reading `path` (or using it, when it was read ahead of the
+    walk): each file the walk reads or wants is counted once, in the order the walk meets
+    it; what a budget cuts is named."""
+    limits, size = state.limits, state.tree.files[path].size
+    if size > limits.file_bytes:
+        state.cut.append(f"{path} not read (larger than {limits.file_bytes:,} bytes)")
+        return False
+    if state.spent_files + 1 > limits.files:
+        state.cut.append(f"the budget of {limits.files:,} files read was spent")
+        return False
+    if state.spent_bytes + size > limits.bytes:
+        state.cut.append(f"the budget of {limits.bytes:,} bytes read was spent")
+        return False
+    state.spent_files += 1
+    state.spent_bytes += size
+    return True
 
 
 def _count(number: int, noun: str) -> str:
@@ -223,9 +235,9 @@ def _count(number: int, noun: str) -> str:
 
 def cache_key(limits: WalkLimits) -> str:
     """What a kept walk must match to be reused: this walk's version and languages, and
-    the limits it ran under."""
+    the budgets it ran under."""
     languages = ",".join(sorted(language.name for language in LANGUAGES))
-    sizes = f"{limits.depth}:{limits.files}:{limits.bytes}:{limits.file_bytes}"
+    sizes = f"{limits.files}:{limits.bytes}:{limits.file_bytes}"
     return f"v{WALK_VERSION}:{languages}:{sizes}"
 
 
