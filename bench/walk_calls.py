@@ -17,28 +17,52 @@ Prints JSON: per repository and strategy, [median, 90th percentile, max] over th
 calls (the tree plus the GraphQL queries), rounds, files and bytes fetched, files the walk
 used, its depth, whether it was cut and by what, and the wall time of the pure walk.
 
+`--e2e`: also the same tests walked by `handlers/sources.import_walks` against the simulator
+serving the commit's files over HTTP (the default strategy), each from an empty cache and an
+empty store, as a head's first triage in a new installation: the calls the simulator counted
+and the wall time.
+
     .venv/bin/python bench/walk_calls.py MIRROR[@COMMIT] ... [--tests 30] [--strategies ...]
+        [--e2e]
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import random
+import re
 import statistics
 import subprocess
+import sys
+import tempfile
 import time
 from collections import Counter
 from dataclasses import replace
 from typing import Any
 
+import aiohttp
+
+from bot.handlers.sources import SourceCache, import_walks
+from bot.metrics import Metrics
 from bot.shared import Source, Tree, TreeFile, Unreadable
+from bot.sim import Simulator
+from bot.sim.scenario import Scenario
+from bot.store import open_store
 from bot.triage.imports.languages import language_of
 from bot.triage.imports.plan import QueryBounds, batches, plan_reads
-from bot.triage.imports.walk import WalkLimits, walk
+from bot.triage.imports.walk import ImportsMemo, WalkLimits, walk
+from bot.triage.models import Failure
+from bot.tryout import ReadOnlyClient
 
 STRATEGIES = {"wanted": 0, "fill1": 1, "fill2": 2, "fill4": 4}
+# Files named as test runners find tests (pytest, jest/vitest/mocha, go, ...): the sample.
+TEST_NAME = re.compile(
+    r"(^|/)(test_[^/]*\.py|[^/]*_test\.(py|go)|[^/]*\.(test|spec)\.[cm]?[jt]sx?"
+    r"|(test|__tests__)/[^/]+\.[cm]?[jt]sx?)$"
+)
 
 
 def read_tree(git_dir: str, commit: str) -> tuple[Tree, dict[str, str]]:
@@ -88,10 +112,11 @@ def walk_one(
 ) -> dict[str, Any]:
     """One test's walk from an empty cache, the rounds as sources.py makes them."""
     sources: dict[str, Source] = {}
+    memo: ImportsMemo = {}
     calls = rounds = fetched_bytes = 0
     spent = 0.0
     started = time.perf_counter()
-    found = walk(test_file, tree, sources, limits)
+    found = walk(test_file, tree, sources, limits, memo)
     while found.wanted:
         if bounds is None:
             plan = [p for p in dict.fromkeys(found.wanted) if p not in sources]
@@ -106,7 +131,7 @@ def walk_one(
             sources[path] = blobs.text(tree.files[path].sha)
             fetched_bytes += tree.files[path].size
         spent += time.perf_counter() - fetch_started  # git's time, not the walk's
-        found = walk(test_file, tree, sources, limits)
+        found = walk(test_file, tree, sources, limits, memo)
     return {
         "calls": 1 + calls,  # the tree, then the queries
         "rounds": rounds,
@@ -134,7 +159,68 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def bench_repo(spec: str, tests: int, strategies: list[str], limits: WalkLimits) -> dict[str, Any]:
+async def end_to_end(
+    git_dir: str, tree: Tree, sample: list[str], limits: WalkLimits
+) -> dict[str, Any]:
+    """Each sampled test walked by the handler against the simulator, from nothing."""
+    files: dict[str, str | bytes] = {}
+    for path, entry in tree.files.items():
+        files[path] = _raw(git_dir, entry.sha)
+    sha = "0" * 39 + "1"
+    changed = next(p for p in sorted(tree.files) if p.endswith((".py", ".js", ".ts")))
+    scenario = Scenario.model_validate(
+        {
+            "name": "walk-calls",
+            "repo": {"owner": "bench", "name": "repo"},
+            "files": files,
+            "pull_requests": [
+                {
+                    "number": 1,
+                    "title": "t",
+                    "author": "a",
+                    "head_sha": "f" * 40,
+                    "base_sha": sha,
+                    "head_ref": "b",
+                    "files": [{"filename": changed}],
+                }
+            ],
+        }
+    )
+    rows: list[dict[str, Any]] = []
+    async with Simulator(scenario, webhook_secret="-") as sim, aiohttp.ClientSession() as s:
+        gh = ReadOnlyClient(
+            s, base_url=sim.url, metrics=Metrics(), oauth_token=sim.personal_token()
+        )
+        for test in sample:
+            failure = Failure(test_id=f"{test}::t", name="t", file=test, framework="pytest")
+            with tempfile.TemporaryDirectory() as folder:
+                store = await open_store(f"sqlite:///{folder}/bench.sqlite3")
+                before = sim.calls.copy()
+                started = time.perf_counter()
+                await import_walks(
+                    gh, store, "bench/repo", sha, [failure], [changed], False, SourceCache(limits)
+                )
+                took = time.perf_counter() - started
+                await store.close()
+            spent = sim.calls - before
+            rows.append({"calls": sum(spent.values()), "seconds": took})
+    calls = sorted(row["calls"] for row in rows)
+    times = sorted(row["seconds"] for row in rows)
+    return {
+        "calls": [statistics.median(calls), calls[int(0.9 * (len(calls) - 1))], calls[-1]],
+        "seconds": [round(statistics.median(times), 2), round(times[-1], 2)],
+    }
+
+
+def _raw(git_dir: str, sha: str) -> bytes:
+    return subprocess.run(
+        ["git", f"--git-dir={git_dir}", "cat-file", "blob", sha], capture_output=True, check=True
+    ).stdout
+
+
+def bench_repo(
+    spec: str, tests: int, strategies: list[str], limits: WalkLimits, e2e: bool
+) -> dict[str, Any]:
     git_dir, _, commit = spec.partition("@")
     commit = commit or "HEAD"
     resolved = subprocess.run(
@@ -144,7 +230,7 @@ def bench_repo(spec: str, tests: int, strategies: list[str], limits: WalkLimits)
         check=True,
     ).stdout.strip()
     tree, _ = read_tree(git_dir, resolved)
-    candidates = sorted(p for p in tree.files if (lang := language_of(p)) and lang.tests(p))
+    candidates = sorted(p for p in tree.files if TEST_NAME.search(p) and language_of(p))
     sample = random.Random(20261206).sample(candidates, min(tests, len(candidates)))
     blobs = Blobs(git_dir)
     result: dict[str, Any] = {
@@ -160,6 +246,10 @@ def bench_repo(spec: str, tests: int, strategies: list[str], limits: WalkLimits)
         bounds = None if queries == 0 else QueryBounds(queries=queries)
         rows = [walk_one(test, tree, blobs, limits, bounds) for test in sample]
         result[name] = summary(rows)
+        print(f"{result['repository']} {name}: {json.dumps(result[name])}", file=sys.stderr)
+    if e2e:
+        result["end_to_end"] = asyncio.run(end_to_end(git_dir, tree, sample, limits))
+        print(f"{result['repository']} e2e: {result['end_to_end']}", file=sys.stderr)
     return result
 
 
@@ -170,10 +260,11 @@ def main() -> None:
     parser.add_argument("--strategies", nargs="+", default=list(STRATEGIES))
     parser.add_argument("--files", type=int, default=WalkLimits().files)
     parser.add_argument("--bytes", type=int, default=WalkLimits().bytes)
+    parser.add_argument("--e2e", action="store_true", help="also against the simulator")
     args = parser.parse_args()
     limits = replace(WalkLimits(), files=args.files, bytes=args.bytes)
     load = os.getloadavg()
-    results = [bench_repo(m, args.tests, args.strategies, limits) for m in args.mirrors]
+    results = [bench_repo(m, args.tests, args.strategies, limits, args.e2e) for m in args.mirrors]
     print(
         json.dumps(
             {

@@ -36,7 +36,7 @@ from bot.triage.imports import ImportWalk, Source, Tree, Unreadable, WalkLimits,
 from bot.triage.imports.languages import language_of
 from bot.triage.imports.locate import how_located, locate_in_tree
 from bot.triage.imports.plan import QueryBounds, batches, plan_reads
-from bot.triage.imports.walk import cache_key
+from bot.triage.imports.walk import ImportsMemo, cache_key
 from bot.triage.models import Failure
 
 log = logging.getLogger(__name__)
@@ -146,8 +146,9 @@ async def _walk_all(
     likeliest to be wanted next (`plan_reads`). Each round adds at least one file to
     `sources`, and the budgets bound what a walk wants: the rounds end."""
     sources: dict[str, Source] = {}
+    memo: ImportsMemo = {}  # each file parsed once, whatever the rounds
     # The walks parse what was read (up to the bytes budget a test): off the event loop.
-    walks = await in_thread(_walks, todo, tree, dict(sources), cache.limits)
+    walks = await in_thread(_walks, todo, tree, dict(sources), cache.limits, memo)
     while wanted := [path for found in walks for path in found.wanted]:
         await _recall(store, tree, wanted, sources, cache)
         missing = [path for path in wanted if path not in sources]
@@ -155,14 +156,18 @@ async def _walk_all(
             size = cache.limits.file_bytes
             plan = plan_reads(todo, missing, tree, sources.keys(), QUERY, size)
             await _read(gh, store, repo, tree, plan, sources, cache)
-        walks = await in_thread(_walks, todo, tree, dict(sources), cache.limits)
+        walks = await in_thread(_walks, todo, tree, dict(sources), cache.limits, memo)
     return {found.test_file: await _finish(store, repo, sha, found, cache) for found in walks}
 
 
 def _walks(
-    todo: list[str], tree: Tree, sources: dict[str, Source], limits: WalkLimits
+    todo: list[str],
+    tree: Tree,
+    sources: dict[str, Source],
+    limits: WalkLimits,
+    memo: ImportsMemo,
 ) -> list[ImportWalk]:
-    return [walk(test_file, tree, sources, limits) for test_file in todo]
+    return [walk(test_file, tree, sources, limits, memo) for test_file in todo]
 
 
 async def _kept_walks(

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from bot.shared import Source, Tree, Unreadable
@@ -108,6 +108,11 @@ class ImportWalk:
         return f"{text}; partial: {named}" + (f"; and {more:,} more" if more > 0 else "")
 
 
+# What a resolver found in a file, by test file, the configuration files it was given and the
+# file: a walk asked again after each round parses each file once (`walk`'s `memo`).
+ImportsMemo = MutableMapping[tuple[str, tuple[str, ...], str], Sequence[Target] | None]
+
+
 @dataclass
 class _Walker:
     test_file: str
@@ -121,21 +126,32 @@ class _Walker:
     cut: list[str] = field(default_factory=list)
     spent_files: int = 0  # read or wanted, configuration included
     spent_bytes: int = 0
+    memo: ImportsMemo = field(default_factory=dict)
+    configs: tuple[str, ...] = ()
 
 
 def walk(
-    test_file: str, tree: Tree, sources: Mapping[str, Source], limits: WalkLimits | None = None
+    test_file: str,
+    tree: Tree,
+    sources: Mapping[str, Source],
+    limits: WalkLimits | None = None,
+    memo: ImportsMemo | None = None,
 ) -> ImportWalk:
-    """What the test reaches so far, and what to read next (module doc)."""
+    """What the test reaches so far, and what to read next (module doc). `memo`: kept by
+    the caller across the rounds of one tree's walks, so each file is parsed once."""
     language = language_of(test_file)
     if language is None:
         raise ValueError(f"no language reads the imports of {test_file}")
     state = _Walker(test_file, tree, sources, limits or WalkLimits(), language)
+    if memo is not None:
+        state.memo = memo
     if tree.truncated:
         state.cut.append("GitHub truncated the file list")
     if test_file not in tree.files:
         state.cut.append(f"{test_file} is not in the commit's file list")
-    resolver = language.resolver(test_file, tree, _configs(state))
+    configs = _configs(state)
+    state.configs = tuple(sorted(configs))
+    resolver = language.resolver(test_file, tree, configs)
     _follow(state, resolver, [Start(test_file, "the test file"), *resolver.starts()])
     return ImportWalk(
         test_file=test_file,
@@ -200,7 +216,10 @@ def _imports_to_follow(
     if isinstance(source, Unreadable):
         state.cut.append(f"{path} not read ({source.reason})")
         return []
-    targets = resolver.imports(path, source)
+    key = (state.test_file, state.configs, path)
+    if key not in state.memo:
+        state.memo[key] = resolver.imports(path, source)
+    targets = state.memo[key]
     if targets is None:
         state.cut.append(f"{path} not read (not valid {state.language.name})")
         return []
