@@ -108,9 +108,10 @@ class Blobs:
 
 
 def walk_one(
-    test_file: str, tree: Tree, blobs: Blobs, limits: WalkLimits, bounds: QueryBounds | None
+    test_file: str, tree: Tree, blobs: Blobs, limits: WalkLimits, bounds: QueryBounds
 ) -> dict[str, Any]:
-    """One test's walk from an empty cache, the rounds as sources.py makes them."""
+    """One test's walk from an empty cache, the rounds as sources.py makes them
+    (`bounds.queries` 0: only the wanted files, no filling)."""
     sources: dict[str, Source] = {}
     memo: ImportsMemo = {}
     calls = rounds = fetched_bytes = 0
@@ -118,9 +119,9 @@ def walk_one(
     started = time.perf_counter()
     found = walk(test_file, tree, sources, limits, memo)
     while found.wanted:
-        if bounds is None:
+        if bounds.queries == 0:
             plan = [p for p in dict.fromkeys(found.wanted) if p not in sources]
-            queries = len(batches(plan, tree, QueryBounds()))
+            queries = len(batches(plan, tree, bounds))
         else:
             plan = plan_reads([test_file], found.wanted, tree, sources.keys(), bounds)
             queries = len(batches(plan, tree, bounds))
@@ -219,7 +220,12 @@ def _raw(git_dir: str, sha: str) -> bytes:
 
 
 def bench_repo(
-    spec: str, tests: int, strategies: list[str], limits: WalkLimits, e2e: bool
+    spec: str,
+    tests: int,
+    strategies: list[str],
+    limits: WalkLimits,
+    query: QueryBounds,
+    e2e: bool,
 ) -> dict[str, Any]:
     git_dir, _, commit = spec.partition("@")
     commit = commit or "HEAD"
@@ -243,7 +249,7 @@ def bench_repo(
     }
     for name in strategies:
         queries = STRATEGIES[name]
-        bounds = None if queries == 0 else QueryBounds(queries=queries)
+        bounds = replace(query, queries=queries)
         rows = [walk_one(test, tree, blobs, limits, bounds) for test in sample]
         result[name] = summary(rows)
         print(f"{result['repository']} {name}: {json.dumps(result[name])}", file=sys.stderr)
@@ -261,10 +267,19 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=WalkLimits().files)
     parser.add_argument("--bytes", type=int, default=WalkLimits().bytes)
     parser.add_argument("--e2e", action="store_true", help="also against the simulator")
+    parser.add_argument(
+        "--query-blobs",
+        type=int,
+        default=QueryBounds().blobs,
+        help="blobs per query (GitHub: untested past 100)",
+    )
     args = parser.parse_args()
     limits = replace(WalkLimits(), files=args.files, bytes=args.bytes)
+    query = QueryBounds(blobs=args.query_blobs)
     load = os.getloadavg()
-    results = [bench_repo(m, args.tests, args.strategies, limits, args.e2e) for m in args.mirrors]
+    results = [
+        bench_repo(m, args.tests, args.strategies, limits, query, args.e2e) for m in args.mirrors
+    ]
     print(
         json.dumps(
             {
