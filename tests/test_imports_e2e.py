@@ -131,7 +131,7 @@ async def invoice_walks(
             found = await import_walks(
                 gh, store, "acme/shop", sha, [INVOICE_FAILURE], changed, True, SourceCache()
             )
-            assert found is not None  # the walk is on (IMPORT_DEPTH 2)
+            assert found is not None  # the walk is on (IMPORT_FILES above 0)
             return found
 
         yield sim, walks

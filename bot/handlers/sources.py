@@ -187,10 +187,8 @@ async def _kept_walks(
 async def _finish(
     store: Store, repo: str, sha: str, found: ImportWalk, cache: SourceCache
 ) -> ImportWalk:
-    """The walk as the verdict sees it, kept when it is finished."""
-    if found.wanted:  # a read failed, or the rounds ran out: the walk could not finish
-        unread = f"{len(found.wanted):,} file(s) not read"
-        return dataclasses.replace(found, wanted=(), cut=(*found.cut, unread))
+    """The finished walk (the rounds end only when no walk wants a file), kept: a fault
+    raised before it could be made."""
     key = cache_key(cache.limits)
     cache.walks[(repo, sha, found.test_file, key)] = found
     await store.save_import_walk(repo, sha, key, found, time.time())
