@@ -3,10 +3,8 @@ likeliest next files, within the queries the round sends anyway."""
 
 from __future__ import annotations
 
-from bot.config import parse_settings_file
 from bot.shared import Tree, TreeFile
 from bot.triage.imports.plan import QueryBounds, batches, plan_reads
-from bot.triage.imports.walk import WalkLimits
 
 
 def tree(sizes: dict[str, int]) -> Tree:
@@ -65,21 +63,3 @@ def test_the_files_fill_the_queries_the_wanted_files_need_and_no_more() -> None:
         "src/shop/rates.py",
         "src/shop/tax/vat.py",
     ]
-
-
-def test_a_repository_budget_narrows_the_apps_never_widens_it() -> None:
-    app = WalkLimits(files=500, bytes=1_000)
-    assert app.within(None, None) == app
-    assert app.within(50, 10**9) == WalkLimits(files=50, bytes=1_000)
-    assert app.within(0, None).files == 0
-
-
-def test_flaky_yml_imports_is_validated_and_import_depth_names_its_replacement() -> None:
-    parsed = parse_settings_file("imports:\n  files: 40\n  bytes: 0\nimport_depth: 4\n")
-    assert parsed.config.imports.files is None  # one invalid value drops the key
-    assert parsed.problems() == [
-        "imports.bytes: Input should be greater than or equal to 1",
-        "`import_depth` is no longer read: the import walk has no depth limit; "
-        "`imports: {files: N, bytes: N}` sets its budgets",
-    ]
-    assert parse_settings_file("imports: {files: 40}\n").config.imports.files == 40
