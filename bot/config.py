@@ -311,7 +311,7 @@ class RepoConfig(BaseModel):
     risky_paths: list[str] = Field(default_factory=list, max_length=50)
     history_days: int = Field(default=30, ge=1, le=365)
     # How much the import walk may read per test (files, bytes); the App's settings bound it.
-    imports: ImportBudget = Field(default_factory=ImportBudget)
+    imports: ImportBudget | None = None  # None: the App's
     # --- reruns and commands --------------------------------------------------------------
     max_reruns_per_pr_per_day: int = Field(default=10, ge=0, le=100)
     commands_per_hour: int = Field(default=10, ge=1, le=100)  # per user and PR

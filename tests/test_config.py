@@ -11,6 +11,7 @@ from pydantic import ValidationError
 
 from bot.config import (
     CommentMode,
+    ImportBudget,
     OwnersMode,
     RepoConfig,
     Settings,
@@ -281,10 +282,10 @@ def test_a_repository_budget_narrows_the_apps_never_widens_it() -> None:
 
 def test_flaky_yml_imports_is_validated_and_import_depth_names_its_replacement() -> None:
     parsed = parse_settings_file("imports:\n  files: 40\n  bytes: 0\nimport_depth: 4\n")
-    assert parsed.config.imports.files is None  # one invalid value drops the key
+    assert parsed.config.imports is None  # one invalid value drops the key
     assert parsed.problems() == [
         "imports.bytes: Input should be greater than or equal to 1",
         "`import_depth` is no longer read: the import walk has no depth limit; "
         "`imports: {files: N, bytes: N}` sets its budgets",
     ]
-    assert parse_settings_file("imports: {files: 40}\n").config.imports.files == 40
+    assert parse_settings_file("imports: {files: 40}\n").config.imports == ImportBudget(files=40)

@@ -29,6 +29,7 @@ from bot.handlers.tracking import track_failures
 from bot.logs import bind
 from bot.store import CheckAttempt, Store
 from bot.triage.attempts import FAILED_CONCLUSIONS, EarlierAttempt, RerunEvidence, rerun_evidence
+from bot.triage.imports import WalkLimits
 from bot.triage.models import Decision, Extraction, RunRecord
 from bot.triage.reports.locations import resolve_in_tree
 from bot.triage.verdict import Rules, decide_extraction
@@ -251,7 +252,7 @@ async def decide(
         changed.paths,
         changed_complete,
         sources.cache,
-        sources.cache.limits.within(config.imports.files, config.imports.bytes),
+        _walk_limits(sources.cache.limits, config),
     )
     extraction = _placed_in_tree(extraction, sources.cache, repo, run.head_sha)
     decisions = testless or decide_extraction(
@@ -266,6 +267,11 @@ async def decide(
         files=files_at(sources.cache, repo, run.head_sha),
     )
     return Decided(attempt, extraction, decisions, rerun_note)
+
+
+def _walk_limits(app: WalkLimits, config: RepoConfig) -> WalkLimits:
+    budget = config.imports
+    return app if budget is None else app.within(budget.files, budget.bytes)
 
 
 def _rules(config: RepoConfig) -> Rules:
