@@ -152,9 +152,9 @@ async def _walk_all(
     while wanted := [path for found in walks for path in found.wanted]:
         await _recall(store, tree, wanted, sources, cache)
         missing = [path for path in wanted if path not in sources]
-        if missing:
+        if missing:  # ranking a large tree's files takes a moment: off the loop too
             size = cache.limits.file_bytes
-            plan = plan_reads(todo, missing, tree, sources.keys(), QUERY, size)
+            plan = await in_thread(plan_reads, todo, missing, tree, set(sources), QUERY, size)
             await _read(gh, store, repo, tree, plan, sources, cache)
         walks = await in_thread(_walks, todo, tree, dict(sources), cache.limits, memo)
     return {found.test_file: await _finish(store, repo, sha, found, cache) for found in walks}
