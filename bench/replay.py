@@ -13,12 +13,13 @@ Per language it prints the pairs, the precision of "flaky"/"unrelated" (of the p
 bot cleared, the share truly unrelated), the recall (of the truly unrelated pairs, the share
 cleared), the share of "unknown" with its reasons (the walks' cuts, paths and numbers
 blanked), the GitHub calls per triage (1 tree + the GraphQL queries of each round, split by
-the handler's own rule, `sources.query_batches`; none when no walk is planned) and every
+the handler's own rules, `plan.plan_reads` and `plan.batches`; none when no walk is
+planned) and every
 pair cleared although related (`false_cleared`: a bug), and every truly unrelated pair said
 related (`unrelated_said_related`: recall lost).
 
     python bench/replay.py [--manifest bench/replays/manifest.json] [--mirrors DIR]
-                           [--depth N] [--files N] [--bytes N] ...
+                           [--files N] [--bytes N] [--file-bytes N]
 
 The mirrors are `fetch`ed bare repositories, `DIR/<mirror>/repo` or `DIR/<mirror>` (default
 $REPLAY_MIRRORS, else /work/.mirror). Every int field of `WalkLimits` is an option. Prints
@@ -40,10 +41,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bot.handlers.sources import query_batches
+from bot.handlers.sources import QUERY
 from bot.shared import Source, Tree, TreeFile, Unreadable
 from bot.triage.footprint import plan_walk
 from bot.triage.imports import ImportWalk, WalkLimits, walk
+from bot.triage.imports.plan import batches, plan_reads
+from bot.triage.imports.walk import ImportsMemo
 from bot.triage.models import Failure, Verdict
 from bot.triage.verdict import decide
 
@@ -155,21 +158,19 @@ def drive(
     read: Callable[[list[str]], Mapping[str, Source]],
     limits: WalkLimits,
 ) -> tuple[ImportWalk, int]:
-    """The walk as the handler makes it (`sources._walk_all`, `_finish`): ask, read what is
-    wanted, ask again; and the GitHub calls it spent: the tree, then each round's queries."""
+    """The walk as the handler makes it (`sources._walk_all`): ask, read what is wanted with
+    each round's queries filled by the planner (`plan_reads`), ask again until nothing is
+    wanted; and the GitHub calls it spent: the tree, then each round's queries."""
     sources: dict[str, Source] = {}
+    memo: ImportsMemo = {}
     calls = 1
-    for _ in range(limits.depth + 1):
-        found = walk(test_file, tree, sources, limits)
-        if not found.wanted:
-            break
-        sizes = {tree.files[path].sha: tree.files[path].size for path in found.wanted}
-        calls += len(query_batches(list(sizes), sizes))
-        sources.update(read(list(found.wanted)))
-    found = walk(test_file, tree, sources, limits)
-    if found.wanted:
-        unread = f"{len(found.wanted):,} file(s) not read"
-        found = dataclasses.replace(found, wanted=(), cut=(*found.cut, unread))
+    found = walk(test_file, tree, sources, limits, memo)
+    while found.wanted:
+        missing = [path for path in found.wanted if path not in sources]
+        plan = plan_reads([test_file], missing, tree, set(sources), QUERY, limits.file_bytes)
+        calls += len(batches(plan, tree, QUERY))
+        sources.update(read(plan))
+        found = walk(test_file, tree, sources, limits, memo)
     return found, calls
 
 

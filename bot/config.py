@@ -26,6 +26,7 @@ from pydantic import (
 )
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from bot.triage.imports.walk import DEFAULT_BYTES, DEFAULT_FILES
 from bot.triage.parsers.custom import MAX_PATTERN, CustomPattern
 from bot.triage.user_regex import UserRegexError, compile_user
 
@@ -75,13 +76,15 @@ class Settings(BaseSettings):
     max_attempts: int = Field(default=6, ge=1, le=50)
     claim_lease_seconds: float = Field(default=300.0, gt=0)
     log_cap_bytes: int = Field(default=64 * 1024 * 1024, gt=0)
-    # How far a failed Python test's imports are followed (bot/triage/imports): hops from
-    # the test file (each costs one GitHub call on a head's first failure; 0 turns the walk
-    # off), and files and bytes read per test, and the largest file read.
-    import_depth: int = Field(default=2, ge=0, le=6)
-    import_files: int = Field(default=100, ge=1, le=1000)
-    import_bytes: int = Field(default=1_000_000, ge=1, le=50_000_000)
+    # The import walk's budgets (bot/triage/imports): files and bytes read per test, the
+    # most a repository's `imports:` may ask for, and the largest file read. The walk has
+    # no depth limit; IMPORT_FILES=0 turns it off.
+    import_files: int = Field(default=DEFAULT_FILES, ge=0, le=100_000)
+    import_bytes: int = Field(default=DEFAULT_BYTES, ge=1, le=1_000_000_000)
     import_file_bytes: int = Field(default=256_000, ge=1, le=10_000_000)
+    # Before budgets: hops followed. Still read so an old .env starts: 0 turns the walk off
+    # (as IMPORT_FILES=0), any other value is ignored.
+    import_depth: int | None = Field(default=None, ge=0)
     # Finished (done or dead) deliveries are deleted this long after they finished.
     delivery_retention_days: float = Field(default=DEFAULT_DELIVERY_RETENTION_DAYS, gt=0)
     # Seconds between content-creating requests (comments, issues) of one installation, as
@@ -238,6 +241,17 @@ class AutoClose(BaseModel):
     days: int = Field(ge=1, le=365)
 
 
+class ImportBudget(BaseModel):
+    """The import walk's budgets for this repository's tests, per test: files and bytes read.
+    The App's IMPORT_FILES / IMPORT_BYTES bound them (a larger value gets the App's); files 0
+    turns the walk off for the repository."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    files: int | None = Field(default=None, ge=0, le=100_000)
+    bytes: int | None = Field(default=None, ge=1, le=1_000_000_000)
+
+
 class CommentMode(StrEnum):
     ALWAYS = "always"  # also post when every check passes
     FAILURES = "failures"  # only when a check failed (the default)
@@ -296,6 +310,8 @@ class RepoConfig(BaseModel):
     # lockfiles, build manifests, Dockerfiles, conftest.py, jest/vitest setup files).
     risky_paths: list[str] = Field(default_factory=list, max_length=50)
     history_days: int = Field(default=30, ge=1, le=365)
+    # How much the import walk may read per test (files, bytes); the App's settings bound it.
+    imports: ImportBudget | None = None  # None: the App's
     # --- reruns and commands --------------------------------------------------------------
     max_reruns_per_pr_per_day: int = Field(default=10, ge=0, le=100)
     commands_per_hour: int = Field(default=10, ge=1, le=100)  # per user and PR
@@ -328,6 +344,13 @@ class LoadedRepoConfig(BaseModel):
 
 
 EXTENDS_KEY = "_extends"
+# Keys read no more, each with what replaces it.
+RETIRED_KEYS = {
+    "import_depth": (
+        "`import_depth` is no longer read: the import walk has no depth limit; "
+        "`imports: {files: N, bytes: N}` sets its budgets"
+    ),
+}
 
 
 class ParsedSettings(BaseModel):
@@ -341,7 +364,9 @@ class ParsedSettings(BaseModel):
     errors: list[str] = Field(default_factory=list)
 
     def problems(self) -> list[str]:
-        return self.errors + [f"unknown key {key!r}" for key in self.unknown_keys]
+        return self.errors + [
+            RETIRED_KEYS.get(key, f"unknown key {key!r}") for key in self.unknown_keys
+        ]
 
 
 def parse_settings_file(text: str | None) -> ParsedSettings:

@@ -144,8 +144,7 @@ def _context(settings: Settings, store: Store, github: GitHubApp, metrics: Metri
         dashboard_url=settings.dashboard_url or "",
         sources=SourceCache(
             WalkLimits(
-                depth=settings.import_depth,
-                files=settings.import_files,
+                files=0 if settings.import_depth == 0 else settings.import_files,
                 bytes=settings.import_bytes,
                 file_bytes=settings.import_file_bytes,
             )

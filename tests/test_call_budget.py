@@ -86,7 +86,7 @@ async def spend(world: Scenario, workdir: Path) -> tuple[list[int], Counter[str]
     return spent, sim.calls
 
 
-async def test_following_imports_costs_at_most_three_calls_on_a_head_and_none_again(
+async def test_following_imports_costs_two_calls_on_a_head_and_none_again(
     tmp_path: Path,
 ) -> None:
     # The same world, but a PR that changes only documentation: no walk (it cannot change
@@ -95,12 +95,13 @@ async def test_following_imports_costs_at_most_three_calls_on_a_head_and_none_ag
     walked, calls = await spend(python_repo_pr("src/app/core.py"), tmp_path / "code")
 
     # The head's first failure: the tree, then the test file with its conftest.py and
-    # pyproject.toml in one GraphQL query, then what they import in a second.
-    assert walked[0] - today[0] == 3
+    # pyproject.toml in one GraphQL query, filled with the repository's other Python files
+    # (`plan_reads`): what they import is in it.
+    assert walked[0] - today[0] == 2
     assert calls["GET /repos/{owner}/{repo}/git/trees/{tree_sha}"] == 1
     # The same test failing in another job of the head: the walk is kept, no call.
     assert walked[1] == today[1]
-    # Another test on the head: its file is read (one query); what it imports is cached
-    # by blob SHA.
-    assert walked[2] - today[2] == 1
-    assert calls["POST /graphql"] == 3
+    # Another test on the head: its file and what it imports were read with the first
+    # (cached by blob SHA): no call.
+    assert walked[2] == today[2]
+    assert calls["POST /graphql"] == 1

@@ -11,12 +11,14 @@ from pydantic import ValidationError
 
 from bot.config import (
     CommentMode,
+    ImportBudget,
     OwnersMode,
     RepoConfig,
     Settings,
     parse_settings_file,
     settings_problems,
 )
+from bot.triage.imports.walk import WalkLimits
 from bot.triage.signature import is_generic
 
 _VARIABLES = (
@@ -269,3 +271,21 @@ def test_an_unknown_owners_mode_shows_them_and_is_named() -> None:
     loaded = parse_settings_file("owners: notify-everyone\n")
     assert loaded.config.owners == OwnersMode.SHOW
     assert len(loaded.errors) == 1 and "owners" in loaded.errors[0]
+
+
+def test_a_repository_budget_narrows_the_apps_never_widens_it() -> None:
+    app = WalkLimits(files=500, bytes=1_000)
+    assert app.within(None, None) == app
+    assert app.within(50, 10**9) == WalkLimits(files=50, bytes=1_000)
+    assert app.within(0, None).files == 0
+
+
+def test_flaky_yml_imports_is_validated_and_import_depth_names_its_replacement() -> None:
+    parsed = parse_settings_file("imports:\n  files: 40\n  bytes: 0\nimport_depth: 4\n")
+    assert parsed.config.imports is None  # one invalid value drops the key
+    assert parsed.problems() == [
+        "imports.bytes: Input should be greater than or equal to 1",
+        "`import_depth` is no longer read: the import walk has no depth limit; "
+        "`imports: {files: N, bytes: N}` sets its budgets",
+    ]
+    assert parse_settings_file("imports: {files: 40}\n").config.imports == ImportBudget(files=40)

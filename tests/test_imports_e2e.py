@@ -16,10 +16,11 @@ from bot.handlers import sources
 from bot.handlers.sources import SourceCache, import_walks
 from bot.metrics import Metrics
 from bot.sim import Simulator
-from bot.sim.scenario import load_scenario
-from bot.store import Store
-from bot.triage.imports import ImportWalk, Unreadable
-from bot.triage.imports.walk import walk_from_json
+from bot.sim.scenario import Scenario, load_scenario
+from bot.store import DeliveryState, Store
+from bot.triage.imports import ImportWalk, Unreadable, WalkLimits
+from bot.triage.imports.plan import QueryBounds
+from bot.triage.imports.walk import cache_key, walk_from_json
 from bot.triage.models import Failure, Verdict
 from bot.tryout import ReadOnlyClient
 from tests.test_tryout import flakybot
@@ -75,27 +76,33 @@ async def test_the_try_out_client_refuses_a_graphql_mutation() -> None:
     assert sim.writes == []
 
 
-@pytest.mark.parametrize(("depth", "trees"), [(1, 1), (0, 0)])
-async def test_the_depth_setting_bounds_the_walk_and_says_so(
-    tmp_path: Path, depth: int, trees: int
+@pytest.mark.parametrize(
+    ("settings", "trees", "walk"),
+    [
+        ({"import_files": 2}, 1, "partial: the budget of 2 files read was spent"),
+        ({"import_files": 0}, 0, None),
+        # An old .env: IMPORT_DEPTH=0 still turns the walk off, another depth is ignored.
+        ({"import_depth": 0}, 0, None),
+        ({"import_depth": 1}, 1, "3 repository files found to depth 2, 4 files read; complete"),
+    ],
+)
+async def test_the_budget_settings_bound_the_walk_and_say_so(
+    tmp_path: Path, settings: dict[str, int], trees: int, walk: str | None
 ) -> None:
     scenario = load_scenario(SCENARIOS / "python-imports-two-levels.yml")
-    async with running(scenario, tmp_path, import_depth=depth) as (sim, bot):
+    async with running(scenario, tmp_path, **settings) as (sim, bot):
         await sim.play(after_each=lambda: settle(sim, bot))
         await settle(sim, bot)
         decisions = await final_decisions(bot.store, "acme/shop", [21])
 
     [decision] = decisions.values()
-    # shop.tax is two hops away: a shallower walk does not reach it, and the verdict is
-    # what the name and folder rules alone say.
-    assert decision.verdict is not Verdict.RELATED
+    # shop.tax is found by reading shop/checkout.py, the third file the walk meets: a walk
+    # cut before it (or none) leaves the verdict to the name and folder rules alone.
+    complete = walk is not None and walk.endswith("complete")
+    assert (decision.verdict is Verdict.RELATED) == complete
     assert sim.calls["GET /repos/{owner}/{repo}/git/trees/{tree_sha}"] == trees
     walks = [item.text for item in decision.items if item.kind == "imports"]
-    if depth:
-        [walk] = walks
-        assert walk.endswith("partial: imports deeper than 1 not followed")
-    else:
-        assert walks == []
+    assert [text.endswith(walk or "") for text in walks] == ([] if walk is None else [True])
 
 
 TREES = "GET /repos/{owner}/{repo}/git/trees/{tree_sha}"
@@ -124,7 +131,7 @@ async def invoice_walks(
             found = await import_walks(
                 gh, store, "acme/shop", sha, [INVOICE_FAILURE], changed, True, SourceCache()
             )
-            assert found is not None  # the walk is on (IMPORT_DEPTH 2)
+            assert found is not None  # the walk is on (IMPORT_FILES above 0)
             return found
 
         yield sim, walks
@@ -133,7 +140,8 @@ async def invoice_walks(
 async def test_a_walk_made_in_one_replica_costs_another_no_call(store: Store) -> None:
     """Finished walks and blob texts are kept in the store: the same test on the same head
     costs another replica (a fresh cache) nothing; another commit costs its tree and one
-    query for the one file that differs (src/billing/tax.py, changed by the PR)."""
+    query for the one file that differs (src/billing/tax.py, changed by the PR). The head's
+    first walk is one query: the test file's round, filled with the other source files."""
     [pull] = load_scenario(SCENARIOS / "python-imports-src-layout.yml").pull_requests
     calls: list[tuple[int, int]] = []
     async with invoice_walks(store) as (sim, walks):
@@ -149,7 +157,7 @@ async def test_a_walk_made_in_one_replica_costs_another_no_call(store: Store) ->
         again = await counted(pull.head_sha)
         base = await counted(pull.base_sha)
 
-    assert calls == [(1, 2), (0, 0), (1, 1)]
+    assert calls == [(1, 1), (0, 0), (1, 1)]
     assert again == first
     [walked] = first.values()
     assert "src/billing/tax.py" in {reached.path for reached in walked.reached}
@@ -179,16 +187,16 @@ async def test_kept_sources_are_pruned_with_the_deliveries(store: Store) -> None
 
 
 @pytest.mark.parametrize(
-    ("blobs", "size", "queries"), [(100, 4 << 20, 2), (1, 4 << 20, 4), (100, 1, 4)]
+    ("blobs", "size", "queries"), [(100, 4 << 20, 1), (1, 4 << 20, 4), (100, 1, 4)]
 )
 async def test_a_large_read_is_split_into_queries_sent_together(
     store: Store, monkeypatch: pytest.MonkeyPatch, blobs: int, size: int, queries: int
 ) -> None:
-    """Round 1 reads the test file and pyproject.toml; round 2 billing/__init__.py and
-    billing/tax.py: a query per file when the bounds allow one blob, or fewer bytes than
-    any file holds."""
-    monkeypatch.setattr(sources, "QUERY_BLOBS", blobs)
-    monkeypatch.setattr(sources, "QUERY_BYTES", size)
+    """Round 1 reads the test file and pyproject.toml, its query filled with the other
+    Python files (all that round 2 would read); when the bounds allow one blob, or fewer
+    bytes than any file holds, nothing fills it: a query per file, round 2 reads
+    billing/__init__.py and billing/tax.py."""
+    monkeypatch.setattr(sources, "QUERY", QueryBounds(blobs=blobs, bytes=size))
     [pull] = load_scenario(SCENARIOS / "python-imports-src-layout.yml").pull_requests
     async with invoice_walks(store) as (sim, walks):
         found = await walks(pull.head_sha)
@@ -197,3 +205,39 @@ async def test_a_large_read_is_split_into_queries_sent_together(
     [walked] = found.values()
     assert not walked.partial
     assert "src/billing/tax.py" in {reached.path for reached in walked.reached}
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [
+        {"status": 502},
+        {"status": 403, "rate_limit": "secondary", "retry_after": 1},
+    ],
+    ids=["502", "secondary rate limit"],
+)
+async def test_a_walk_cut_by_a_fault_is_retried_never_kept(
+    tmp_path: Path, fault: dict[str, object]
+) -> None:
+    """One failed GraphQL query (issue 25 item 13): the delivery is retried and the walk
+    made again, complete; the walk the fault cut is neither kept nor used."""
+    world = load_scenario(SCENARIOS / "python-imports-src-layout.yml").model_dump()
+    world["faults"] = {"rules": [{"method": "POST", "path": "^/graphql$", **fault}]}
+    scenario = Scenario.model_validate(world)
+    [pull] = scenario.pull_requests
+    async with running(scenario, tmp_path) as (sim, bot):
+        await sim.play(after_each=lambda: settle(sim, bot))
+        await settle(sim, bot)
+        decisions = await final_decisions(bot.store, "acme/shop", [21])
+        deliveries = await bot.store.list_deliveries(100)
+        kept = await bot.store.import_walk(
+            "acme/shop", pull.head_sha, "tests/test_invoice.py", cache_key(WalkLimits())
+        )
+
+    [decision] = decisions.values()
+    assert decision.verdict is Verdict.RELATED
+    [walk_line] = [item.text for item in decision.items if item.kind == "imports"]
+    assert walk_line.endswith("complete")
+    assert kept is not None and not kept.partial
+    # The failed query, then the retried delivery's one (filled: `plan_reads`).
+    assert sim.calls[GRAPHQL] == 2
+    assert {d.state for d in deliveries} == {DeliveryState.DONE}

@@ -8,7 +8,7 @@ import pytest
 
 from bot.demo import final_decisions, running, settle
 from bot.sim.scenario import load_scenario
-from bot.triage.imports import ImportWalk, Source, WalkLimits, walk
+from bot.triage.imports import ImportWalk
 from bot.triage.imports.javascript import JAVASCRIPT, TYPESCRIPT
 from bot.triage.imports.jsconfig import (
     aliases,
@@ -20,7 +20,7 @@ from bot.triage.imports.jsconfig import (
 from bot.triage.imports.jsscan import key_strings, loads_jsonc, specifiers
 from bot.triage.imports.languages import language_of
 from bot.triage.models import Verdict
-from tests.test_imports_walk import depths, layout, tree_of, walked
+from tests.test_imports_walk import EXCERPT_ENDS, depths, layout, tree_of, walked
 
 SCANNED = [
     ("import a, { b } from './a'", ["./a"]),
@@ -319,14 +319,14 @@ def test_a_package_json_leads_to_its_entries_built_files_looked_for_under_src() 
 
 def test_a_workspace_import_is_walked_to_the_changed_file() -> None:
     files = {**MONOREPO, "packages/web/test/a.test.ts": "import { s } from '@acme/utils'\n"}
-    result = walked("packages/web/test/a.test.ts", files, WalkLimits(depth=3))
+    result = walked("packages/web/test/a.test.ts", files)
     assert depths(result)["packages/utils/src/strings.ts"] == 2
     assert not result.partial
 
 
 def test_a_subpath_of_a_package_without_exports_is_a_path_under_its_folder() -> None:
     files = {**MONOREPO, "packages/web/test/a.test.ts": "import { x } from '@acme/utils/deep/x'\n"}
-    found = depths(walked("packages/web/test/a.test.ts", files, WalkLimits(depth=3)))
+    found = depths(walked("packages/web/test/a.test.ts", files))
     assert found["packages/utils/src/deep/x.ts"] == 2  # through packages/utils/package.json
     assert "packages/utils/src/index.ts" not in found
 
@@ -487,12 +487,7 @@ def test_a_setup_module_that_is_not_the_repositorys_is_left_out() -> None:
 
 def _walk_layout(name: str, test_file: str) -> ImportWalk:
     tree, files = layout(name)
-    sources: dict[str, Source] = {}
-    limits = WalkLimits()
-    for _ in range(limits.depth + 1):
-        for path in walk(test_file, tree, sources, limits).wanted:
-            sources[path] = files[path]
-    return walk(test_file, tree, sources, limits)
+    return walked(test_file, files, None, tree)
 
 
 def test_zustand_paths_self_reference_and_vitest_setup() -> None:
@@ -505,7 +500,7 @@ def test_zustand_paths_self_reference_and_vitest_setup() -> None:
     assert found["src/middleware.ts"] == 1
     assert found["src/middleware/persist.ts"] == 2  # re-exported by src/middleware.ts
     assert "src/react.ts" not in found
-    assert result.cut == ("imports deeper than 2 not followed",)
+    assert result.cut and all(EXCERPT_ENDS in reason for reason in result.cut)
 
 
 def test_formik_jest_key_root_dir_and_index_re_exports() -> None:
@@ -535,13 +530,14 @@ SCENARIOS = Path(__file__).parent / "scenarios"
 
 @pytest.mark.parametrize(
     ("name", "graphql"),
-    [("js-imports-workspace-package", 2), ("js-imports-jest-setup-file", 2)],
+    [("js-imports-workspace-package", 1), ("js-imports-jest-setup-file", 1)],
 )
 async def test_end_to_end_the_walk_stays_within_the_call_budget(
     tmp_path: Path, name: str, graphql: int
 ) -> None:
-    """Against the simulator: one tree, and one GraphQL query per round (the test file with
-    the configuration, then what it and its setup files import)."""
+    """Against the simulator: one tree, and one GraphQL query: the first round's (the test
+    file with the configuration) is filled with the repository's other source files
+    (`plan_reads`), which hold what the test and its setup files import."""
     async with running(load_scenario(SCENARIOS / f"{name}.yml"), tmp_path) as (sim, bot):
         await sim.play(after_each=lambda: settle(sim, bot))
         await settle(sim, bot)

@@ -107,11 +107,12 @@ def test_the_located_file_is_strong_evidence_and_the_verdict_finds_the_walk() ->
         # Only the tree: the class's file is found, nothing the PR changes can be imported.
         # The rerun's triage (same head) spends nothing more.
         ("jvm-class-docs-only.yml", 1, 0),
-        # The tree, then the test file with go.mod and its package, then depth-1 imports.
-        ("go-imports-two-levels.yml", 1, 2),
-        ("jvm-kotlin-two-levels.yml", 1, 2),
+        # The tree, then one query: the test file with go.mod and its package, filled with
+        # the repository's other source files, which hold what they import.
+        ("go-imports-two-levels.yml", 1, 1),
+        ("jvm-kotlin-two-levels.yml", 1, 1),
         # Several Go modules: their go.mod files first (one query), then the test's package
-        # (which imports nothing more of the repository).
+        # and what it imports.
         ("go-multi-module-root-package.yml", 1, 2),
     ],
 )

@@ -80,7 +80,7 @@ def test_python_the_pyproject() -> None:
 
 def test_go_the_go_mod() -> None:
     tree, files = layout("chi")
-    result = walked("middleware/get_head_test.go", files, WalkLimits(depth=1), tree)
+    result = walked("middleware/get_head_test.go", files, tree=tree)
     assert result.configs == ("go.mod",)
 
 
@@ -121,7 +121,7 @@ def test_rust_the_crate_and_its_path_dependencies_not_the_fuzz_crate() -> None:
 def test_jvm_reads_no_configuration() -> None:
     tree, files = layout("gson")
     test = "extras/src/test/java/com/google/gson/typeadapters/UtcDateTypeAdapterTest.java"
-    assert walked(test, files, WalkLimits(depth=1), tree).configs == ()
+    assert walked(test, files, tree=tree).configs == ()
 
 
 def test_the_configs_are_kept_with_the_walk() -> None:

@@ -22,20 +22,26 @@ def tree_of(files: Mapping[str, Source], *, truncated: bool = False) -> Tree:
     )
 
 
+# A real layout's files.json holds the files its tests read, not the whole repository.
+EXCERPT_ENDS = "not in the fixture's excerpt"
+
+
 def walked(
     test_file: str,
     files: Mapping[str, Source],
     limits: WalkLimits | None = None,
     tree: Tree | None = None,
 ) -> ImportWalk:
-    """Walk as the handler does: read what is wanted, round by round, `depth` rounds."""
+    """Walk as the handler does: read what is wanted, round by round, to the end."""
     tree = tree or tree_of(files)
     limits = limits or WalkLimits()
     sources: dict[str, Source] = {}
-    for _ in range(limits.depth):
-        for path in walk(test_file, tree, sources, limits).wanted:
-            sources[path] = files[path]
-    return walk(test_file, tree, sources, limits)
+    found = walk(test_file, tree, sources, limits)
+    while found.wanted:
+        for path in found.wanted:
+            sources[path] = files.get(path, Unreadable(EXCERPT_ENDS))
+        found = walk(test_file, tree, sources, limits)
+    return found
 
 
 def depths(result: ImportWalk) -> dict[str, int]:
@@ -106,7 +112,7 @@ def test_relative_imports_resolve_against_the_importing_package() -> None:
     }
 
 
-def test_two_levels_down_and_the_depth_limit_is_said() -> None:
+def test_the_walk_goes_to_the_end_of_the_closure_and_says_how_deep() -> None:
     files: dict[str, Source] = {
         "src/shop/__init__.py": "",
         "src/shop/orders.py": "from shop import rates\n",
@@ -116,10 +122,9 @@ def test_two_levels_down_and_the_depth_limit_is_said() -> None:
     }
     result = walked("tests/test_orders.py", files)
     assert depths(result)["src/shop/rates.py"] == 2
-    assert "src/shop/currency.py" not in depths(result)
-    assert result.cut == ("imports deeper than 2 not followed",)
-    deeper = walked("tests/test_orders.py", files, WalkLimits(depth=3))
-    assert depths(deeper)["src/shop/currency.py"] == 3
+    assert depths(result)["src/shop/currency.py"] == 3
+    assert not result.partial
+    assert "4 repository files found to depth 3, 5 files read; complete" in result.describe()
 
 
 def test_conftest_files_from_the_test_folder_up_run_for_it_and_their_imports_count() -> None:
@@ -189,7 +194,6 @@ def test_unreadable_files_are_named_and_never_raise() -> None:
             "pkg/deep.py": "x = " + "(" * 50_000,  # nesting no parser takes
             "tests/test_a.py": "import pkg.old\nimport pkg.deep\n",
         },
-        WalkLimits(depth=3),
     )
     assert "tests/conftest.py not read (binary)" in result.cut
     assert "pkg/old.py not read (not valid Python)" in result.cut
@@ -204,12 +208,12 @@ def test_the_file_and_byte_limits_cut_the_walk_and_say_so() -> None:
     files["test_a.py"] = test
     by_files = walked("test_a.py", files, WalkLimits(files=3))
     assert len(by_files.read) == 3
-    assert "the limit of 3 files read was reached" in by_files.cut
+    assert "the budget of 3 files read was spent" in by_files.cut
     too_big = walked("test_a.py", files, WalkLimits(file_bytes=100))
     assert "big.py not read (larger than 100 bytes)" in too_big.cut
     assert "big.py" in depths(too_big)  # still in the footprint: it runs, unread
     by_bytes = walked("test_a.py", files, WalkLimits(bytes=len(test) + 10))
-    assert any(reason.startswith("the limit of") for reason in by_bytes.cut)
+    assert f"the budget of {len(test) + 10:,} bytes read was spent" in by_bytes.cut
 
 
 def test_a_truncated_tree_makes_the_walk_partial() -> None:
@@ -232,9 +236,10 @@ def test_a_real_package_test_tree_attrs() -> None:
     found = depths(result)
     # conftest.py runs for the test; `from .strategies import ...` inside the tests package;
     # hatch's packages = ["src/attr", ...] makes src/ a root; attr/__init__.py's relative
-    # imports reach the modules it re-exports, at depth 2.
+    # imports reach the modules it re-exports, at depth 2, and on (the fixture's excerpt
+    # ends there).
     assert found["tests/conftest.py"] == 0
     assert found["tests/strategies.py"] == 1
     assert found["src/attr/validators.py"] == 1
     assert found["src/attr/_make.py"] == 2
-    assert result.cut == ("imports deeper than 2 not followed",)
+    assert result.cut and all(EXCERPT_ENDS in reason for reason in result.cut)

@@ -5,16 +5,18 @@ from __future__ import annotations
 import base64
 import json
 import re
+import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
 from urllib.parse import quote
 
-from gidgethub import BadRequest, GitHubException, InvalidField
+from gidgethub import BadRequest, GitHubException, InvalidField, QueryError
 from gidgethub.abc import GitHubAPI
 from pydantic import BaseModel
 
 from bot.github.client import GitHubClient
+from bot.github.errors import UNTIMED_LIMIT_SECONDS, RateLimited
 from bot.shared import GITHUB_FILES_LIMIT, GitHubIssue, Source, Tree, TreeFile, Unreadable
 from bot.shared import PullSummary as PullSummary
 
@@ -387,9 +389,10 @@ async def read_blobs(gh: GitHubAPI, repo: str, shas: Sequence[str]) -> dict[str,
     tree read has given).
 
     One query instead of one REST call per file: the calls a triage spends grow with the
-    depth of the walk, not with the number of files. A blob GitHub answers without text
+    rounds of the walk, not with the number of files. A blob GitHub answers without text
     (binary, or cut at its size limit), or that it cannot find, comes back Unreadable;
-    None when the query fails as a whole (refused, broken: nothing learnt about the blobs)."""
+    None when GitHub refuses the query. A fault (5xx, rate limit, network) raises: what it
+    cut must be read again later, never taken for an answer."""
     wanted = [sha for sha in dict.fromkeys(shas) if _OID.match(sha) or _AT_COMMIT.match(sha)]
     if not wanted:
         return {}
@@ -405,6 +408,10 @@ async def read_blobs(gh: GitHubAPI, repo: str, shas: Sequence[str]) -> dict[str,
     endpoint = graphql_url(gh.base_url)
     try:
         data = await gh.graphql(query, endpoint=endpoint, owner=owner, name=name)
+    except QueryError as exc:
+        if any(e.get("type") == "RATE_LIMITED" for e in exc.response.get("errors") or []):
+            raise RateLimited(str(exc), time.time() + UNTIMED_LIMIT_SECONDS) from exc
+        return None
     except GitHubException:
         return None
     found = (data or {}).get("repository") or {}

@@ -20,7 +20,7 @@ from gidgethub import BadRequest, GitHubBroken, HTTPException
 from gidgethub import aiohttp as gh_aiohttp
 from gidgethub.apps import get_installation_access_token
 
-from bot.github.errors import RateLimited, rate_limited
+from bot.github.errors import RateLimited, graphql_fault, rate_limited
 from bot.metrics import Metrics, endpoint_group
 from bot.shared import WriteSchedule
 
@@ -239,6 +239,10 @@ class GitHubClient(gh_aiohttp.GitHubAPI):
                 self.metrics.rate_limit_remaining.labels(str(self.installation_id)).set(
                     float(remaining)
                 )
+            if status >= 400 and method == "POST" and url.endswith("/graphql"):
+                fault = graphql_fault(status, response_headers, data)
+                if fault is not None:  # raised as the inbox reads it: retried, not a refusal
+                    raise fault
             return status, response_headers, data
 
     async def handle_rate_limit_error(

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import http
+import json
 import time
 from collections.abc import Mapping
 
@@ -87,6 +89,33 @@ def rate_limited(exc: HTTPException, now: float | None = None) -> RateLimited | 
         return None
     return RateLimited(
         f"rate limited by GitHub ({status}) for {wait:.0f}s",
+        current + wait,
+        status=status,
+        now=current,
+    )
+
+
+def graphql_fault(
+    status: int, headers: Mapping[str, str], body: bytes, now: float | None = None
+) -> TransientError | None:
+    """The transient reading of a GraphQL answer (gidgethub reads neither a rate limit nor,
+    before its JSON, a 5xx in one); None when the answer is not a fault.
+
+    A rate limit, primary or secondary, is read from the status, headers and message as on
+    REST; a 5xx (a gateway's 502 may not even be JSON) is GitHub broken for now.
+    """
+    if status >= 500:
+        return classify(GitHubBroken(http.HTTPStatus(status)))
+    try:
+        message = str(json.loads(body).get("message", ""))
+    except (ValueError, AttributeError):
+        message = ""
+    current = time.time() if now is None else now
+    wait = rate_limit_wait(status, headers, message, current)
+    if wait is None:
+        return None
+    return RateLimited(
+        f"rate limited by GitHub's GraphQL API ({status}) for {wait:.0f}s",
         current + wait,
         status=status,
         now=current,

@@ -31,6 +31,7 @@ from bot.logs import bind
 from bot.store import CheckAttempt, Store
 from bot.triage.attempts import FAILED_CONCLUSIONS, EarlierAttempt, RerunEvidence, rerun_evidence
 from bot.triage.footprint import mass_walk
+from bot.triage.imports import WalkLimits
 from bot.triage.models import Decision, Extraction, RunRecord
 from bot.triage.reports.locations import resolve_in_tree
 from bot.triage.verdict import Rules, decide_extraction
@@ -258,6 +259,7 @@ async def decide(
         changed.paths,
         changed_complete,
         sources.cache,
+        _walk_limits(sources.cache.limits, config),
         compared,
     )
     inert = await inert_changes(
@@ -277,6 +279,11 @@ async def decide(
         inert=inert,
     )
     return Decided(attempt, extraction, decisions, rerun_note)
+
+
+def _walk_limits(app: WalkLimits, config: RepoConfig) -> WalkLimits:
+    budget = config.imports
+    return app if budget is None else app.within(budget.files, budget.bytes)
 
 
 def _rules(config: RepoConfig) -> Rules:

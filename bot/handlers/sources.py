@@ -1,12 +1,14 @@
 """Read what a failed test imports, economically: gather for the footprint.
 
-One recursive tree per commit, then one GraphQL query per level of the walk for every
-file still unread (all the job's failed tests together), contents cached by blob SHA,
-which never changes. With the default depth of 2, the first triage of a head spends at
-most 3 calls (the tree, the test files with their configuration, then what they import);
-a language whose configuration names more files that run for the test (jest's setup
-files) may spend one more round. A further failure of the same test on the same head
-spends none, in any replica: finished walks and blob texts are kept in the store too.
+One recursive tree per commit, then GraphQL queries round by round for every file the
+walks (all the job's failed tests together) still want, each round's queries filled up to
+their bounds with the files likeliest to be wanted next (`imports.plan.plan_reads`): on a
+small repository the whole source set comes in the first round, on a large one the walk
+reads its packages a round ahead. Texts are cached by blob SHA, which never changes, in
+memory and in the store: a later commit re-reads only what changed. A further failure of
+the same test on the same head spends no call, in any replica: finished walks are kept in
+the store too. A walk cut by a fault (a 5xx, a rate limit) raises, so the delivery is
+retried; it is never kept.
 
 A changed manifest that steers a test's imports (a package.json, a composer.json) is read at
 the PR's base commit too, by `commit:path` in the first round's query (no call of its own),
@@ -16,8 +18,9 @@ so that a change to its `version` alone is told from one to its `exports`
 A failure that names no file (a Go package's test, a JVM class) is found in the tree first
 (`imports.locate`, no further call, but one query for the go.mod files of a repository with
 several Go modules); so is a file the failure names that the tree does not hold as printed
-(a GOPATH checkout's `src/github.com/...`). When nothing the PR changes could be imported
-its file is only located (the tree, no file read), so that its footprint is not empty.
+(a GOPATH checkout's `src/github.com/...`, a path printed from a workspace package). When
+nothing the PR changes could be imported its file is only located (the tree, no file read),
+so that its footprint is not empty.
 """
 
 from __future__ import annotations
@@ -41,7 +44,8 @@ from bot.triage.footprint import WalkPlan, plan_walk
 from bot.triage.imports import ImportWalk, Source, Tree, Unreadable, WalkLimits, walk
 from bot.triage.imports.languages import language_of
 from bot.triage.imports.locate import Located, go_mods_for_locating, locate_in_tree
-from bot.triage.imports.walk import cache_key
+from bot.triage.imports.plan import QueryBounds, batches, plan_reads
+from bot.triage.imports.walk import ImportsMemo, cache_key
 from bot.triage.models import Failure
 from bot.triage.placement import SuffixIndex
 
@@ -50,11 +54,7 @@ log = logging.getLogger(__name__)
 TREES_KEPT = 256
 WALKS_KEPT = 4096
 BLOB_CACHE_BYTES = 64 * 1024 * 1024
-# One GraphQL query reads at most this much: GitHub stops a query after 10 seconds (and
-# counts the timeout against the rate limit), so a large read is split into queries sent
-# together rather than risked as one.
-QUERY_BLOBS = 100
-QUERY_BYTES = 4 * 1024 * 1024
+QUERY = QueryBounds()
 # Changed manifests read at the base commit per triage; past it, a change counts as one
 # that can steer resolution (`manifests.inert_change` is not asked).
 COMPARED_MANIFESTS = 20
@@ -76,7 +76,7 @@ class SourceCache:
     blobs: cachetools.LRUCache[str, Source] = field(
         default_factory=lambda: cachetools.LRUCache(BLOB_CACHE_BYTES, getsizeof=_size)
     )
-    walks: cachetools.LRUCache[tuple[str, str, str], ImportWalk] = field(
+    walks: cachetools.LRUCache[tuple[str, str, str, str], ImportWalk] = field(
         default_factory=lambda: cachetools.LRUCache(WALKS_KEPT)
     )
 
@@ -107,14 +107,18 @@ async def import_walks(
     changed_paths: Sequence[str],
     changed_complete: bool,
     cache: SourceCache,
+    limits: WalkLimits | None = None,
     compared: Compared | None = None,
 ) -> dict[str, ImportWalk] | None:
     """The walk of each failed test's imports at `sha`, keyed by `walk_key` (its test file,
     or its id when the file was found in the tree); none for the tests where it cannot
-    change the verdict (`plan_walk`). None when the walk is off (depth 0): then every test
-    keeps the name-and-folder rules (`verdict.py`). The `compared` manifests' base versions
-    are read with the first round's files."""
-    if cache.limits.depth == 0:
+    change the verdict (`plan_walk`). `limits`: the repository's budgets, when they are not
+    the cache's (the App's). None when the walk is off (a budget of 0 files): then every
+    test keeps the name-and-folder rules (`verdict.py`). The `compared` manifests' base
+    versions are read with the first round's files."""
+    if limits is not None:  # the same caches, walked under the repository's budgets
+        cache = dataclasses.replace(cache, limits=limits)
+    if cache.limits.files == 0:
         return None
     plans = [p for f in failures if (p := plan_walk(f, changed_paths, changed_complete))]
     if not plans:
@@ -201,82 +205,96 @@ async def _walk_all(
     cache: SourceCache,
     also: list[str],
 ) -> dict[str, ImportWalk]:
-    """Walk every test file of `todo`, reading what they want round by round, together
-    (the first round reads the blobs `also` names as well)."""
+    """Walk every test file of `todo` to the end of its closure (or its budget), reading
+    what they want round by round, together, each round's queries filled with the files
+    likeliest to be wanted next (`plan_reads`). Each round adds at least one file to
+    `sources`, and the budgets bound what a walk wants: the rounds end. The first query
+    also reads the blobs `also` names (manifests at the base commit)."""
     sources: dict[str, Source] = {}
-    # Round n reads the files at depth n - 1: the test files (with the configuration and
-    # what runs for them) first, then what they import; files that only the configuration
-    # names (setup files) can take one more round.
-    # The walks parse what was read (up to IMPORT_BYTES a test): off the event loop.
-    for _ in range(cache.limits.depth + 1 if todo else 0):
-        walks = await in_thread(_walks, todo, tree, dict(sources), cache.limits)
-        wanted = {path for found in walks for path in found.wanted}
-        if not wanted:
-            break
-        await _read(gh, store, repo, tree, sorted(wanted), sources, cache, also)
-        also = []
-    walks = await in_thread(_walks, todo, tree, dict(sources), cache.limits)
+    memo: ImportsMemo = {}  # each file parsed once, whatever the rounds
+    # The walks parse what was read (up to the bytes budget a test): off the event loop.
+    walks = await in_thread(_walks, todo, tree, dict(sources), cache.limits, memo)
+    while wanted := [path for found in walks for path in found.wanted]:
+        await _recall(store, tree, wanted, sources, cache)
+        missing = [path for path in wanted if path not in sources]
+        if missing:  # ranking a large tree's files takes a moment: off the loop too
+            size = cache.limits.file_bytes
+            plan = await in_thread(plan_reads, todo, missing, tree, set(sources), QUERY, size)
+            await _read(gh, store, repo, tree, plan, sources, cache, also)
+            also = []
+        walks = await in_thread(_walks, todo, tree, dict(sources), cache.limits, memo)
     return {found.test_file: await _finish(store, repo, sha, found, cache) for found in walks}
 
 
 def _walks(
-    todo: list[str], tree: Tree, sources: dict[str, Source], limits: WalkLimits
+    todo: list[str],
+    tree: Tree,
+    sources: dict[str, Source],
+    limits: WalkLimits,
+    memo: ImportsMemo,
 ) -> list[ImportWalk]:
-    return [walk(test_file, tree, sources, limits) for test_file in todo]
+    return [walk(test_file, tree, sources, limits, memo) for test_file in todo]
 
 
 async def _kept_walks(
     store: Store, repo: str, sha: str, test_files: list[str], cache: SourceCache
 ) -> dict[str, ImportWalk]:
     """The walks already made, in this process or (kept in the store) in any other."""
-    done = {f: w for f in test_files if (w := cache.walks.get((repo, sha, f))) is not None}
-    asked = [f for f in test_files if f not in done]
     key = cache_key(cache.limits)
+    done = {f: w for f in test_files if (w := cache.walks.get((repo, sha, f, key))) is not None}
+    asked = [f for f in test_files if f not in done]
     kept = await asyncio.gather(*(store.import_walk(repo, sha, f, key) for f in asked))
     for test_file, found in zip(asked, kept, strict=True):
         if found is not None:
-            cache.walks[(repo, sha, test_file)] = done[test_file] = found
+            cache.walks[(repo, sha, test_file, key)] = done[test_file] = found
     return done
 
 
 async def _finish(
     store: Store, repo: str, sha: str, found: ImportWalk, cache: SourceCache
 ) -> ImportWalk:
-    """The walk as the verdict sees it, kept when it is finished."""
-    if found.wanted:  # a read failed, or the rounds ran out: the walk could not finish
-        unread = f"{len(found.wanted):,} file(s) not read"
-        return dataclasses.replace(found, wanted=(), cut=(*found.cut, unread))
-    cache.walks[(repo, sha, found.test_file)] = found
-    await store.save_import_walk(repo, sha, cache_key(cache.limits), found, time.time())
+    """The finished walk (the rounds end only when no walk wants a file), kept: a fault
+    raised before it could be made."""
+    key = cache_key(cache.limits)
+    cache.walks[(repo, sha, found.test_file, key)] = found
+    await store.save_import_walk(repo, sha, key, found, time.time())
     return found
 
 
-def query_batches(shas: Sequence[str], sizes: Mapping[str, int]) -> list[list[str]]:
-    """The blobs split into GraphQL queries within QUERY_BLOBS and QUERY_BYTES each, in
-    order: one query per batch (`bench/replay.py` counts them)."""
-    batches: list[list[str]] = []
-    spent = 0
-    for sha in shas:
-        if not batches or len(batches[-1]) >= QUERY_BLOBS or spent + sizes[sha] > QUERY_BYTES:
-            batches.append([])
-            spent = 0
-        batches[-1].append(sha)
-        spent += sizes[sha]
-    return batches
-
-
 async def _query(
-    gh: GitHubAPI, repo: str, shas: list[str], sizes: dict[str, int]
-) -> dict[str, Source] | None:
-    """The blobs' texts in as few queries as the per-query bounds allow, sent together;
-    None when every query failed (a part that failed is left out)."""
-    batches = query_batches(shas, sizes)
-    if not batches:
-        return {}
-    answers = await asyncio.gather(*(api.read_blobs(gh, repo, batch) for batch in batches))
-    if all(answer is None for answer in answers):
-        return None
-    return {sha: text for answer in answers if answer for sha, text in answer.items()}
+    gh: GitHubAPI, repo: str, tree: Tree, paths: list[str], also: Sequence[str] = ()
+) -> tuple[dict[str, Source], set[str], BaseException | None]:
+    """The paths' blob texts in as few queries as the per-query bounds allow, sent
+    together (the names `also` lists in the last one, or one more when it is full)."""
+    shas = [[tree.files[path].sha for path in batch] for batch in batches(paths, tree, QUERY)]
+    if also:
+        if shas and len(shas[-1]) + len(also) <= QUERY.blobs:
+            shas[-1] += also
+        else:
+            shas.append(list(also))
+    return await _ask(gh, repo, shas)
+
+
+async def _ask(
+    gh: GitHubAPI, repo: str, names: list[list[str]]
+) -> tuple[dict[str, Source], set[str], BaseException | None]:
+    """One query per batch of blob names (SHAs or `commit:path`), sent together: the texts
+    answered by name, the names of the queries GitHub refused, and the first fault (5xx,
+    rate limit, network) that cut one, if any."""
+    answers = await asyncio.gather(
+        *(api.read_blobs(gh, repo, batch) for batch in names), return_exceptions=True
+    )
+    texts: dict[str, Source] = {}
+    refused: set[str] = set()
+    fault: BaseException | None = None
+    for batch, answer in zip(names, answers, strict=True):
+        if isinstance(answer, BaseException):
+            fault = fault or answer
+        elif answer is None:
+            refused.update(batch)
+        else:
+            texts.update(answer)
+    return texts, refused, fault
 
 
 def files_at(cache: SourceCache, repo: str, sha: str) -> AbstractSet[str] | None:
@@ -286,6 +304,21 @@ def files_at(cache: SourceCache, repo: str, sha: str) -> AbstractSet[str] | None
     if tree is None or tree.truncated:
         return None
     return tree.files.keys()
+
+
+async def _recall(
+    store: Store, tree: Tree, paths: list[str], sources: dict[str, Source], cache: SourceCache
+) -> None:
+    """Fill `sources` with the paths' texts already read, in this process or (kept in the
+    store) in any other: no call."""
+    shas = {path: tree.files[path].sha for path in paths}
+    missing = sorted({sha for sha in shas.values() if sha not in cache.blobs})
+    for sha, text in (await store.blobs(missing) if missing else {}).items():
+        cache.blobs[sha] = text
+    for path, sha in shas.items():
+        known = cache.blobs.get(sha)
+        if known is not None:
+            sources[path] = known
 
 
 async def _read(
@@ -298,45 +331,52 @@ async def _read(
     cache: SourceCache,
     also: Sequence[str] = (),
 ) -> None:
-    """Fill `sources` with the paths' texts (and the cache with the blobs `also` names)."""
-    shas = {path: tree.files[path].sha for path in paths}
-    sizes = {tree.files[path].sha: tree.files[path].size for path in paths}
-    missing = await _fetch(gh, store, repo, [*shas.values(), *also], sizes, cache)
-    for path, sha in shas.items():
+    """Fill `sources` with the paths' texts: those already read (`_recall`), the rest in
+    one round of queries (whose answers are kept in memory and in the store), with the
+    blobs `also` names that are not kept yet."""
+    await _recall(store, tree, paths, sources, cache)
+    unread = list({tree.files[p].sha: p for p in paths if p not in sources}.values())
+    more = await _unknown(store, also, cache)
+    refused = await _keep(store, cache, await _query(gh, repo, tree, unread, more))
+    for path in paths:
+        sha = tree.files[path].sha
         known = cache.blobs.get(sha)
         if known is not None:
             sources[path] = known
-        elif sha in missing:  # its query failed: unread this time, not remembered
-            sources[path] = Unreadable("GitHub did not answer the query")
+        else:  # unread this time, not remembered
+            reason = "GitHub refused the query" if sha in refused else "GitHub did not answer"
+            sources[path] = Unreadable(reason)
 
 
-async def _fetch(
-    gh: GitHubAPI,
-    store: Store,
-    repo: str,
-    names: list[str],
-    sizes: dict[str, int],
-    cache: SourceCache,
-) -> set[str]:
-    """Put the blobs' texts in the cache: from memory, then the store, the rest in one
-    query (whose answers are kept in both). The blobs asked of GitHub come back."""
+async def _unknown(store: Store, names: Sequence[str], cache: SourceCache) -> list[str]:
+    """The blob names neither this process nor the store knows (the store's are cached)."""
     missing = sorted({name for name in names if name not in cache.blobs})
-    kept = await store.blobs(missing) if missing else {}
-    for sha, text in kept.items():
-        cache.blobs[sha] = text
-    missing = [sha for sha in missing if sha not in kept]
-    sizes = {sha: sizes.get(sha, 0) for sha in missing}
-    answered = await _query(gh, repo, missing, sizes)
-    for sha, text in (answered or {}).items():
-        cache.blobs[sha] = text
+    for name, text in (await store.blobs(missing) if missing else {}).items():
+        cache.blobs[name] = text
+    return [name for name in missing if name not in cache.blobs]
+
+
+async def _keep(
+    store: Store,
+    cache: SourceCache,
+    asked: tuple[dict[str, Source], set[str], BaseException | None],
+) -> set[str]:
+    """Keep what GitHub answered, in memory and in the store; raise the fault that cut a
+    query (the delivery is retried, and what was answered is kept for then); the names of
+    the queries GitHub refused."""
+    answered, refused, fault = asked
+    for name, text in answered.items():
+        cache.blobs[name] = text
     lasting = {
-        sha: text
-        for sha, text in (answered or {}).items()
+        name: text
+        for name, text in answered.items()
         if not (isinstance(text, Unreadable) and text.reason == api.BLOB_NOT_FOUND)
     }
     if lasting:
         await store.save_blobs(lasting, time.time())
-    return set(missing)
+    if fault is not None:
+        raise fault
+    return refused
 
 
 async def inert_changes(
@@ -365,7 +405,9 @@ async def inert_changes(
         for path in paths
     }
     bases = {path: api.at_commit(compared.base_sha, path) for path in paths}
-    await _fetch(gh, store, repo, [*heads.values(), *bases.values()], {}, cache)
+    missing = await _unknown(store, [*heads.values(), *bases.values()], cache)
+    if missing:
+        await _keep(store, cache, await _ask(gh, repo, [missing]))
     found = {
         path: manifests.inert_change(
             path, cache.blobs.get(bases[path]), cache.blobs.get(heads[path])

@@ -5,21 +5,24 @@ the contents read so far, it says which files to read next (`wanted`, within the
 and what it found: every repository file the test reaches, each with its import chain.
 What a language's test runs and how its imports resolve is the language's own
 (`languages.py`); the walk is the same for all: the test file and the files that run for it
-(`Start`), then, transitively, what they import, to the depth limit. It also names the
-configuration files that steer how the test's imports resolve (`configs`: the language's
-`steering`, and a package's manifest read for its entries), but not one the program loads
-as data (`import pkg from './package.json'`): that one is reached, like any import.
+(`Start`), then, transitively, what they import, to the end of the closure: there is no
+depth limit, only budgets of files and bytes read, sized for real projects (`WalkLimits`).
+It also names the configuration files that steer how the test's imports resolve (`configs`:
+the language's `steering`, and a package's manifest read for its entries), but not one the
+program loads as data (`import pkg from './package.json'`): that one is reached, like any
+import.
 
 The walk is partial, and says why, when it could not see everything: GitHub truncated the
 file list, a file was unreadable (binary, not UTF-8, not parseable, too large), or the
-depth, files or bytes limit cut it.
+files or bytes budget cut it. Which files to read in each round (what the walk wants, and
+the likeliest next ones to fill the round's queries) is `plan.plan_reads`.
 """
 
 from __future__ import annotations
 
 import json
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from bot.shared import Source, Tree, Unreadable
@@ -29,17 +32,31 @@ from bot.triage.imports.routed import routed_by
 from bot.triage.models import ImportStep
 
 PARTIAL_NAMED = 3  # reasons named before "and N more"
+# The largest closure measured on real repositories (bench/walk_calls.py: flask, sphinx,
+# nova, babel) read 509 files and 5.6 MB; the budgets leave about six times that.
+DEFAULT_FILES = 3_000
+DEFAULT_BYTES = 30_000_000
 # Bump when what a resolver finds changes: walks kept under an older version (bot/store)
 # are then read again rather than trusted. Adding a language changes the key by itself.
-WALK_VERSION = 5
+WALK_VERSION = 6  # no depth limit (budgets of files and bytes); steering configuration
 
 
 @dataclass(frozen=True)
 class WalkLimits:
-    depth: int = 2  # import hops followed from the test file (and its conftest.py files)
-    files: int = 100  # files read per test
-    bytes: int = 1_000_000  # bytes read per test
+    """A walk's budgets (bench/walk_calls.py measured them on real repositories). Files 0:
+    the walk is off."""
+
+    files: int = DEFAULT_FILES  # files read per test
+    bytes: int = DEFAULT_BYTES  # bytes read per test
     file_bytes: int = 256_000  # a larger file is not read
+
+    def within(self, files: int | None, bytes_: int | None) -> WalkLimits:
+        """These limits narrowed by a repository's budgets (None: not set), never above."""
+        return replace(
+            self,
+            files=self.files if files is None else min(files, self.files),
+            bytes=self.bytes if bytes_ is None else min(bytes_, self.bytes),
+        )
 
 
 @dataclass(frozen=True)
@@ -98,6 +115,11 @@ class ImportWalk:
         return f"{text}; partial: {named}" + (f"; and {more:,} more" if more > 0 else "")
 
 
+# What a resolver found in a file, by test file, the configuration files it was given and the
+# file: a walk asked again after each round parses each file once (`walk`'s `memo`).
+ImportsMemo = MutableMapping[tuple[str, tuple[str, ...], str], Sequence[Target] | None]
+
+
 @dataclass
 class _Walker:
     test_file: str
@@ -109,36 +131,44 @@ class _Walker:
     read: list[str] = field(default_factory=list)
     wanted: list[str] = field(default_factory=list)
     cut: list[str] = field(default_factory=list)
-    beyond_depth: bool = False
+    spent_files: int = 0  # read or wanted, configuration included
+    spent_bytes: int = 0
+    memo: ImportsMemo = field(default_factory=dict)
+    config_names: tuple[str, ...] = ()  # the configuration the resolver was given
     steering: list[str] = field(default_factory=list)  # read for how imports resolve
     loaded: set[str] = field(default_factory=set)  # run or imported by the program
 
 
 def walk(
-    test_file: str, tree: Tree, sources: Mapping[str, Source], limits: WalkLimits | None = None
+    test_file: str,
+    tree: Tree,
+    sources: Mapping[str, Source],
+    limits: WalkLimits | None = None,
+    memo: ImportsMemo | None = None,
 ) -> ImportWalk:
-    """What the test reaches so far, and what to read next (module doc)."""
+    """What the test reaches so far, and what to read next (module doc). `memo`: kept by
+    the caller across the rounds of one tree's walks, so each file is parsed once."""
     language = language_of(test_file)
     if language is None:
         raise ValueError(f"no language reads the imports of {test_file}")
     state = _Walker(test_file, tree, sources, limits or WalkLimits(), language)
+    if memo is not None:
+        state.memo = memo
     if tree.truncated:
         state.cut.append("GitHub truncated the file list")
     if test_file not in tree.files:
         state.cut.append(f"{test_file} is not in the commit's file list")
     configs = _configs(state)
+    state.config_names = tuple(sorted(configs))
     resolver = language.resolver(test_file, tree, configs)
     state.steering += language.steering(test_file, tree, configs)
     _follow(state, resolver, [Start(test_file, "the test file"), *resolver.starts()])
-    if state.beyond_depth:
-        state.cut.append(f"imports deeper than {state.limits.depth} not followed")
-    wanted = _within_limits(state)  # names what the limits cut: before `cut` is read
     return ImportWalk(
         test_file=test_file,
         language=language.name,
         reached=tuple(state.reached),
         read=tuple(state.read),
-        wanted=tuple(wanted),
+        wanted=tuple(dict.fromkeys(state.wanted)),
         cut=tuple(dict.fromkeys(state.cut)),
         configs=tuple(p for p in dict.fromkeys(state.steering) if p not in state.loaded),
     )
@@ -150,6 +180,9 @@ def _configs(state: _Walker) -> dict[str, str]:
         if name not in state.tree.files:
             continue
         source = state.sources.get(name)
+        # The configuration is counted, never cut: the resolver needs it.
+        state.spent_files += 1
+        state.spent_bytes += state.tree.files[name].size
         if source is None:
             state.wanted.append(name)
             continue
@@ -173,7 +206,7 @@ def _follow(state: _Walker, resolver: Resolver, starts: list[Start]) -> None:
             state.reached.append(Reached(path, chain, start.why if not chain else ""))
         if not start.follow:
             continue
-        for target in _imports_to_follow(state, resolver, path, len(chain)):
+        for target in _imports_to_follow(state, resolver, path, not chain):
             if target.configures:
                 state.steering.append(target.path)
             else:
@@ -186,13 +219,10 @@ def _follow(state: _Walker, resolver: Resolver, starts: list[Start]) -> None:
 
 
 def _imports_to_follow(
-    state: _Walker, resolver: Resolver, path: str, depth: int
+    state: _Walker, resolver: Resolver, path: str, first: bool
 ) -> Sequence[Target]:
     """The repository files `path` imports, or none when it is not (yet) read."""
-    if path not in state.tree.files:
-        return []
-    if depth >= state.limits.depth:
-        state.beyond_depth = True
+    if path not in state.tree.files or not _affordable(state, path):
         return []
     source = state.sources.get(path)
     if source is None:
@@ -202,35 +232,36 @@ def _imports_to_follow(
     if isinstance(source, Unreadable):
         state.cut.append(f"{path} not read ({source.reason})")
         return []
-    targets = resolver.imports(path, source)
+    key = (state.test_file, state.config_names, path)
+    if key not in state.memo:
+        state.memo[key] = resolver.imports(path, source)
+    targets = state.memo[key]
     if targets is None:
         state.cut.append(f"{path} not read (not valid {state.language.name})")
         return []
-    router = routed_by(state.language.name, source) if depth == 0 else None
+    router = routed_by(state.language.name, source) if first else None
     if router is not None:
         state.cut.append(f"{path} reaches code through {router}, which no import names")
     return targets
 
 
-def _within_limits(state: _Walker) -> list[str]:
-    """The wanted files the limits allow, in the order found; the rest is named as cut."""
-    limits, files = state.limits, state.tree.files
-    spent_files = len(state.read)
-    spent_bytes = sum(files[path].size for path in state.read if path in files)
-    allowed: list[str] = []
-    for path in dict.fromkeys(state.wanted):
-        size = files[path].size
-        if size > limits.file_bytes:
-            state.cut.append(f"{path} not read (larger than {limits.file_bytes:,} bytes)")
-        elif spent_files + 1 > limits.files:
-            state.cut.append(f"the limit of {limits.files:,} files read was reached")
-        elif spent_bytes + size > limits.bytes:
-            state.cut.append(f"the limit of {limits.bytes:,} bytes read was reached")
-        else:
-            allowed.append(path)
-            spent_files += 1
-            spent_bytes += size
-    return allowed
+def _affordable(state: _Walker, path: str) -> bool:
+    """Whether the budgets allow reading `path` (or using it, when it was read ahead of the
+    walk): each file the walk reads or wants is counted once, in the order the walk meets
+    it; what a budget cuts is named."""
+    limits, size = state.limits, state.tree.files[path].size
+    if size > limits.file_bytes:
+        state.cut.append(f"{path} not read (larger than {limits.file_bytes:,} bytes)")
+        return False
+    if state.spent_files + 1 > limits.files:
+        state.cut.append(f"the budget of {limits.files:,} files read was spent")
+        return False
+    if state.spent_bytes + size > limits.bytes:
+        state.cut.append(f"the budget of {limits.bytes:,} bytes read was spent")
+        return False
+    state.spent_files += 1
+    state.spent_bytes += size
+    return True
 
 
 def _count(number: int, noun: str) -> str:
@@ -239,9 +270,9 @@ def _count(number: int, noun: str) -> str:
 
 def cache_key(limits: WalkLimits) -> str:
     """What a kept walk must match to be reused: this walk's version and languages, and
-    the limits it ran under."""
+    the budgets it ran under."""
     languages = ",".join(sorted(language.name for language in LANGUAGES))
-    sizes = f"{limits.depth}:{limits.files}:{limits.bytes}:{limits.file_bytes}"
+    sizes = f"{limits.files}:{limits.bytes}:{limits.file_bytes}"
     return f"v{WALK_VERSION}:{languages}:{sizes}"
 
 
