@@ -4,7 +4,6 @@ files the resolver read and used, not every file it read."""
 
 from __future__ import annotations
 
-from bot.triage.imports import WalkLimits
 from bot.triage.imports.walk import walk_from_json, walk_to_json
 from tests.test_imports_walk import layout, walked
 
