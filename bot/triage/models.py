@@ -141,6 +141,7 @@ class EvidenceKind(StrEnum):
     UNREAD = "unread"  # a report or log the bot refused or could not read (Extraction.problems)
     IMPORTS = "imports"  # how far the test's imports were followed, and whether that was cut
     WEAK = "weak"  # a changed path near the test that it does not import (caveat)
+    RULED_OUT = "ruled-out"  # a changed path a rule clears, and which rule
 
 
 class Evidence(BaseModel):

@@ -6,9 +6,10 @@ only said when no such meeting is possible. Evidence has a strength
 (`FootprintEntry.strength`, see `footprint.py`): strong is what the test's run reads for
 certain (the test file, its traceback, what it imports and what runs for it, the Go
 package, the repo's `footprints` mappings); weak is a guess from names and folders (same
-folder, name pair, test data folder, the folder a `__tests__` tests). A changed test file
-of the same language (Python, JavaScript/TypeScript) in the test's own folder that the walk
-did not find imported is no evidence at all: such test files do not depend on each other.
+folder, name pair, test data folder, the folder a `__tests__` tests). Another test file of
+the same runner, and prose, near a walked test are no evidence at all
+(`importable.near_but_no_evidence`): test files do not depend on each other unless one
+imports the other, which the walk sees.
 
 For a test whose imports a language of `bot/triage/imports` reads (a "walked" test), in
 order:
@@ -32,9 +33,13 @@ order:
 
 So FLAKY and UNRELATED are said of a walked test only when the walk was complete, or when
 every changed file it would read is outside what the test could import (documentation,
-another language: `importable.could_import`). Weak hits are caveats ("this PR changes src/util.py in
-the test's folder; the test does not import it") and lower the confidence one step, like
-risky paths.
+another language: `importable.could_import`). Each changed path a rule cleared is named
+with the rule ("ruled out: tests/test_b.py is another test file the walk of tests/test_a.py
+did not reach"). A pass on rerun does not clear an UNKNOWN: it is "flaky (passed on rerun of
+the same commit); this PR's change to X could not be ruled out", never "unrelated".
+
+Weak hits are caveats ("this PR changes src/util.py in the test's folder; the test does not
+import it") and lower the confidence one step, like risky paths.
 
 A test no language reads (or a failure with no test file), and every test when imports
 were not followed at all (`imports` None: the walk's depth is 0), keep the name-and-folder
@@ -76,7 +81,12 @@ from bot.triage.footprint import (
     normalise_path,
     walk_key,
 )
-from bot.triage.importable import could_import, sibling_test
+from bot.triage.importable import (
+    could_import,
+    is_documentation,
+    near_but_no_evidence,
+    other_test_file,
+)
 from bot.triage.imports import ImportWalk
 from bot.triage.imports.languages import language_of
 from bot.triage.models import (
@@ -97,6 +107,8 @@ from bot.triage.risky import risky_changes
 from bot.triage.stats import describe_flips, describe_rate
 
 NO_TEST_IDENTIFIED = "no failed test could be identified in the log"
+# How an UNKNOWN failure that passed on rerun begins: flaky, never "unrelated to this PR".
+FLAKY_NOT_RULED_OUT = "flaky (passed on rerun of the same commit)"
 _LISTED = 3  # paths named in one line of evidence before "and N more"
 # Known flaky on one earlier occurrence is a small sample: not HIGH confidence on its own.
 HISTORY_FOR_HIGH = 2
@@ -319,6 +331,8 @@ class _Reading:
     # without importing them, so they are not ruled out.
     unsure: list[tuple[str, FootprintEntry]]
     open_paths: list[str]  # changed paths the walk could not rule out
+    # Changed paths a rule clears, by rule ("is ...", "are ..."), in the PR's order.
+    ruled_out: dict[tuple[str, str], list[str]]
     walk: ImportWalk | None
 
 
@@ -371,16 +385,20 @@ def _read(facts: _Facts) -> _Reading:
     found = footprint(facts.failure, facts.rules.footprints, facts.imports)
     hits = matches(found, facts.changed_paths)
     if test_file is None or language is None or not facts.walking:
-        return _Reading(test_file, found.entries, hits, hits, [], [], [], facts.imports)
+        return _Reading(test_file, found.entries, hits, hits, [], [], [], {}, facts.imports)
     if facts.imports is not None:
-        # The walk sees a test that imports a sibling test file; without that import, the
-        # sibling is no evidence at all.
-        hits = [hit for hit in hits if _strong(hit) or not sibling_test(test_file, hit[0])]
+        # The walk sees a test that imports another test file (a strong hit); without that
+        # import, another test file of the runner, or prose, is no evidence at all.
+        hits = [hit for hit in hits if _strong(hit) or not near_but_no_evidence(test_file, hit[0])]
     strong = [hit for hit in hits if _strong(hit)]
     weak = [hit for hit in hits if not _strong(hit)]
     unsure = [hit for hit in weak if not hit[0].endswith(language.sources)]
     open_paths = _open_paths(facts, test_file, language.sources, {path for path, _ in strong})
-    return _Reading(test_file, found.entries, hits, strong, weak, unsure, open_paths, facts.imports)
+    kept = {path for path, _ in hits} | set(open_paths) | {path for path, _ in facts.risky}
+    ruled_out = _ruled_out(facts, test_file, language.name, kept)
+    return _Reading(
+        test_file, found.entries, hits, strong, weak, unsure, open_paths, ruled_out, facts.imports
+    )
 
 
 def _strong(hit: tuple[str, FootprintEntry]) -> bool:
@@ -391,9 +409,10 @@ def _open_paths(
     facts: _Facts, test_file: str, sources: tuple[str, ...], reached: set[str]
 ) -> list[str]:
     """Changed files a walk of this test would read and could not rule out: files of the
-    test's language that the walk did not reach, when the walk is partial
-    or was not made, or when the file is gone at the commit (removed or renamed away: the
-    walk cannot see an import of a file that is not there)."""
+    test's language that the walk did not reach, when the walk is partial or was not made,
+    or when the file is gone at the commit (removed or renamed away: the walk cannot see an
+    import of a file that is not there), unless it is another test file of the runner that
+    the failure does not name (an import of it would fail, naming it)."""
     complete = facts.imports is not None and not facts.imports.partial
     paths = (normalise_path(raw) for raw in facts.changed_paths)
     return list(
@@ -402,11 +421,58 @@ def _open_paths(
             for path in paths
             if path is not None
             and path not in reached
-            and (not complete or (facts.files is not None and path not in facts.files))
+            and (not complete or _gone_unseen(facts, test_file, path))
             and path.endswith(sources)
             and could_import(test_file, path)
         )
     )
+
+
+def _gone_unseen(facts: _Facts, test_file: str, path: str) -> bool:
+    """A changed file gone at the commit that a complete walk cannot rule out."""
+    if facts.files is None or path in facts.files:
+        return False
+    return not other_test_file(test_file, path) or _named_by_failure(facts.failure, path)
+
+
+def _named_by_failure(failure: Failure, path: str) -> bool:
+    """Whether the failure's error or traceback names the file (an import of it that
+    fails): `tests/test_old.py` by `test_old`, `web/cart.test.ts` by `cart.test`."""
+    stem = path.rpartition("/")[2].rpartition(".")[0]
+    return path in failure.trace_paths or (bool(stem) and stem in failure.message)
+
+
+def _ruled_out(
+    facts: _Facts, test_file: str, language: str, kept: AbstractSet[str]
+) -> dict[tuple[str, str], list[str]]:
+    """Each changed path no rule kept (a hit, an open path, a risky path), under the rule
+    that cleared it (its words for one path and for several)."""
+    found: dict[tuple[str, str], list[str]] = {}
+    for path in dict.fromkeys(normalise_path(raw) for raw in facts.changed_paths):
+        if path is not None and path not in kept:
+            found.setdefault(_rule(facts, test_file, language, path), []).append(path)
+    return found
+
+
+def _rule(facts: _Facts, test_file: str, language: str, path: str) -> tuple[str, str]:
+    """What clears a changed path nothing kept: ("is documentation, ...", "are ...")."""
+    if is_documentation(path):
+        return _is_are("documentation, which no test imports")
+    if not could_import(test_file, path):
+        return _is_are(f"code of another language, which a {language} test does not import")
+    if facts.imports is None or facts.imports.partial or facts.imports.skipped:
+        return _is_are(f"no {language} code, and not near the test")
+    if not other_test_file(test_file, path):
+        return _is_are(f"outside what the complete walk of {test_file} reached")
+    if facts.files is not None and path not in facts.files:
+        what = "gone at this commit, that the failure does not name"
+        return f"is another test file, {what}", f"are other test files, {what}"
+    what = f"the walk of {test_file} did not reach"
+    return f"is another test file {what}", f"are other test files {what}"
+
+
+def _is_are(what: str) -> tuple[str, str]:
+    return f"is {what}", f"are {what}"
 
 
 # --- the facts, as evidence lines ------------------------------------------------------------
@@ -422,6 +488,7 @@ def _footprint_items(facts: _Facts, reading: _Reading) -> list[Evidence]:
     items += [Evidence(kind=EvidenceKind.WEAK, text=text) for text in _weak_caveats(reading)]
     if facts.imports is not None:
         items.append(Evidence(kind=EvidenceKind.IMPORTS, text=facts.imports.describe()))
+    items += [Evidence(kind=EvidenceKind.RULED_OUT, text=text) for text in _cleared(reading)]
     unknown = None
     if not reading.entries:
         unknown = _NO_FOOTPRINT
@@ -485,6 +552,18 @@ def _base_and_rate_items(context: TestContext) -> list[Evidence]:
         if flips:
             items.append(Evidence(kind=EvidenceKind.RATE, text=flips))
     return items
+
+
+def _cleared(reading: _Reading) -> list[str]:
+    """ "ruled out: tests/test_b.py is another test file the walk of tests/test_a.py did not
+    reach", one line per rule, naming its paths."""
+    texts = []
+    for (one, many), paths in reading.ruled_out.items():
+        named = ", ".join(paths[:_LISTED])
+        more = len(paths) - _LISTED
+        named += f", and {more:,} more" if more > 0 else ""
+        texts.append(f"ruled out: {named} {one if len(paths) == 1 else many}")
+    return texts
 
 
 def _weak_caveats(reading: _Reading) -> list[str]:
@@ -555,14 +634,27 @@ def _base_broken(facts: _Facts, reading: _Reading) -> _Call | None:
 
 
 def _cannot_tell(facts: _Facts, reading: _Reading) -> _Call | None:
-    """No footprint, a cut-off list of changes, or a change the walk could not rule out."""
+    """No footprint, a cut-off list of changes, or a change the walk could not rule out. A
+    pass on rerun shows the test is flaky, not that the PR's change is not the cause: still
+    UNKNOWN, never "unrelated" (module doc)."""
     if not reading.entries:
-        return _Call(Verdict.UNKNOWN, _NO_FOOTPRINT, Confidence.LOW)
-    if not facts.changed_complete:
-        return _Call(Verdict.UNKNOWN, _cut_off(reading), Confidence.LOW)
-    if reading.open_paths:
-        return _Call(Verdict.UNKNOWN, _not_ruled_out(reading), Confidence.LOW)
-    return None
+        reason = _NO_FOOTPRINT
+    elif not facts.changed_complete:
+        reason = _cut_off(reading)
+    elif reading.open_paths:
+        reason = _not_ruled_out(reading)
+    else:
+        return None
+    if facts.passed_on_rerun:
+        reason = f"{FLAKY_NOT_RULED_OUT}; {_not_ruled_out_after_pass(reading, reason)}"
+    return _Call(Verdict.UNKNOWN, reason, Confidence.LOW)
+
+
+def _not_ruled_out_after_pass(reading: _Reading, reason: str) -> str:
+    """ "this PR's change to src/b.py could not be ruled out: the walk ... is partial"."""
+    if not reading.entries or not reading.open_paths:
+        return reason
+    return f"this PR's change to {_named_open(reading)} could not be ruled out: {_unseen(reading)}"
 
 
 def _flaky(facts: _Facts, reading: _Reading) -> _Call | None:
@@ -663,21 +755,26 @@ def _cut_off(reading: _Reading) -> str:
 def _not_ruled_out(reading: _Reading) -> str:
     """ "the walk of tests/test_a.py's imports is partial (the limit of 100 files read was
     reached), so a change to src/b.py cannot be ruled out"."""
+    return f"{_unseen(reading)}, so a change to {_named_open(reading)} cannot be ruled out"
+
+
+def _unseen(reading: _Reading) -> str:
+    """Why the walk cannot see the open paths."""
     walk = reading.walk
     if walk is None:
-        how = f"the imports of {reading.test_file} were not followed"
-    elif not walk.partial:
-        how = (
+        return f"the imports of {reading.test_file} were not followed"
+    if not walk.partial:
+        return (
             f"the walk of {reading.test_file}'s imports cannot see an import of a file this "
             "PR removes or renames away"
         )
-    else:
-        cut = "; ".join(walk.cut[:_LISTED])
-        how = f"the walk of {reading.test_file}'s imports is partial ({cut})"
+    return f"the walk of {reading.test_file}'s imports is partial ({'; '.join(walk.cut[:_LISTED])})"
+
+
+def _named_open(reading: _Reading) -> str:
     named = ", ".join(reading.open_paths[:_LISTED])
     more = len(reading.open_paths) - _LISTED
-    named += f", and {more:,} more" if more > 0 else ""
-    return f"{how}, so a change to {named} cannot be ruled out"
+    return named + (f", and {more:,} more" if more > 0 else "")
 
 
 def _summary(walk: ImportWalk | None) -> WalkSummary | None:
