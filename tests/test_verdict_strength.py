@@ -474,3 +474,35 @@ def test_code_named_like_prose_is_not_ruled_out_by_a_partial_walk() -> None:
     decision = one(["src/billing/history.py"], imports={TEST: walk(cut=(CUT,))})
 
     assert decision.verdict is Verdict.UNKNOWN
+
+
+def test_a_changed_file_the_failure_names_is_related_whatever_rule_would_clear_it() -> None:
+    """A test that runs the code blocks of the docs (mktestdocs) names the page in its id;
+    a test that opens a data file names it in its error: neither is ruled out."""
+    docs_test = Failure(
+        test_id="tests/test_docs.py::test_files_good[docs/index.md]",
+        name="test_files_good[docs/index.md]",
+        file="tests/test_docs.py",
+        framework="pytest",
+    )
+    [decision] = decide([docs_test], ["docs/index.md", "docs/other.md"], passed_on_rerun=True)
+    assert (decision.verdict, decision.matched_paths) == (Verdict.RELATED, ["docs/index.md"])
+    assert decision.evidence == (
+        "passed on rerun, but touches code this PR changed; this PR changes docs/index.md, "
+        "which the failure names (in its test id or error)"
+    )
+
+    opened = failure().model_copy(
+        update={"message": "FileNotFoundError: [Errno 2] No such file: 'tests/expected.txt'"}
+    )
+    [decision] = decide([opened], ["tests/expected.txt"], imports={TEST: walk()})
+    assert decision.verdict is Verdict.RELATED
+
+
+@pytest.mark.parametrize(
+    "message", ["see docs/index.mdx", "see mydocs/index.md", "docs/index.md/x"]
+)
+def test_a_path_is_named_only_as_a_whole(message: str) -> None:
+    named = failure().model_copy(update={"message": message})
+    [decision] = decide([named], ["docs/index.md"], imports={TEST: walk()})
+    assert decision.verdict is Verdict.UNRELATED

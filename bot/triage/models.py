@@ -78,6 +78,7 @@ class Reason(StrEnum):
     CONFIG = "mapped in .github/flaky.yml"  # followed by " (the mapping's glob)"
     IMPORTED = "imported by the test"
     RUNS = "runs for the test"  # a conftest.py, a setup file, a file of its package
+    NAMED = "named by the failure"  # a changed path its id or error names (verdict.py)
 
 
 class Strength(StrEnum):

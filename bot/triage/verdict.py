@@ -5,7 +5,8 @@ PR's changes for certain is RELATED whatever else is known, and "unrelated" or "
 only said when no such meeting is possible. Evidence has a strength
 (`FootprintEntry.strength`, see `footprint.py`): strong is what the test's run reads for
 certain (the test file, its traceback, what it imports and what runs for it, the Go
-package, the repo's `footprints` mappings); weak is a guess from names and folders (same
+package, the repo's `footprints` mappings, and a changed path the failure names whole in its
+id or error: `_with_named`); weak is a guess from names and folders (same
 folder, name pair, test data folder, the folder a `__tests__` tests). Another test file of
 the same runner, and prose, near a walked test are no evidence at all
 (`importable.near_but_no_evidence`): test files do not depend on each other unless one
@@ -54,6 +55,7 @@ lower the confidence one step.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
@@ -96,8 +98,10 @@ from bot.triage.models import (
     EvidenceKind,
     Extraction,
     Failure,
+    Footprint,
     FootprintEntry,
     PastOccurrence,
+    Reason,
     Strength,
     TestContext,
     Verdict,
@@ -382,7 +386,7 @@ def _read(facts: _Facts) -> _Reading:
     walked = facts.imports.test_file if facts.imports is not None else None
     test_file = walked or locate_test_file(facts.failure)
     language = language_of(test_file) if test_file is not None else None
-    found = footprint(facts.failure, facts.rules.footprints, facts.imports)
+    found = _with_named(footprint(facts.failure, facts.rules.footprints, facts.imports), facts)
     hits = matches(found, facts.changed_paths)
     if test_file is None or language is None or not facts.walking:
         return _Reading(test_file, found.entries, hits, hits, [], [], [], {}, facts.imports)
@@ -399,6 +403,30 @@ def _read(facts: _Facts) -> _Reading:
     return _Reading(
         test_file, found.entries, hits, strong, weak, unsure, open_paths, ruled_out, facts.imports
     )
+
+
+def _with_named(found: Footprint, facts: _Facts) -> Footprint:
+    """The footprint, with each changed path the failure names in its id or error as a
+    strong entry (after the other strong ones, which say more): a test that runs a file it
+    does not import (`test_docs[docs/a.md]`, "cannot open tests/fixtures/b.json") says so,
+    and no rule may rule that file out."""
+    text = f"{facts.failure.test_id}\n{facts.failure.message}"
+    strong = [entry for entry in found.entries if entry.strength is Strength.STRONG]
+    covered = {
+        path
+        for path, _ in matches(found.model_copy(update={"entries": strong}), facts.changed_paths)
+    }
+    named = [
+        FootprintEntry(path=path, reason=Reason.NAMED)
+        for path in dict.fromkeys(normalise_path(raw) for raw in facts.changed_paths)
+        if path is not None
+        and path not in covered
+        and re.search(rf"(?<![\w./-]){re.escape(path)}(?![\w/-])", text)
+    ]
+    if not named:
+        return found
+    weak = found.entries[len(strong) :]  # footprint() puts strong entries first
+    return found.model_copy(update={"entries": [*strong, *named, *weak]})
 
 
 def _strong(hit: tuple[str, FootprintEntry]) -> bool:
@@ -834,6 +862,8 @@ def _why(entry: FootprintEntry) -> str:
         return "which is the test file itself"
     if entry.reason == REASON_TRACEBACK:
         return "which is in its traceback"
+    if entry.reason == Reason.NAMED:
+        return "which the failure names (in its test id or error)"
     if entry.reason == REASON_IMPORTED:
         return f"which the test imports at depth {len(entry.chain)}"
     if entry.reason == REASON_RUNS:
