@@ -40,8 +40,13 @@ evidence once the test's imports are walked (`near_but_no_evidence`):
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from bot.triage.imports.languages import language_of
+
+# Each failure of a job asks about every changed path, and a PR may change thousands: the
+# answers about one path are kept (pure functions of a string).
+_CACHED = 16_384
 
 DOC_SUFFIXES = (".md", ".markdown", ".rst", ".adoc", ".asciidoc", ".rdoc", ".txt")
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".svg", ".ico", ".webp", ".bmp")
@@ -78,6 +83,7 @@ NATIVE_SUFFIXES = (
 )  # fmt: skip
 
 
+@lru_cache(maxsize=_CACHED)
 def is_documentation(path: str) -> bool:
     """Prose and pictures: no test imports them (module doc)."""
     folders, _, name = path.rpartition("/")
@@ -98,6 +104,7 @@ def _named_as_prose(name: str) -> bool:
     return not dot or f".{suffix.lower()}" in DOC_SUFFIXES or suffix.isupper()
 
 
+@lru_cache(maxsize=_CACHED)
 def family(path: str) -> tuple[str, ...] | None:
     """Every suffix a test of `path`'s language can import, or None when `path` is of no
     known language (or native code, which any language can load)."""
@@ -137,6 +144,7 @@ DATA_FOLDERS = frozenset(
 )  # fmt: skip
 
 
+@lru_cache(maxsize=_CACHED)
 def is_test_file(path: str) -> bool:
     """Whether `path` is named as a test runner names its test files (module doc)."""
     name = path.rpartition("/")[2]

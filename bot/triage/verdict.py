@@ -167,12 +167,14 @@ def decide(
             )
         ]
     rules = rules or Rules()
-    risky = risky_changes(changed_paths, rules.risky_paths)
+    # Normalised once: every failure reads every path, and a PR may change thousands.
+    changed = tuple(dict.fromkeys(p for raw in changed_paths if (p := normalise_path(raw))))
+    risky = risky_changes(changed, rules.risky_paths)
     return [
         _decide_one(
             _Facts(
                 failure=failure,
-                changed_paths=changed_paths,
+                changed_paths=changed,
                 changed_complete=changed_complete,
                 passed_on_rerun=passed_on_rerun,
                 reproduced_on_rerun=reproduced_on_rerun,
@@ -310,7 +312,7 @@ def summarise(decisions: Iterable[Decision]) -> Counter[Verdict]:
 @dataclass(frozen=True)
 class _Facts:
     failure: Failure
-    changed_paths: Sequence[str]
+    changed_paths: Sequence[str]  # normalised, each once
     changed_complete: bool
     passed_on_rerun: bool
     reproduced_on_rerun: bool
@@ -411,17 +413,16 @@ def _with_named(found: Footprint, facts: _Facts) -> Footprint:
     does not import (`test_docs[docs/a.md]`, "cannot open tests/fixtures/b.json") says so,
     and no rule may rule that file out."""
     text = f"{facts.failure.test_id}\n{facts.failure.message}"
+    # A plain substring test first: a PR may change thousands of paths.
+    mentioned = [path for path in facts.changed_paths if path in text]
+    if not mentioned:
+        return found
     strong = [entry for entry in found.entries if entry.strength is Strength.STRONG]
-    covered = {
-        path
-        for path, _ in matches(found.model_copy(update={"entries": strong}), facts.changed_paths)
-    }
+    covered = {path for path, _ in matches(Footprint(test_id="", entries=strong), mentioned)}
     named = [
         FootprintEntry(path=path, reason=Reason.NAMED)
-        for path in dict.fromkeys(normalise_path(raw) for raw in facts.changed_paths)
-        if path is not None
-        and path not in covered
-        and re.search(rf"(?<![\w./-]){re.escape(path)}(?![\w/-])", text)
+        for path in mentioned
+        if path not in covered and re.search(rf"(?<![\w./-]){re.escape(path)}(?![\w/-])", text)
     ]
     if not named:
         return found
@@ -442,18 +443,14 @@ def _open_paths(
     import of a file that is not there), unless it is another test file of the runner that
     the failure does not name (an import of it would fail, naming it)."""
     complete = facts.imports is not None and not facts.imports.partial
-    paths = (normalise_path(raw) for raw in facts.changed_paths)
-    return list(
-        dict.fromkeys(
-            path
-            for path in paths
-            if path is not None
-            and path not in reached
-            and (not complete or _gone_unseen(facts, test_file, path))
-            and path.endswith(sources)
-            and could_import(test_file, path)
-        )
-    )
+    return [
+        path
+        for path in facts.changed_paths
+        if path not in reached
+        and (not complete or _gone_unseen(facts, test_file, path))
+        and path.endswith(sources)
+        and could_import(test_file, path)
+    ]
 
 
 def _gone_unseen(facts: _Facts, test_file: str, path: str) -> bool:
@@ -476,8 +473,8 @@ def _ruled_out(
     """Each changed path no rule kept (a hit, an open path, a risky path), under the rule
     that cleared it (its words for one path and for several)."""
     found: dict[tuple[str, str], list[str]] = {}
-    for path in dict.fromkeys(normalise_path(raw) for raw in facts.changed_paths):
-        if path is not None and path not in kept:
+    for path in facts.changed_paths:
+        if path not in kept:
             found.setdefault(_rule(facts, test_file, language, path), []).append(path)
     return found
 
