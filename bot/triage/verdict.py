@@ -6,11 +6,10 @@ only said when no such meeting is possible. Evidence has a strength
 (`FootprintEntry.strength`, see `footprint.py`): strong is what the test's run reads for
 certain (the test file, its traceback, what it imports and what runs for it, the Go
 package, the repo's `footprints` mappings, and a changed path the failure names whole in its
-id or error: `_with_named`); weak is a guess from names and folders (same
-folder, name pair, test data folder, the folder a `__tests__` tests). Another test file of
-the same runner, and prose, near a walked test are no evidence at all
-(`importable.near_but_no_evidence`): test files do not depend on each other unless one
-imports the other, which the walk sees.
+id or error: `_with_named`); weak is a guess from names and folders (same folder, name pair,
+test data folder, the folder a `__tests__` tests). Another test file of the same runner, and
+prose, near a walked test are no evidence at all (`importable.near_but_no_evidence`): test
+files do not depend on each other unless one imports the other, which the walk sees.
 
 For a test whose imports a language of `bot/triage/imports` reads (a "walked" test), in
 order:
