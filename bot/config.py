@@ -291,6 +291,9 @@ class RepoConfig(BaseModel):
 
     comment: CommentMode = CommentMode.FAILURES
     rerun: bool = True
+    # A job whose failed tests the bot cannot classify (and none related) is rerun once per
+    # commit and check: the cheapest evidence there is. False: such a job is not rerun.
+    rerun_unknown: bool = True
     max_reruns: int = Field(default=1, ge=0, le=5)
     # Test reports inside the failed job's workflow-run artifacts (JUnit XML, TRX, go test
     # -json, mocha JSON). Unset: artifacts are not read.

@@ -204,7 +204,9 @@ async def _decide(
         store, repo, run, [], config.config, extraction, pull, changed, record, sources=sources
     )
     assert decided is not None  # a failed run always has something to say
-    refused = refusal(run, pull, decided.decisions, config.config, requested=False)
+    refused = refusal(
+        run, pull, decided.decisions, config.config, requested=False, attempt=decided.attempt
+    )
     note = _WOULD_RERUN if refused is None else refused.note
     attempt = check_attempt(repo, run, pull, decided, note, record.completed_at)
     return TriedCheck(run, attempt)

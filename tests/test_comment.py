@@ -87,6 +87,7 @@ UNRELATED = decide([failure()], ["docs/index.md"])
 FLAKY = decide([failure()], ["docs/index.md"], passed_on_rerun=True)
 RELATED = decide([failure()], ["src/bus/core.py"])
 NO_TEST = decide([], ["docs/index.md"])
+UNKNOWN_PASSED = decide([failure()], ["src/bus/wire.py"], passed_on_rerun=True, imports={})
 
 
 @pytest.mark.parametrize(
@@ -120,6 +121,15 @@ NO_TEST = decide([], ["docs/index.md"])
             ],
             "**1 failure — related to this PR; all checks pass after rerun**",
         ),
+        (
+            [check(UNKNOWN_PASSED, conclusion="success", attempt=2)],
+            "**All checks pass after rerun — flaky, but this PR's changes could not be ruled out**",
+        ),
+        (
+            [check(UNKNOWN_PASSED, conclusion="success", attempt=2), check(FLAKY, name="e2e")],
+            "**2 failures — 1 flaky, but this PR's changes could not be ruled out; "
+            "1 likely flaky, unrelated to this PR**",
+        ),
         ([check(NO_TEST)], "**1 check failed — no failed test identified**"),
         (
             [check([Decision(failure=None, verdict=Verdict.INFRA, evidence="runner lost")])],
@@ -151,6 +161,22 @@ def test_headline_says_the_outcome_with_counts(checks: list[CheckReport], headli
 
     assert text.split("\n")[0] == MARKER
     assert headline_of(text) == headline
+
+
+def test_an_unknown_failure_that_passed_on_rerun_is_flaky_but_never_unrelated() -> None:
+    text = comment(check(UNKNOWN_PASSED, conclusion="success", attempt=2))
+
+    assert "| flaky, change not ruled out |" in text
+    assert "- **Verdict:** flaky, change not ruled out (confidence: low)" in text
+    assert (
+        "passed on rerun, so flaky, but the bot could not rule out the changes of this PR "
+        "named below: look at them before merging."
+    ) in text
+    assert "this PR's change to src/bus/wire.py could not be ruled out" in text
+    assert "unrelated" not in text
+    # Still failing, it is unknown as before.
+    failing = comment(check(decide([failure()], ["src/bus/wire.py"], imports={})))
+    assert "| unknown |" in failing and "flaky" not in headline_of(failing)
 
 
 def test_table_row_links_the_check_and_shows_test_verdict_and_evidence() -> None:

@@ -7,7 +7,8 @@ import pytest
 from bot.triage.importable import (
     could_import,
     is_documentation,
-    sibling_test,
+    is_prose,
+    other_test_file,
 )
 
 PY_TEST = "tests/test_invoice.py"
@@ -84,19 +85,64 @@ def test_is_documentation(path: str, expected: bool) -> None:
 
 
 @pytest.mark.parametrize(
+    ("test_file", "path"),
+    [
+        (PY_TEST, "src/shop/history.py"),
+        (PY_TEST, "src/authors.c"),
+        (TS_TEST, "web/src/security.ts"),
+        ("spec/models/user_spec.rb", "lib/acme/changes.rb"),
+        ("pkg/a_test.go", "cmd/notice.go"),
+        ("src/test/java/a/OrderTest.java", "src/main/java/a/License.java"),
+    ],
+)
+def test_code_named_like_a_page_of_prose_is_code(test_file: str, path: str) -> None:
+    """`history.py` is a module, not a HISTORY file: a partial walk must not rule it out."""
+    assert is_documentation(path) is False
+    assert could_import(test_file, path) is True
+
+
+@pytest.mark.parametrize(
     ("test_file", "changed", "expected"),
     [
         ("tests/test_invoice.py", "tests/test_cart.py", True),
         ("tests/test_invoice.py", "tests/cart_test.py", True),
+        ("tests/test_invoice.py", "tests/unit/test_cart.py", True),  # another folder
+        ("tests/test_invoice.py", "services/api/tests/test_app.py", True),  # another project
         ("tests/test_invoice.py", "tests/helpers.py", False),  # not a test file
         ("tests/test_invoice.py", "tests/conftest.py", False),  # runs for it
-        ("tests/test_invoice.py", "tests/unit/test_cart.py", False),  # another folder
         ("tests/test_invoice.py", "tests/test_invoice.py", False),  # itself
+        ("tests/test_invoice.py", "scripts/release.py", False),  # not a test file
         ("web/a.test.ts", "web/b.spec.js", True),
         ("web/a.test.ts", "web/b.ts", False),
         ("web/a.test.ts", "web/test_b.py", False),  # another language
+        ("web/a.test.ts", "web/jest.setup.ts", False),  # setup, not a test
+        ("spec/models/user_spec.rb", "spec/requests/orders_spec.rb", True),
+        ("spec/models/user_spec.rb", "spec/spec_helper.rb", False),  # runs for every spec
+        ("test/user_test.rb", "test/test_helper.rb", False),
+        ("src/test/java/a/OrderTest.java", "src/test/kotlin/b/CartTest.kt", True),
+        ("tests/Unit/OrderTest.php", "tests/Feature/CartTest.php", True),
         ("pkg/a_test.go", "pkg/b_test.go", False),  # Go tests of a package share it
+        ("pkg/a_test.go", "cmd/b_test.go", True),
     ],
 )
-def test_sibling_test_files(test_file: str, changed: str, expected: bool) -> None:
-    assert sibling_test(test_file, changed) is expected
+def test_other_test_files_of_the_same_runner(test_file: str, changed: str, expected: bool) -> None:
+    assert other_test_file(test_file, changed) is expected
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("tests/README.md", True),
+        ("tests/api/CHANGELOG.rst", True),
+        ("packages/ui/LICENSE", True),
+        ("docs/guide.md", True),
+        ("tests/fixtures/README.md", False),  # test data a test may read
+        ("tests/testdata/table.md", False),
+        ("src/__snapshots__/page.md", False),
+        ("tests/expected/output.txt", False),  # expected output, read at run time
+        ("tests/images/logo.png", False),
+        ("src/shop/history.py", False),
+    ],
+)
+def test_is_prose(path: str, expected: bool) -> None:
+    assert is_prose(path) is expected

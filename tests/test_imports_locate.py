@@ -176,8 +176,8 @@ def test_a_walked_test_that_cannot_be_located_is_unknown_never_judged_by_names(
     [decision] = decide([failure], [changed], passed_on_rerun=True, imports={})
     assert decision.verdict is Verdict.UNKNOWN
     assert decision.evidence == (
-        "its test file could not be located in the commit's tree, so a change to "
-        f"{changed} cannot be ruled out"
+        f"flaky (passed on rerun of the same commit); this PR's change to {changed} could not "
+        "be ruled out: its test file could not be located in the commit's tree"
     )
     # A change no test of its language could import still clears it; imports not followed
     # at all (depth 0) keep the name rules.

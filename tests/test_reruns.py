@@ -56,6 +56,7 @@ def policy(
     actions: bool = True,
     state: str = "open",
     pr_head: str = HEAD,
+    attempt: int = 1,
 ) -> Refusal | None:
     return refusal(
         run(actions=actions),
@@ -63,6 +64,7 @@ def policy(
         decisions,
         config or RepoConfig(),
         requested=requested,
+        attempt=attempt,
     )
 
 
@@ -76,7 +78,6 @@ def test_flaky_unrelated_and_infra_failures_may_be_rerun(verdict: Verdict) -> No
     [
         (Verdict.RELATED, "a failure touches code this PR changed"),
         (Verdict.BROKEN_BASE, "the failure happens on the base branch too"),
-        (Verdict.UNKNOWN, "not every failure could be classified"),
     ],
 )
 def test_one_failure_that_is_not_rerunnable_stops_the_whole_job(
@@ -96,6 +97,41 @@ def test_the_most_serious_reason_is_named_and_a_mass_failure_before_all() -> Non
         "not rerun: too many tests failed at once (a mass failure)", quiet=True
     )
     assert policy([]) == Refusal("not rerun: not every failure could be classified", True)
+
+
+def test_an_unknown_failure_is_rerun_once_per_commit_and_check() -> None:
+    """The cheapest evidence there is: rerun on the first attempt, automatic or asked for,
+    and never again on the commit, even when max_reruns allows more."""
+    unknown = [decision(Verdict.UNRELATED), decision(Verdict.UNKNOWN)]
+    assert policy(unknown) is None
+    assert policy(unknown, requested=True) is None
+    once = Refusal(
+        "not rerun: a failure the bot cannot classify is rerun only once per commit and check",
+        quiet=True,
+    )
+    assert policy(unknown, attempt=2, config=RepoConfig(max_reruns=3)) == once
+    assert policy(unknown, attempt=2, requested=True) == once
+    # A job with no test identified, and a mass failure, are still not rerun.
+    no_test = Decision(failure=None, verdict=Verdict.UNKNOWN, evidence="no failed test")
+    assert policy([no_test]) == Refusal("not rerun: not every failure could be classified", True)
+    mass = [decision(Verdict.UNKNOWN, EvidenceKind.MASS)]
+    assert policy(mass) == Refusal(
+        "not rerun: too many tests failed at once (a mass failure)", True
+    )
+    # A related failure beside it still blocks the rerun.
+    related = [decision(Verdict.UNKNOWN), decision(Verdict.RELATED)]
+    assert policy(related) == Refusal("not rerun: a failure touches code this PR changed", True)
+
+
+def test_rerun_unknown_false_keeps_unknown_failures_from_any_rerun() -> None:
+    off = RepoConfig(rerun_unknown=False)
+    found = policy([decision(Verdict.UNKNOWN)], config=off)
+    assert found == Refusal("not rerun: not every failure could be classified", quiet=True)
+    assert policy([decision(Verdict.UNKNOWN)], config=off, requested=True) == found
+    # rerun: false stops the automatic rerun of an unknown failure too.
+    assert policy([decision(Verdict.UNKNOWN)], config=RepoConfig(rerun=False)) == Refusal(
+        "not rerun: reruns are turned off in .github/flaky.yml", quiet=True
+    )
 
 
 def test_rerun_false_stops_only_the_automatic_rerun_and_zero_reruns_stops_both() -> None:

@@ -161,10 +161,22 @@ def test_a_partial_walk_cannot_rule_out_a_python_change(rerun: str) -> None:
     )
 
     assert (decision.verdict, decision.confidence) == (Verdict.UNKNOWN, Confidence.LOW)
-    assert decision.evidence == (
+    cut = (
         "the walk of tests/test_invoice.py's imports is partial (the limit of 100 files read "
-        "was reached), so a change to src/shipping/rates.py cannot be ruled out"
+        "was reached)"
     )
+    if rerun == "passed":
+        # Flaky, since it passed on the same commit; but the change is not ruled out.
+        assert decision.evidence == (
+            "flaky (passed on rerun of the same commit); this PR's change to "
+            f"src/shipping/rates.py could not be ruled out: {cut}"
+        )
+    else:
+        assert (
+            decision.evidence == f"{cut}, so a change to src/shipping/rates.py cannot be ruled out"
+        )
+    ruled_out = [i.text for i in decision.items if i.kind is EvidenceKind.RULED_OUT]
+    assert ruled_out == ["ruled out: docs/a.md is documentation, which no test imports"]
     assert decision.walk is not None and decision.walk.partial
     assert decision.walk.files_read == 1
 
@@ -183,8 +195,9 @@ def test_a_missing_walk_cannot_rule_out_a_python_change() -> None:
 
     assert decision.verdict is Verdict.UNKNOWN
     assert decision.evidence == (
-        "the imports of tests/test_invoice.py were not followed, so a change to "
-        "src/shipping/rates.py cannot be ruled out"
+        "flaky (passed on rerun of the same commit); this PR's change to "
+        "src/shipping/rates.py could not be ruled out: the imports of tests/test_invoice.py "
+        "were not followed"
     )
 
 
@@ -278,13 +291,14 @@ def test_a_file_gone_at_the_commit_is_not_ruled_out_by_a_complete_walk() -> None
     files = {TEST, "src/billing/tax.py", "src/billing/vat.py"}
     renamed = ["src/billing/vat.py", "src/billing/rates.py"]
 
-    decision = one(renamed, files=files, passed_on_rerun=True)
+    decision = one(renamed, files=files)
 
     assert decision.verdict is Verdict.UNKNOWN
     assert decision.evidence == (
         "the walk of tests/test_invoice.py's imports cannot see an import of a file this PR "
         "removes or renames away, so a change to src/billing/rates.py cannot be ruled out"
     )
+    assert one(renamed, files=files, passed_on_rerun=True).verdict is Verdict.UNKNOWN
     assert one(renamed, passed_on_rerun=True).verdict is Verdict.FLAKY  # files not known
 
 
@@ -304,6 +318,12 @@ def test_the_json_footprint_gives_strength_weak_caveats_and_the_walk() -> None:
     assert (record["walk_depth"], record["files_read"], record["partial"]) == (1, 1, True)
     assert record["cut"] == [CUT]
     assert record["walk"].endswith(f"1 file read; partial: {CUT}")
+    assert record["ruled_out"] == []
+    cleared = footprint_record(one(["tests/unit/test_cart.py"]))["ruled_out"]
+    assert cleared == [
+        "ruled out: tests/unit/test_cart.py is another test file the walk of "
+        "tests/test_invoice.py did not reach"
+    ]
 
 
 @given(
@@ -345,5 +365,144 @@ def test_only_a_strong_hit_relates_and_only_a_ruled_out_change_clears(
         unreached_python = {p for p in changed if p.endswith(".py") and p not in reached}
         assert not (partial and unreached_python)
         assert not (rerun != "passed" and "tests/data/invoice.json" in changed)
+        # Every changed path is accounted for: a caveat, or the rule that ruled it out.
+        said = " ".join(ruled_out(decision) + decision.caveats)
+        assert all(path in said for path in changed)
     if broken and not strong:
         assert decision.verdict is Verdict.BROKEN_BASE
+
+
+def ruled_out(decision: Decision) -> list[str]:
+    return [item.text for item in decision.items if item.kind is EvidenceKind.RULED_OUT]
+
+
+# Near the test, no evidence once the walk is complete: (changed path, the rule's words).
+CLEARED_NEAR = [
+    (
+        "tests/unit/test_cart.py",
+        "is another test file the walk of tests/test_invoice.py did not reach",
+    ),
+    ("tests/test_cart.py", "is another test file the walk of tests/test_invoice.py did not reach"),
+    ("tests/README.md", "is documentation, which no test imports"),
+    ("tests/CHANGELOG", "is documentation, which no test imports"),
+]
+
+
+@pytest.mark.parametrize(("path", "why"), CLEARED_NEAR)
+def test_a_complete_walk_rules_out_other_test_files_and_prose_near_the_test(
+    path: str, why: str
+) -> None:
+    """No caveat, full confidence, and the evidence says which rule cleared the path."""
+    decision = one([path])
+
+    assert (decision.verdict, decision.confidence) == (Verdict.UNRELATED, Confidence.MEDIUM)
+    assert decision.caveats == []
+    assert ruled_out(decision) == [f"ruled out: {path} {why}"]
+    assert one([path], passed_on_rerun=True).confidence is Confidence.HIGH
+
+
+def test_a_partial_walk_keeps_another_test_file_unknown() -> None:
+    """Something in the part of the closure the walk did not read may import it."""
+    decision = one(["tests/unit/test_cart.py"], imports={TEST: walk(cut=(CUT,))})
+
+    assert decision.verdict is Verdict.UNKNOWN
+    assert "tests/unit/test_cart.py cannot be ruled out" in decision.evidence
+    assert ruled_out(decision) == []
+
+
+@pytest.mark.parametrize(
+    "path", ["tests/fixtures/README.md", "tests/expected.txt", "tests/testdata/table.md"]
+)
+def test_data_a_test_may_read_stays_a_caveat_that_blocks_unrelated(path: str) -> None:
+    decision = one([path])
+
+    assert decision.verdict is Verdict.UNKNOWN
+    assert "the test may read it without importing it" in decision.evidence
+    assert one([path], passed_on_rerun=True).verdict is Verdict.FLAKY
+
+
+def test_files_that_break_any_test_stay_risky() -> None:
+    decision = one(["tests/unit/conftest.py", "uv.lock"], passed_on_rerun=True)
+
+    assert decision.confidence is Confidence.MEDIUM
+    assert "this PR changes uv.lock (lockfile), which can break any test" in decision.caveats
+    assert not any("uv.lock" in text for text in ruled_out(decision))
+
+
+def test_a_removed_test_file_the_failure_does_not_name_is_ruled_out() -> None:
+    files = {TEST, "src/billing/tax.py", "tests/test_cart_new.py"}
+    renamed = ["tests/test_cart_new.py", "tests/test_cart.py"]
+
+    decision = one(renamed, files=files)
+
+    assert decision.verdict is Verdict.UNRELATED
+    assert ruled_out(decision) == [
+        "ruled out: tests/test_cart_new.py is another test file the walk of "
+        "tests/test_invoice.py did not reach",
+        "ruled out: tests/test_cart.py is another test file, gone at this commit, that the "
+        "failure does not name",
+    ]
+
+
+def test_a_removed_test_file_the_failure_names_is_not_ruled_out() -> None:
+    """The test imported it: the import fails at the head, naming the module."""
+    named = failure().model_copy(
+        update={"message": "ModuleNotFoundError: No module named 'tests.test_cart'"}
+    )
+    files = {TEST, "src/billing/tax.py"}
+
+    [decision] = decide([named], ["tests/test_cart.py"], imports={TEST: walk()}, files=files)
+
+    assert decision.verdict is Verdict.UNKNOWN
+    assert "a change to tests/test_cart.py cannot be ruled out" in decision.evidence
+
+
+def test_scripts_and_other_projects_outside_the_closure_are_ruled_out_by_name() -> None:
+    changed = ["scripts/release.py", "playground/demo.py", "packages/cli/src/cli/main.py"]
+
+    decision = one([*changed, "web/app.ts", "tools/gen.py"], passed_on_rerun=True)
+
+    assert (decision.verdict, decision.confidence) == (Verdict.FLAKY, Confidence.HIGH)
+    assert ruled_out(decision) == [
+        f"ruled out: {', '.join(changed)}, and 1 more are outside what the complete walk of "
+        "tests/test_invoice.py reached",
+        "ruled out: web/app.ts is code of another language, which a Python test does not import",
+    ]
+
+
+def test_code_named_like_prose_is_not_ruled_out_by_a_partial_walk() -> None:
+    decision = one(["src/billing/history.py"], imports={TEST: walk(cut=(CUT,))})
+
+    assert decision.verdict is Verdict.UNKNOWN
+
+
+def test_a_changed_file_the_failure_names_is_related_whatever_rule_would_clear_it() -> None:
+    """A test that runs the code blocks of the docs (mktestdocs) names the page in its id;
+    a test that opens a data file names it in its error: neither is ruled out."""
+    docs_test = Failure(
+        test_id="tests/test_docs.py::test_files_good[docs/index.md]",
+        name="test_files_good[docs/index.md]",
+        file="tests/test_docs.py",
+        framework="pytest",
+    )
+    [decision] = decide([docs_test], ["docs/index.md", "docs/other.md"], passed_on_rerun=True)
+    assert (decision.verdict, decision.matched_paths) == (Verdict.RELATED, ["docs/index.md"])
+    assert decision.evidence == (
+        "passed on rerun, but touches code this PR changed; this PR changes docs/index.md, "
+        "which the failure names (in its test id or error)"
+    )
+
+    opened = failure().model_copy(
+        update={"message": "FileNotFoundError: [Errno 2] No such file: 'tests/expected.txt'"}
+    )
+    [decision] = decide([opened], ["tests/expected.txt"], imports={TEST: walk()})
+    assert decision.verdict is Verdict.RELATED
+
+
+@pytest.mark.parametrize(
+    "message", ["see docs/index.mdx", "see mydocs/index.md", "docs/index.md/x"]
+)
+def test_a_path_is_named_only_as_a_whole(message: str) -> None:
+    named = failure().model_copy(update={"message": message})
+    [decision] = decide([named], ["docs/index.md"], imports={TEST: walk()})
+    assert decision.verdict is Verdict.UNRELATED

@@ -2,7 +2,10 @@
 
 The same policy serves the automatic rerun after triage and `/flaky rerun`: only jobs whose
 every failure is flaky, unrelated or infrastructure, only on the PR's current head, only
-Actions jobs, within `max_reruns` per (commit, check) and `max_reruns_per_pr_per_day`.
+Actions jobs, within `max_reruns` per (commit, check) and `max_reruns_per_pr_per_day`. A
+failed test the bot cannot classify (UNKNOWN) does not stop the rerun on the check's first
+attempt on the commit (`rerun_unknown`, on by default): it is rerun once, whatever
+`max_reruns` allows, since a second failure on the same code says more than a third run would.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ _VERDICT_REASONS = {
     Verdict.UNKNOWN: "not every failure could be classified",
 }
 _MASS_REASON = "too many tests failed at once (a mass failure)"
+_ONCE_REASON = "a failure the bot cannot classify is rerun only once per commit and check"
 
 
 @dataclass(frozen=True)
@@ -50,20 +54,25 @@ def refusal(
     config: RepoConfig,
     *,
     requested: bool,
+    attempt: int,
 ) -> Refusal | None:
     """Why policy forbids rerunning this failed job; None when it allows it.
 
     `requested`: asked for with `/flaky rerun`. `rerun: false` turns off only the automatic
-    rerun; a request still goes through every other rule and both budgets.
+    rerun; a request still goes through every other rule and both budgets. `attempt`: the
+    bot's count of this check's attempts on this commit (an unknown failure is rerun only
+    from the first).
     """
     if not decisions:
         return Refusal(_NOT_RERUN + _VERDICT_REASONS[Verdict.UNKNOWN], quiet=True)
-    blocking = {d.verdict for d in decisions if d.verdict not in RERUNNABLE}
     if any(item.kind is EvidenceKind.MASS for d in decisions for item in d.items):
         return Refusal(_NOT_RERUN + _MASS_REASON, quiet=True)
+    blocking = {d.verdict for d in decisions if not _rerunnable(d, config, attempt=1)}
     for verdict, reason in _VERDICT_REASONS.items():  # the most serious reason first
         if verdict in blocking:
             return Refusal(_NOT_RERUN + reason, quiet=True)
+    if not all(_rerunnable(d, config, attempt) for d in decisions):
+        return Refusal(_NOT_RERUN + _ONCE_REASON, quiet=True)
     if config.max_reruns == 0 or (not config.rerun and not requested):
         return Refusal(_NOT_RERUN + "reruns are turned off in .github/flaky.yml", quiet=True)
     if pull.state != "open":
@@ -78,6 +87,15 @@ def refusal(
             "so only the app that created it can rerun it"
         )
     return None
+
+
+def _rerunnable(decision: Decision, config: RepoConfig, attempt: int) -> bool:
+    """Whether this failure lets its job be rerun on this attempt: an unknown failed test
+    only on the first attempt, when `rerun_unknown` allows (module doc)."""
+    if decision.verdict in RERUNNABLE:
+        return True
+    unknown_test = decision.verdict is Verdict.UNKNOWN and decision.failure is not None
+    return unknown_test and config.rerun_unknown and attempt == 1
 
 
 async def rerun_if_allowed(
@@ -104,7 +122,7 @@ async def rerun_if_allowed(
     )
     if earlier:
         return answer_note(earlier, attempt)
-    refused = refusal(run, pull, decisions, config, requested=requested)
+    refused = refusal(run, pull, decisions, config, requested=requested, attempt=attempt)
     if refused is not None:
         if earlier == 0:
             return await _settle_unasked(scope, run, refused, attempt, requested=requested)

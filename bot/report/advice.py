@@ -60,8 +60,13 @@ def _unknown(rows: Sequence[Row]) -> str:
             "many tests failed at once in one job: look for the cause they share (a service "
             "that did not start, a setup step) before the tests themselves"
         )
-    if any(not row.mass and row.tests for row in rows):
+    if any(not row.mass and row.tests and not row.flaky_unknown for row in rows):
         parts.append("the bot cannot tell whether this PR caused them: read their errors below")
+    if any(not row.mass and row.flaky_unknown for row in rows):
+        parts.append(
+            "passed on rerun, so flaky, but the bot could not rule out the changes of this PR "
+            "named below: look at them before merging"
+        )
     if any(not row.tests for row in rows):
         parts.append("no failed test could be read from the job: open its log")
     return "; ".join(parts) + "."

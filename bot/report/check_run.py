@@ -15,7 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from bot.report.comment import MARKER, VERDICT_WORDS, headline, render_comment
+from bot.report.comment import MARKER, headline, render_comment, verdict_words
 from bot.report.markdown import one_line, shorten
 from bot.report.models import CheckReport, CommentInput
 from bot.triage.models import Decision, Verdict
@@ -132,7 +132,7 @@ def _annotation(check: CheckReport, decision: Decision) -> Annotation | None:
         path, line = failure.file, 1
     else:
         return None
-    verdict = VERDICT_WORDS[decision.verdict]
+    verdict = verdict_words(check, decision)
     lines = [f"{check.check_name}: {verdict}. {one_line(decision.evidence)}"]
     if failure.message:
         lines.append(one_line(failure.message))

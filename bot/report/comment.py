@@ -18,7 +18,7 @@ from urllib.parse import quote
 
 from bot.report.advice import RERUN_REQUESTED as RERUN_REQUESTED  # read from here too
 from bot.report.advice import advice_lines
-from bot.report.groups import Item, Row, rows_of
+from bot.report.groups import Item, Row, flaky_not_ruled_out, rows_of
 from bot.report.markdown import (
     code_span,
     escape_html,
@@ -44,6 +44,9 @@ COMMANDS = ("/flaky rerun", "/flaky status", "/flaky help", "/flaky wrong", "/fl
 
 FLAKY_PHRASE = "likely flaky, unrelated to this PR"
 RELATED_PHRASE = "related to this PR"
+# An unknown failure that passed on rerun: flaky, but never "unrelated to this PR".
+NOT_RULED_OUT_PHRASE = "flaky, but this PR's changes could not be ruled out"
+NOT_RULED_OUT_WORDS = "flaky, change not ruled out"
 
 VERDICT_WORDS: dict[Verdict, str] = {
     Verdict.RELATED: "related",
@@ -187,15 +190,18 @@ _TESTLESS_PHRASES = {
 def _test_parts(tests: Sequence[Item]) -> list[str]:
     total = len(tests)
     counts = summarise(item.decision for item in tests)
+    passed = sum(flaky_not_ruled_out(item.check, item.decision) for item in tests)
+    counts[Verdict.UNKNOWN] -= passed
     parts = [
-        _share(counts[verdict], total, phrase)
-        for verdict, phrase in (
-            (Verdict.BROKEN_BASE, "failing on the base branch too"),
-            (Verdict.INFRA, "infrastructure failure"),
-            (Verdict.UNKNOWN, "could not be classified"),
-            (Verdict.FLAKY, FLAKY_PHRASE),
+        _share(count, total, phrase)
+        for count, phrase in (
+            (counts[Verdict.BROKEN_BASE], "failing on the base branch too"),
+            (counts[Verdict.INFRA], "infrastructure failure"),
+            (counts[Verdict.UNKNOWN], "could not be classified"),
+            (passed, NOT_RULED_OUT_PHRASE),
+            (counts[Verdict.FLAKY], FLAKY_PHRASE),
         )
-        if counts[verdict]
+        if count
     ]
     unrelated = [item for item in tests if item.decision.verdict == Verdict.UNRELATED]
     if unrelated:
@@ -203,6 +209,13 @@ def _test_parts(tests: Sequence[Item]) -> list[str]:
         suffix = f" ({', '.join(states)})" if states else ""
         parts.append(_share(len(unrelated), total, "unrelated to this PR") + suffix)
     return parts
+
+
+def verdict_words(check: CheckReport, decision: Decision) -> str:
+    """The verdict as the table and details name it."""
+    if flaky_not_ruled_out(check, decision):
+        return NOT_RULED_OUT_WORDS
+    return VERDICT_WORDS[decision.verdict]
 
 
 def _rerun_state(check: CheckReport) -> str | None:
@@ -255,7 +268,7 @@ _OUTDATED_CLOSE = "\n</details>\n"
 def _row(row: Row) -> str:
     return (
         f"| {_check_link(row.check)} | {_tests_cell(row)} "
-        f"| {VERDICT_WORDS[row.verdict]} "
+        f"| {verdict_words(row.check, row.lead)} "
         f"| {_row_evidence(row)} "
         f"| {_issues_cell(row)} |\n"
     )
@@ -307,12 +320,13 @@ def _group_details(row: Row, dashboard_url: str) -> str:
     """One section for the tests of a row: what they share once, then every test id."""
     lead = row.lead
     tests = row.tests
+    words = verdict_words(row.check, lead)
     summary = (
         f"{len(tests):,} tests in {escape_html(shorten(row.check.check_name, _NAME_LIMIT))}: "
-        f"{VERDICT_WORDS[row.verdict]}"
+        f"{words}"
     )
     lines = [
-        f"- **Verdict:** {VERDICT_WORDS[row.verdict]} (confidence: {lead.confidence.value})",
+        f"- **Verdict:** {words} (confidence: {lead.confidence.value})",
         _evidence(lead).replace("**Evidence:**", "**Evidence** (the first test's):", 1),
     ]
     if row.tracking_issues:
@@ -352,15 +366,14 @@ def _test_details(item: Item) -> str:
     decision = item.decision
     failure = decision.failure
     assert failure is not None  # only failures get a details section
+    words = verdict_words(item.check, decision)
     summary = (
         f"{escape_html(shorten(failure.name or failure.test_id, _TEST_LIMIT))} in "
-        f"{escape_html(shorten(item.check.check_name, _NAME_LIMIT))}: "
-        f"{VERDICT_WORDS[decision.verdict]}"
+        f"{escape_html(shorten(item.check.check_name, _NAME_LIMIT))}: {words}"
     )
     lines = [
         f"- **Test:** {code_span(shorten(failure.test_id, _TEST_LIMIT))}",
-        f"- **Verdict:** {VERDICT_WORDS[decision.verdict]} "
-        f"(confidence: {decision.confidence.value})",
+        f"- **Verdict:** {words} (confidence: {decision.confidence.value})",
         _evidence(decision),
     ]
     if decision.caveats:

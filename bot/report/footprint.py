@@ -19,9 +19,10 @@ def footprint_record(decision: Decision) -> dict[str, Any]:
     """The changed paths in the footprint (each with its reason and strength: only a strong
     one makes the failure related); each file the test imports (or conftest.py that runs
     for it, or folder: a C# project, a Rust crate) with its depth and chain, changed ones (or
-    holding a changed file) marked; the weak hits as the caveats the comment names; and the
-    walk: its summary line, depth, files read and whether it was partial (and why), or None
-    when no walk was made."""
+    holding a changed file) marked; the weak hits as the caveats the comment names; the
+    changed paths a rule cleared, with the rule (`ruled out: ...`); and the walk: its
+    summary line, depth, files read and whether it was partial (and why), or None when no
+    walk was made."""
     changed = set(decision.matched_paths)
     walked = [item.text for item in decision.items if item.kind is EvidenceKind.IMPORTS]
     walk = decision.walk
@@ -39,6 +40,7 @@ def footprint_record(decision: Decision) -> dict[str, Any]:
             if entry.reason in (REASON_IMPORTED, REASON_RUNS)
         ],
         "weak": [item.text for item in decision.items if item.kind is EvidenceKind.WEAK],
+        "ruled_out": [item.text for item in decision.items if item.kind is EvidenceKind.RULED_OUT],
         "walk": walked[0] if walked else None,
         "walk_depth": walk.depth if walk is not None else None,
         "files_read": walk.files_read if walk is not None else None,

@@ -16,6 +16,13 @@ from bot.report.models import CheckReport
 from bot.triage.models import Decision, EvidenceKind, Verdict
 
 
+def flaky_not_ruled_out(check: CheckReport, decision: Decision) -> bool:
+    """A failed test the bot could not classify whose check passed on rerun: flaky, but a
+    change of the PR's was not ruled out, so never "unrelated to this PR"."""
+    unknown_test = decision.verdict is Verdict.UNKNOWN and decision.failure is not None
+    return unknown_test and check.conclusion == "success"
+
+
 @dataclass(frozen=True)
 class Item:
     """One decision and the check it was made for."""
@@ -42,6 +49,11 @@ class Row:
     @property
     def grouped(self) -> bool:
         return len(self.decisions) > 1
+
+    @property
+    def flaky_unknown(self) -> bool:
+        """Not classified, then passed on rerun (`flaky_not_ruled_out`)."""
+        return flaky_not_ruled_out(self.check, self.lead)
 
     @property
     def mass(self) -> bool:

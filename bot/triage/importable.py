@@ -21,13 +21,32 @@ short. Only a complete walk rules it out.
 
 A test file no language of the walk reads, and a changed path of no known kind, count as
 importable: unsure means "could".
+
+Near the test (in its folder, beside its pair), two kinds of changed file are not even weak
+evidence once the test's imports are walked (`near_but_no_evidence`):
+
+- another test file of the same runner (`other_test_file`: `test_*.py`, `*.test.ts`,
+  `*_spec.rb`, `OrderTest.java`, ...): the runner starts each test file on its own, and one
+  test file that imports another is seen by the walk (a strong hit). Setup files that run
+  for every test (`conftest.py`, `spec_helper.rb`, `test_helper.rb`, jest's setup files) are
+  not test files: the walk reads the ones that run for the test, and the rest are risky
+  (`risky.py`). A Go test file in the test's own folder is compiled with it: never "other".
+- prose (`is_prose`): a README, CHANGELOG or other Markdown, reStructuredText or AsciiDoc
+  page, unless it sits in a folder of test data (`fixtures/`, `testdata/`, snapshots), where
+  a test may read it. Plain `.txt` files and pictures near a test stay weak evidence: tests
+  read expected outputs and images at run time.
 """
 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from bot.triage.imports.languages import language_of
+
+# Each failure of a job asks about every changed path, and a PR may change thousands: the
+# answers about one path are kept (pure functions of a string).
+_CACHED = 16_384
 
 DOC_SUFFIXES = (".md", ".markdown", ".rst", ".adoc", ".asciidoc", ".rdoc", ".txt")
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".svg", ".ico", ".webp", ".bmp")
@@ -64,17 +83,28 @@ NATIVE_SUFFIXES = (
 )  # fmt: skip
 
 
+@lru_cache(maxsize=_CACHED)
 def is_documentation(path: str) -> bool:
     """Prose and pictures: no test imports them (module doc)."""
     folders, _, name = path.rpartition("/")
     if path.split("/", 1)[0] in DOC_FOLDERS and folders:
         return True
     lowered = name.lower()
-    if lowered.endswith(IMAGE_SUFFIXES) or _DOC_NAMES.match(name):
+    if lowered.endswith(IMAGE_SUFFIXES) or _named_as_prose(name):
         return True
     return lowered.endswith(DOC_SUFFIXES) and not _NOT_DOCS.match(name)
 
 
+def _named_as_prose(name: str) -> bool:
+    """`LICENSE`, `CHANGELOG.md`, `COPYING.LESSER`, but not `history.py` nor `security.ts`:
+    a source file named like a page of prose is code."""
+    if not _DOC_NAMES.match(name):
+        return False
+    _, dot, suffix = name.rpartition(".")
+    return not dot or f".{suffix.lower()}" in DOC_SUFFIXES or suffix.isupper()
+
+
+@lru_cache(maxsize=_CACHED)
 def family(path: str) -> tuple[str, ...] | None:
     """Every suffix a test of `path`'s language can import, or None when `path` is of no
     known language (or native code, which any language can load)."""
@@ -97,16 +127,52 @@ def could_import(test_file: str, changed_path: str) -> bool:
     return tested is None or changed is None or changed_path.endswith(tested)
 
 
-_PY_TEST = re.compile(r"^(?:test_.+|.+_test)\.py$")
-_JS_TEST = re.compile(r"^.+\.(?:test|spec)\.[cm]?[jt]sx?$")
+# Test files by the naming conventions of the runners the walk reads (module doc).
+_TEST_FILE = re.compile(
+    r"^(?:test_.+\.py|.+_test\.(?:py|go|rb)|.+_spec\.rb|test_.+\.rb"
+    r"|.+\.(?:test|spec)\.[cm]?[jt]sx?"
+    r"|[A-Z]\w*(?:Tests?|Spec|IT)\.(?:java|kt|scala|groovy|php|cs))$"
+)
+# Named like a test file, but run for every test: setup, not a test.
+_SETUP = re.compile(r"^(?:test|spec)_helper\.rb$")
+_GO_TEST = "_test.go"
+PROSE_SUFFIXES = (".md", ".markdown", ".rst", ".adoc", ".asciidoc", ".rdoc")
+# Folders whose files tests read at run time: prose there is test data.
+DATA_FOLDERS = frozenset(
+    {"testdata", "test-data", "test_data", "fixtures", "__fixtures__", "__snapshots__",
+     "snapshots", "golden", "data", "resources"}
+)  # fmt: skip
 
 
-def sibling_test(test_file: str, changed_path: str) -> bool:
-    """Whether `changed_path` is another test file of the same language (Python or
-    JavaScript/TypeScript) in the test's own folder: such test files do not depend on each
-    other unless one imports the other, which the walk sees."""
-    folder, _, name = test_file.rpartition("/")
-    other_folder, _, other = changed_path.rpartition("/")
-    if folder != other_folder or name == other:
+@lru_cache(maxsize=_CACHED)
+def is_test_file(path: str) -> bool:
+    """Whether `path` is named as a test runner names its test files (module doc)."""
+    name = path.rpartition("/")[2]
+    return bool(_TEST_FILE.match(name)) and not _SETUP.match(name)
+
+
+def other_test_file(test_file: str, changed_path: str) -> bool:
+    """Whether `changed_path` is another test file of `test_file`'s runner (its language
+    family), in any folder: one test file does not depend on another unless it imports it,
+    which the walk sees. A Go test file of the same folder is the same package."""
+    tested = family(test_file)
+    if changed_path == test_file or tested is None or not changed_path.endswith(tested):
         return False
-    return any(rule.match(name) and rule.match(other) for rule in (_PY_TEST, _JS_TEST))
+    if not (is_test_file(test_file) and is_test_file(changed_path)):
+        return False
+    same_folder = test_file.rpartition("/")[0] == changed_path.rpartition("/")[0]
+    return not (same_folder and changed_path.endswith(_GO_TEST))
+
+
+def is_prose(path: str) -> bool:
+    """A README, CHANGELOG or other page of prose, outside any folder of test data."""
+    folders = path.split("/")[:-1]
+    if DATA_FOLDERS.intersection(folders):
+        return False
+    name = path.rpartition("/")[2]
+    return name.lower().endswith(PROSE_SUFFIXES) or _named_as_prose(name)
+
+
+def near_but_no_evidence(test_file: str, changed_path: str) -> bool:
+    """A changed file near a walked test that is no evidence at all (module doc)."""
+    return other_test_file(test_file, changed_path) or is_prose(changed_path)

@@ -83,6 +83,7 @@ class Reason(StrEnum):
     RUNS = "runs for the test"  # a conftest.py, a setup file, a file of its package
     # A tsconfig (and what it extends), a package.json, go.mod, pyproject.toml, ...
     RESOLVES = "configures how the test's imports resolve"
+    NAMED = "named by the failure"  # a changed path its id or error names (verdict.py)
 
 
 class Strength(StrEnum):
@@ -147,6 +148,7 @@ class EvidenceKind(StrEnum):
     UNREAD = "unread"  # a report or log the bot refused or could not read (Extraction.problems)
     IMPORTS = "imports"  # how far the test's imports were followed, and whether that was cut
     WEAK = "weak"  # a changed path near the test that it does not import (caveat)
+    RULED_OUT = "ruled-out"  # a changed path a rule clears, and which rule
 
 
 class Evidence(BaseModel):

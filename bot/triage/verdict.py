@@ -5,10 +5,11 @@ PR's changes for certain is RELATED whatever else is known, and "unrelated" or "
 only said when no such meeting is possible. Evidence has a strength
 (`FootprintEntry.strength`, see `footprint.py`): strong is what the test's run reads for
 certain (the test file, its traceback, what it imports and what runs for it, the Go
-package, the repo's `footprints` mappings); weak is a guess from names and folders (same
-folder, name pair, test data folder, the folder a `__tests__` tests). A changed test file
-of the same language (Python, JavaScript/TypeScript) in the test's own folder that the walk
-did not find imported is no evidence at all: such test files do not depend on each other.
+package, the repo's `footprints` mappings, and a changed path the failure names whole in its
+id or error: `_with_named`); weak is a guess from names and folders (same folder, name pair,
+test data folder, the folder a `__tests__` tests). Another test file of the same runner, and
+prose, near a walked test are no evidence at all (`importable.near_but_no_evidence`): test
+files do not depend on each other unless one imports the other, which the walk sees.
 
 For a test whose imports a language of `bot/triage/imports` reads (a "walked" test), in
 order:
@@ -32,9 +33,13 @@ order:
 
 So FLAKY and UNRELATED are said of a walked test only when the walk was complete, or when
 every changed file it would read is outside what the test could import (documentation,
-another language: `importable.could_import`). Weak hits are caveats ("this PR changes src/util.py in
-the test's folder; the test does not import it") and lower the confidence one step, like
-risky paths.
+another language: `importable.could_import`). Each changed path a rule cleared is named
+with the rule ("ruled out: tests/test_b.py is another test file the walk of tests/test_a.py
+did not reach"). A pass on rerun does not clear an UNKNOWN: it is "flaky (passed on rerun of
+the same commit); this PR's change to X could not be ruled out", never "unrelated".
+
+Weak hits are caveats ("this PR changes src/util.py in the test's folder; the test does not
+import it") and lower the confidence one step, like risky paths.
 
 A test of a walked language whose file could not be located (a Go package or JVM class in
 no folder of the commit's tree, a failure of a walked framework that names no file) is a
@@ -59,6 +64,7 @@ lower the confidence one step.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
@@ -90,7 +96,12 @@ from bot.triage.footprint import (
     walk_key,
 )
 from bot.triage.history import queue_base
-from bot.triage.importable import could_import, is_documentation, sibling_test
+from bot.triage.importable import (
+    could_import,
+    is_documentation,
+    near_but_no_evidence,
+    other_test_file,
+)
 from bot.triage.imports import ImportWalk
 from bot.triage.imports.languages import language_of
 from bot.triage.imports.locate import failure_language
@@ -101,8 +112,10 @@ from bot.triage.models import (
     EvidenceKind,
     Extraction,
     Failure,
+    Footprint,
     FootprintEntry,
     PastOccurrence,
+    Reason,
     Strength,
     TestContext,
     Verdict,
@@ -112,6 +125,8 @@ from bot.triage.risky import risky_changes
 from bot.triage.stats import describe_flips, describe_rate
 
 NO_TEST_IDENTIFIED = "no failed test could be identified in the log"
+# How an UNKNOWN failure that passed on rerun begins: flaky, never "unrelated to this PR".
+FLAKY_NOT_RULED_OUT = "flaky (passed on rerun of the same commit)"
 _LISTED = 3  # paths named in one line of evidence before "and N more"
 # Known flaky on one earlier occurrence is a small sample: not HIGH confidence on its own.
 HISTORY_FOR_HIGH = 2
@@ -168,12 +183,14 @@ def decide(
             )
         ]
     rules = rules or Rules()
-    risky = risky_changes(changed_paths, rules.risky_paths)
+    # Normalised once: every failure reads every path, and a PR may change thousands.
+    changed = tuple(dict.fromkeys(p for raw in changed_paths if (p := normalise_path(raw))))
+    risky = risky_changes(changed, rules.risky_paths)
     return [
         _decide_one(
             _Facts(
                 failure=failure,
-                changed_paths=changed_paths,
+                changed_paths=changed,
                 changed_complete=changed_complete,
                 passed_on_rerun=passed_on_rerun,
                 reproduced_on_rerun=reproduced_on_rerun,
@@ -336,7 +353,7 @@ def summarise(decisions: Iterable[Decision]) -> Counter[Verdict]:
 @dataclass(frozen=True)
 class _Facts:
     failure: Failure
-    changed_paths: Sequence[str]
+    changed_paths: Sequence[str]  # normalised, each once
     changed_complete: bool
     passed_on_rerun: bool
     reproduced_on_rerun: bool
@@ -362,6 +379,8 @@ class _Reading:
     # without importing them, so they are not ruled out.
     unsure: list[tuple[str, FootprintEntry]]
     open_paths: list[str]  # changed paths the walk could not rule out
+    # Changed paths a rule clears, by rule ("is ...", "are ..."), in the PR's order.
+    ruled_out: dict[tuple[str, str], list[str]]
     walk: ImportWalk | None
     # Configuration that steers the test, changed only in fields that cannot steer it.
     inert: list[tuple[str, FootprintEntry]] = field(default_factory=list)
@@ -413,7 +432,7 @@ def _read(facts: _Facts) -> _Reading:
     walked = facts.imports.test_file if facts.imports is not None else None
     test_file = walked or locate_test_file(facts.failure)
     language = language_of(test_file) if test_file is not None else None
-    found = footprint(facts.failure, facts.rules.footprints, facts.imports)
+    found = _with_named(footprint(facts.failure, facts.rules.footprints, facts.imports), facts)
     hits = matches(found, facts.changed_paths)
     inert = [hit for hit in hits if hit[1].reason == REASON_RESOLVES and hit[0] in facts.inert]
     hits = [hit for hit in hits if hit not in inert]
@@ -422,18 +441,52 @@ def _read(facts: _Facts) -> _Reading:
         # replaced by the names of folders that may not exist.
         language = failure_language(facts.failure)
     if language is None or not facts.walking:
-        return _Reading(test_file, found.entries, hits, hits, [], [], [], facts.imports, inert)
+        return _Reading(test_file, found.entries, hits, hits, [], [], [], {}, facts.imports, inert)
     if facts.imports is not None and test_file is not None:
-        # The walk sees a test that imports a sibling test file; without that import, the
-        # sibling is no evidence at all.
-        hits = [hit for hit in hits if _strong(hit) or not sibling_test(test_file, hit[0])]
+        # The walk sees a test that imports another test file (a strong hit); without that
+        # import, another test file of the runner, or prose, is no evidence at all.
+        hits = [hit for hit in hits if _strong(hit) or not near_but_no_evidence(test_file, hit[0])]
     strong = [hit for hit in hits if _strong(hit)]
     weak = [hit for hit in hits if not _strong(hit)]
     unsure = [hit for hit in weak if not hit[0].endswith(language.sources)]
     open_paths = _open_paths(facts, test_file, language.sources, {path for path, _ in strong})
+    kept = {path for path, _ in [*hits, *inert, *facts.risky]} | set(open_paths)
+    ruled_out = {} if test_file is None else _ruled_out(facts, test_file, language.name, kept)
     return _Reading(
-        test_file, found.entries, hits, strong, weak, unsure, open_paths, facts.imports, inert
+        test_file,
+        found.entries,
+        hits,
+        strong,
+        weak,
+        unsure,
+        open_paths,
+        ruled_out,
+        facts.imports,
+        inert,
     )
+
+
+def _with_named(found: Footprint, facts: _Facts) -> Footprint:
+    """The footprint, with each changed path the failure names in its id or error as a
+    strong entry (after the other strong ones, which say more): a test that runs a file it
+    does not import (`test_docs[docs/a.md]`, "cannot open tests/fixtures/b.json") says so,
+    and no rule may rule that file out."""
+    text = f"{facts.failure.test_id}\n{facts.failure.message}"
+    # A plain substring test first: a PR may change thousands of paths.
+    mentioned = [path for path in facts.changed_paths if path in text]
+    if not mentioned:
+        return found
+    strong = [entry for entry in found.entries if entry.strength is Strength.STRONG]
+    covered = {path for path, _ in matches(Footprint(test_id="", entries=strong), mentioned)}
+    named = [
+        FootprintEntry(path=path, reason=Reason.NAMED)
+        for path in mentioned
+        if path not in covered and re.search(rf"(?<![\w./-]){re.escape(path)}(?![\w/-])", text)
+    ]
+    if not named:
+        return found
+    weak = found.entries[len(strong) :]  # footprint() puts strong entries first
+    return found.model_copy(update={"entries": [*strong, *named, *weak]})
 
 
 def _strong(hit: tuple[str, FootprintEntry]) -> bool:
@@ -444,23 +497,67 @@ def _open_paths(
     facts: _Facts, test_file: str | None, sources: tuple[str, ...], reached: set[str]
 ) -> list[str]:
     """Changed files a walk of this test would read and could not rule out: files of the
-    test's language that the walk did not reach, when the walk is partial
-    or was not made (its test file not located: None), or when the file is gone at the
-    commit (removed or renamed away: the walk cannot see an import of a file that is not
-    there)."""
+    test's language that the walk did not reach, when the walk is partial or was not made
+    (its test file not located: None), or when the file is gone at the commit (removed or
+    renamed away: the walk cannot see an import of a file that is not there), unless it is
+    another test file of the runner that the failure does not name (an import of it would
+    fail, naming it)."""
     complete = facts.imports is not None and not facts.imports.partial
-    paths = (normalise_path(raw) for raw in facts.changed_paths)
-    return list(
-        dict.fromkeys(
-            path
-            for path in paths
-            if path is not None
-            and path not in reached
-            and (not complete or (facts.files is not None and path not in facts.files))
-            and path.endswith(sources)
-            and (could_import(test_file, path) if test_file else not is_documentation(path))
-        )
-    )
+    return [
+        path
+        for path in facts.changed_paths
+        if path not in reached
+        and (not complete or (test_file is not None and _gone_unseen(facts, test_file, path)))
+        and path.endswith(sources)
+        and (could_import(test_file, path) if test_file else not is_documentation(path))
+    ]
+
+
+def _gone_unseen(facts: _Facts, test_file: str, path: str) -> bool:
+    """A changed file gone at the commit that a complete walk cannot rule out."""
+    if facts.files is None or path in facts.files:
+        return False
+    return not other_test_file(test_file, path) or _named_by_failure(facts.failure, path)
+
+
+def _named_by_failure(failure: Failure, path: str) -> bool:
+    """Whether the failure's error or traceback names the file (an import of it that
+    fails): `tests/test_old.py` by `test_old`, `web/cart.test.ts` by `cart.test`."""
+    stem = path.rpartition("/")[2].rpartition(".")[0]
+    return path in failure.trace_paths or (bool(stem) and stem in failure.message)
+
+
+def _ruled_out(
+    facts: _Facts, test_file: str, language: str, kept: AbstractSet[str]
+) -> dict[tuple[str, str], list[str]]:
+    """Each changed path no rule kept (a hit, an open path, a risky path), under the rule
+    that cleared it (its words for one path and for several)."""
+    found: dict[tuple[str, str], list[str]] = {}
+    for path in facts.changed_paths:
+        if path not in kept:
+            found.setdefault(_rule(facts, test_file, language, path), []).append(path)
+    return found
+
+
+def _rule(facts: _Facts, test_file: str, language: str, path: str) -> tuple[str, str]:
+    """What clears a changed path nothing kept: ("is documentation, ...", "are ...")."""
+    if is_documentation(path):
+        return _is_are("documentation, which no test imports")
+    if not could_import(test_file, path):
+        return _is_are(f"code of another language, which a {language} test does not import")
+    if facts.imports is None or facts.imports.partial or facts.imports.skipped:
+        return _is_are(f"no {language} code, and not near the test")
+    if not other_test_file(test_file, path):
+        return _is_are(f"outside what the complete walk of {test_file} reached")
+    if facts.files is not None and path not in facts.files:
+        what = "gone at this commit, that the failure does not name"
+        return f"is another test file, {what}", f"are other test files, {what}"
+    what = f"the walk of {test_file} did not reach"
+    return f"is another test file {what}", f"are other test files {what}"
+
+
+def _is_are(what: str) -> tuple[str, str]:
+    return f"is {what}", f"are {what}"
 
 
 # --- the facts, as evidence lines ------------------------------------------------------------
@@ -476,6 +573,7 @@ def _footprint_items(facts: _Facts, reading: _Reading) -> list[Evidence]:
     items += [Evidence(kind=EvidenceKind.WEAK, text=text) for text in _weak_caveats(reading)]
     if facts.imports is not None:
         items.append(Evidence(kind=EvidenceKind.IMPORTS, text=facts.imports.describe()))
+    items += [Evidence(kind=EvidenceKind.RULED_OUT, text=text) for text in _cleared(reading)]
     unknown = None
     if not reading.entries:
         unknown = _NO_FOOTPRINT
@@ -539,6 +637,18 @@ def _base_and_rate_items(context: TestContext) -> list[Evidence]:
         if flips:
             items.append(Evidence(kind=EvidenceKind.RATE, text=flips))
     return items
+
+
+def _cleared(reading: _Reading) -> list[str]:
+    """ "ruled out: tests/test_b.py is another test file the walk of tests/test_a.py did not
+    reach", one line per rule, naming its paths."""
+    texts = []
+    for (one, many), paths in reading.ruled_out.items():
+        named = ", ".join(paths[:_LISTED])
+        more = len(paths) - _LISTED
+        named += f", and {more:,} more" if more > 0 else ""
+        texts.append(f"ruled out: {named} {one if len(paths) == 1 else many}")
+    return texts
 
 
 def _weak_caveats(reading: _Reading) -> list[str]:
@@ -620,14 +730,27 @@ def _base_broken(facts: _Facts, reading: _Reading) -> _Call | None:
 
 
 def _cannot_tell(facts: _Facts, reading: _Reading) -> _Call | None:
-    """No footprint, a cut-off list of changes, or a change the walk could not rule out."""
+    """No footprint, a cut-off list of changes, or a change the walk could not rule out. A
+    pass on rerun shows the test is flaky, not that the PR's change is not the cause: still
+    UNKNOWN, never "unrelated" (module doc)."""
     if not reading.entries:
-        return _Call(Verdict.UNKNOWN, _NO_FOOTPRINT, Confidence.LOW)
-    if not facts.changed_complete:
-        return _Call(Verdict.UNKNOWN, _cut_off(reading), Confidence.LOW)
-    if reading.open_paths:
-        return _Call(Verdict.UNKNOWN, _not_ruled_out(reading), Confidence.LOW)
-    return None
+        reason = _NO_FOOTPRINT
+    elif not facts.changed_complete:
+        reason = _cut_off(reading)
+    elif reading.open_paths:
+        reason = _not_ruled_out(reading)
+    else:
+        return None
+    if facts.passed_on_rerun:
+        reason = f"{FLAKY_NOT_RULED_OUT}; {_not_ruled_out_after_pass(reading, reason)}"
+    return _Call(Verdict.UNKNOWN, reason, Confidence.LOW)
+
+
+def _not_ruled_out_after_pass(reading: _Reading, reason: str) -> str:
+    """ "this PR's change to src/b.py could not be ruled out: the walk ... is partial"."""
+    if not reading.entries or not reading.open_paths:
+        return reason
+    return f"this PR's change to {_named_open(reading)} could not be ruled out: {_unseen(reading)}"
 
 
 def _flaky(facts: _Facts, reading: _Reading) -> _Call | None:
@@ -728,23 +851,28 @@ def _cut_off(reading: _Reading) -> str:
 def _not_ruled_out(reading: _Reading) -> str:
     """ "the walk of tests/test_a.py's imports is partial (the limit of 100 files read was
     reached), so a change to src/b.py cannot be ruled out"."""
+    return f"{_unseen(reading)}, so a change to {_named_open(reading)} cannot be ruled out"
+
+
+def _unseen(reading: _Reading) -> str:
+    """Why the walk cannot see the open paths."""
     walk = reading.walk
     if reading.test_file is None:
-        how = "its test file could not be located in the commit's tree"
-    elif walk is None:
-        how = f"the imports of {reading.test_file} were not followed"
-    elif not walk.partial:
-        how = (
+        return "its test file could not be located in the commit's tree"
+    if walk is None:
+        return f"the imports of {reading.test_file} were not followed"
+    if not walk.partial:
+        return (
             f"the walk of {reading.test_file}'s imports cannot see an import of a file this "
             "PR removes or renames away"
         )
-    else:
-        cut = "; ".join(walk.cut[:_LISTED])
-        how = f"the walk of {reading.test_file}'s imports is partial ({cut})"
+    return f"the walk of {reading.test_file}'s imports is partial ({'; '.join(walk.cut[:_LISTED])})"
+
+
+def _named_open(reading: _Reading) -> str:
     named = ", ".join(reading.open_paths[:_LISTED])
     more = len(reading.open_paths) - _LISTED
-    named += f", and {more:,} more" if more > 0 else ""
-    return f"{how}, so a change to {named} cannot be ruled out"
+    return named + (f", and {more:,} more" if more > 0 else "")
 
 
 def _summary(walk: ImportWalk | None) -> WalkSummary | None:
@@ -812,6 +940,8 @@ def _why(entry: FootprintEntry) -> str:
         return "which is the test file itself"
     if entry.reason == REASON_TRACEBACK:
         return "which is in its traceback"
+    if entry.reason == Reason.NAMED:
+        return "which the failure names (in its test id or error)"
     if entry.reason == REASON_IMPORTED:
         return f"which the test imports at depth {len(entry.chain)}"
     if entry.reason == REASON_RUNS:
