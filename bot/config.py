@@ -43,9 +43,14 @@ DASHBOARD_TOKEN_HINT = (
 # GitHub sends a delivery's head and body at once and gives up on it after 10 s.
 DEFAULT_HEADER_TIMEOUT_SECONDS = 10.0
 DEFAULT_BODY_TIMEOUT_SECONDS = 10.0
+# GitHub's body arrives with its head; a stranger's trickling one is cut after the grace.
+DEFAULT_BODY_GRACE_SECONDS = 2.0
+DEFAULT_MIN_BODY_RATE = 4096.0
 # Well below a small open-file limit (256 on macOS), which GitHub calls, the database and
 # the logs share with the listening socket.
 DEFAULT_MAX_CONNECTIONS = 100
+# One client (an address, an IPv6 /64) holds no more than this; trusted proxies are not held.
+DEFAULT_MAX_CONNECTIONS_PER_CLIENT = 20
 
 
 class ConfigError(ValueError):
@@ -91,10 +96,17 @@ class Settings(BaseSettings):
     # edit for every failure of the test in between (0: right away, one edit each).
     tracking_refresh_seconds: float = Field(default=60.0, ge=0, le=3600)
     # A request's head must be complete this long after its first byte, its body this long
-    # after the head; at most this many connections are open (bot/connections.py).
+    # after the head and, past the grace, arrive at this many bytes a second (0: any rate);
+    # at most this many connections are open, this many from one client
+    # (bot/connections.py).
     header_timeout_seconds: float = Field(default=DEFAULT_HEADER_TIMEOUT_SECONDS, gt=0, le=300)
     body_timeout_seconds: float = Field(default=DEFAULT_BODY_TIMEOUT_SECONDS, gt=0, le=300)
+    body_grace_seconds: float = Field(default=DEFAULT_BODY_GRACE_SECONDS, ge=0, le=300)
+    min_body_rate: float = Field(default=DEFAULT_MIN_BODY_RATE, ge=0, le=1e9)
     max_connections: int = Field(default=DEFAULT_MAX_CONNECTIONS, ge=1, le=100_000)
+    max_connections_per_client: int = Field(
+        default=DEFAULT_MAX_CONNECTIONS_PER_CLIENT, ge=1, le=100_000
+    )
     # The dashboard is off unless this is set; then every page asks for it.
     dashboard_token: SecretStr | None = None
     # Where people reach the dashboard (`https://flakybot.example.com`): the PR comment links

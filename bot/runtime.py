@@ -170,6 +170,10 @@ def _app(
         limits=Limits(
             header_seconds=settings.header_timeout_seconds,
             body_seconds=settings.body_timeout_seconds,
+            body_grace_seconds=settings.body_grace_seconds,
+            min_body_rate=settings.min_body_rate,
             max_connections=settings.max_connections,
+            max_per_client=settings.max_connections_per_client,
+            proxies=settings.trusted_proxies or (),
         ),
     )
