@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -53,6 +54,35 @@ DEFAULT_MAX_CONNECTIONS = 100
 DEFAULT_MAX_CONNECTIONS_PER_CLIENT = 20
 
 
+# What the caches kept across deliveries may hold, and each one's share of it.
+DEFAULT_CACHE_MEMORY_MB = 256
+_MIB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class CacheMemory:
+    """CACHE_MEMORY_MB split between the caches kept across deliveries, in bytes (by the
+    estimates of bot/handlers/cache_memory.py and bot/github/client.py)."""
+
+    total_mb: int = DEFAULT_CACHE_MEMORY_MB
+
+    @property
+    def trees(self) -> int:  # commits' file lists: a 100,000-file one is some 35 MB
+        return self.total_mb * _MIB // 2
+
+    @property
+    def blobs(self) -> int:  # file texts the walks read
+        return self.total_mb * _MIB // 4
+
+    @property
+    def walks(self) -> int:  # finished walks, by commit and test file
+        return self.total_mb * _MIB // 10
+
+    @property
+    def responses(self) -> int:  # GitHub's answers kept for conditional requests (ETags)
+        return self.total_mb * _MIB - self.trees - self.blobs - self.walks
+
+
 class ConfigError(ValueError):
     """A setting `flakybot serve` cannot start with; the message names its variable."""
 
@@ -87,6 +117,9 @@ class Settings(BaseSettings):
     import_files: int = Field(default=100, ge=1, le=1000)
     import_bytes: int = Field(default=1_000_000, ge=1, le=50_000_000)
     import_file_bytes: int = Field(default=256_000, ge=1, le=10_000_000)
+    # Memory, in MiB, for the caches kept across deliveries: trees, file texts, walks and
+    # GitHub's responses (CacheMemory); the k8s manifest's memory limit counts it.
+    cache_memory_mb: int = Field(default=DEFAULT_CACHE_MEMORY_MB, ge=64, le=65536)
     # Finished (done or dead) deliveries are deleted this long after they finished.
     delivery_retention_days: float = Field(default=DEFAULT_DELIVERY_RETENTION_DAYS, gt=0)
     # Seconds between content-creating requests (comments, issues) of one installation, as
