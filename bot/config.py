@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -44,9 +45,43 @@ DASHBOARD_TOKEN_HINT = (
 # GitHub sends a delivery's head and body at once and gives up on it after 10 s.
 DEFAULT_HEADER_TIMEOUT_SECONDS = 10.0
 DEFAULT_BODY_TIMEOUT_SECONDS = 10.0
+# GitHub's body arrives with its head; a stranger's trickling one is cut after the grace.
+DEFAULT_BODY_GRACE_SECONDS = 2.0
+DEFAULT_MIN_BODY_RATE = 4096.0
 # Well below a small open-file limit (256 on macOS), which GitHub calls, the database and
 # the logs share with the listening socket.
 DEFAULT_MAX_CONNECTIONS = 100
+# One client (an address, an IPv6 /64) holds no more than this; trusted proxies are not held.
+DEFAULT_MAX_CONNECTIONS_PER_CLIENT = 20
+
+
+# What the caches kept across deliveries may hold, and each one's share of it.
+DEFAULT_CACHE_MEMORY_MB = 256
+_MIB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class CacheMemory:
+    """CACHE_MEMORY_MB split between the caches kept across deliveries, in bytes (by the
+    estimates of bot/handlers/cache_memory.py and bot/github/client.py)."""
+
+    total_mb: int = DEFAULT_CACHE_MEMORY_MB
+
+    @property
+    def trees(self) -> int:  # commits' file lists: a 100,000-file one is some 35 MB
+        return self.total_mb * _MIB // 2
+
+    @property
+    def blobs(self) -> int:  # file texts the walks read
+        return self.total_mb * _MIB // 4
+
+    @property
+    def walks(self) -> int:  # finished walks, by commit and test file
+        return self.total_mb * _MIB // 10
+
+    @property
+    def responses(self) -> int:  # GitHub's answers kept for conditional requests (ETags)
+        return self.total_mb * _MIB - self.trees - self.blobs - self.walks
 
 
 class ConfigError(ValueError):
@@ -85,6 +120,9 @@ class Settings(BaseSettings):
     # Before budgets: hops followed. Still read so an old .env starts: 0 turns the walk off
     # (as IMPORT_FILES=0), any other value is ignored.
     import_depth: int | None = Field(default=None, ge=0)
+    # Memory, in MiB, for the caches kept across deliveries: trees, file texts, walks and
+    # GitHub's responses (CacheMemory); the k8s manifest's memory limit counts it.
+    cache_memory_mb: int = Field(default=DEFAULT_CACHE_MEMORY_MB, ge=64, le=65536)
     # Finished (done or dead) deliveries are deleted this long after they finished.
     delivery_retention_days: float = Field(default=DEFAULT_DELIVERY_RETENTION_DAYS, gt=0)
     # Seconds between content-creating requests (comments, issues) of one installation, as
@@ -94,10 +132,17 @@ class Settings(BaseSettings):
     # edit for every failure of the test in between (0: right away, one edit each).
     tracking_refresh_seconds: float = Field(default=60.0, ge=0, le=3600)
     # A request's head must be complete this long after its first byte, its body this long
-    # after the head; at most this many connections are open (bot/connections.py).
+    # after the head and, past the grace, arrive at this many bytes a second (0: any rate);
+    # at most this many connections are open, this many from one client
+    # (bot/connections.py).
     header_timeout_seconds: float = Field(default=DEFAULT_HEADER_TIMEOUT_SECONDS, gt=0, le=300)
     body_timeout_seconds: float = Field(default=DEFAULT_BODY_TIMEOUT_SECONDS, gt=0, le=300)
+    body_grace_seconds: float = Field(default=DEFAULT_BODY_GRACE_SECONDS, ge=0, le=300)
+    min_body_rate: float = Field(default=DEFAULT_MIN_BODY_RATE, ge=0, le=1e9)
     max_connections: int = Field(default=DEFAULT_MAX_CONNECTIONS, ge=1, le=100_000)
+    max_connections_per_client: int = Field(
+        default=DEFAULT_MAX_CONNECTIONS_PER_CLIENT, ge=1, le=100_000
+    )
     # The dashboard is off unless this is set; then every page asks for it.
     dashboard_token: SecretStr | None = None
     # Where people reach the dashboard (`https://flakybot.example.com`): the PR comment links

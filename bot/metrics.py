@@ -7,7 +7,14 @@ from urllib.parse import urlsplit
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 # Every value of `flakybot_connections_closed`'s `reason` label (bot/connections.py).
-CONNECTION_CLOSE_REASONS = ("header-timeout", "body-timeout", "evicted", "refused")
+CONNECTION_CLOSE_REASONS = (
+    "header-timeout",
+    "body-timeout",
+    "too-slow",
+    "evicted",
+    "evicted-sending",
+    "refused",
+)
 
 
 class Metrics:
@@ -66,15 +73,16 @@ class Metrics:
         )
         self.connections_open = Gauge(
             "flakybot_connections_open",
-            "HTTP connections open on the listening socket: busy with a request, or waiting "
-            "for one (idle or half-sent)",
+            "HTTP connections open on the listening socket: busy with a request, receiving "
+            "its body, or waiting for one (idle or head half-sent)",
             ["state"],
             registry=self.registry,
         )
         self.connections_closed = Counter(
             "flakybot_connections_closed",
             "HTTP connections the bot closed or refused to protect itself: request head or "
-            "body too slow, evicted or refused at MAX_CONNECTIONS",
+            "body too slow, evicted or refused at MAX_CONNECTIONS or "
+            "MAX_CONNECTIONS_PER_CLIENT",
             ["reason"],
             registry=self.registry,
         )

@@ -17,11 +17,15 @@ from typing import Any
 from bot.config import (
     REPO_CONFIG_PATH,
     LoadedRepoConfig,
+    ParsedSettings,
     parse_settings_file,
     validate_leniently,
 )
 
 ORG_REPO = ".github"
+# A settings file larger than this is refused unread: PyYAML reads about a megabyte in 5 to
+# 10 s of CPU, and a file with every list at its limit is a few kilobytes.
+MAX_SETTINGS_BYTES = 64 * 1024
 # `_extends` followed this many times at most; a further one is named and not read.
 MAX_HOPS = 3
 # Probot's `_extends` syntax: [owner/]repo[:path.yml], GitHub's rules for owner names.
@@ -61,6 +65,20 @@ def extends_target(value: object, owner: str) -> SettingsFile | None:
     if any(part in ("", ".", "..") for part in path.split("/")):
         return None
     return SettingsFile(f"{match['owner'] or owner}/{match['repo']}", path)
+
+
+def parse_settings(text: str) -> ParsedSettings:
+    """One settings file's text read (`parse_settings_file`), unless it is over
+    MAX_SETTINGS_BYTES: then none of it applies, and the problem says why."""
+    size = len(text.encode("utf-8", errors="replace"))
+    if size > MAX_SETTINGS_BYTES:
+        return ParsedSettings(
+            errors=[
+                f"the file is {size:,} bytes, over the {MAX_SETTINGS_BYTES:,} a settings file "
+                "may hold: not read, none of its keys apply"
+            ]
+        )
+    return parse_settings_file(text)
 
 
 def merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
@@ -111,9 +129,14 @@ class SettingsChain:
     def take(self, file: SettingsFile, text: str | None, status: int = 200) -> SettingsFile | None:
         """Record what reading `file` gave (`text` None: not there, or not readable, with
         GitHub's `status`), and name the next file to read, if any."""
-        if text is None:
+        return self.take_parsed(file, None if text is None else parse_settings(text), status)
+
+    def take_parsed(
+        self, file: SettingsFile, parsed: ParsedSettings | None, status: int = 200
+    ) -> SettingsFile | None:
+        """`take`, with the file already parsed (`parse_settings`), as a cache keeps it."""
+        if parsed is None:
             return self._missing(file, status)
-        parsed = parse_settings_file(text)
         self.reads.append(_Read(file, parsed.values, parsed.problems()))
         return None if parsed.extends is None else self._follow(file, parsed.extends)
 

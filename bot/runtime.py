@@ -10,7 +10,7 @@ import aiohttp
 from aiohttp import web
 
 from bot import dashboard
-from bot.config import ConfigError, Settings
+from bot.config import CacheMemory, ConfigError, Settings
 from bot.connections import GUARD_KEY, IDLE_SECONDS, LINGER_SECONDS, Limits, server_log
 from bot.github.client import GitHubApp
 from bot.handlers import dispatch, wants
@@ -58,6 +58,7 @@ class Bot:
             metrics=metrics,
             write_interval=settings.write_interval,
             write_schedule=store.write_schedule(),
+            response_cache_bytes=CacheMemory(settings.cache_memory_mb).responses,
         )
         ctx = _context(settings, store, github, metrics)
 
@@ -142,12 +143,13 @@ def _context(settings: Settings, store: Store, github: GitHubApp, metrics: Metri
         log_cap_bytes=settings.log_cap_bytes,
         tracking_refresh_seconds=settings.tracking_refresh_seconds,
         dashboard_url=settings.dashboard_url or "",
-        sources=SourceCache(
+        sources=SourceCache.within(
             WalkLimits(
                 files=0 if settings.import_depth == 0 else settings.import_files,
                 bytes=settings.import_bytes,
                 file_bytes=settings.import_file_bytes,
-            )
+            ),
+            CacheMemory(settings.cache_memory_mb),
         ),
     )
 
@@ -169,6 +171,10 @@ def _app(
         limits=Limits(
             header_seconds=settings.header_timeout_seconds,
             body_seconds=settings.body_timeout_seconds,
+            body_grace_seconds=settings.body_grace_seconds,
+            min_body_rate=settings.min_body_rate,
             max_connections=settings.max_connections,
+            max_per_client=settings.max_connections_per_client,
+            proxies=settings.trusted_proxies or (),
         ),
     )

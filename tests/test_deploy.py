@@ -26,6 +26,7 @@ from aiohttp.test_utils import TestServer
 
 from bot import web as bot_web
 from bot.config import RepoConfig, Settings
+from bot.handlers import owners, scope
 from bot.inbox import Worker
 from bot.metrics import Metrics
 from bot.store import Delivery
@@ -473,6 +474,26 @@ def test_k8s_deployment_runs_two_hardened_replicas() -> None:
     budget = one_k8s("PodDisruptionBudget")
     assert budget["spec"]["minAvailable"] == 1
     assert budget["spec"]["selector"]["matchLabels"].items() <= labels.items()
+
+
+# What `flakybot serve` holds before any cache or handler (imports, loop, store): measured
+# about 75 MiB of imports, with room for the rest.
+PROCESS_MIB = 128
+
+
+def test_k8s_memory_limit_holds_the_caches_and_the_log_tails() -> None:
+    """36 heads of a 25,000-file repository once took `serve` to 863 MiB, over the 768 Mi
+    limit: the caches are bounded by CACHE_MEMORY_MB now, and the limit must hold them."""
+    config = one_k8s("ConfigMap")["data"]
+    limit = bot_container()["resources"]["limits"]["memory"]
+    assert limit.endswith("Mi")
+    held = (
+        PROCESS_MIB
+        + int(config["CACHE_MEMORY_MB"])
+        + (scope.PARSED_SETTINGS_BYTES + owners.PARSED_CODEOWNERS_BYTES) // 2**20
+        + int(config["WORKER_CONCURRENCY"]) * int(config["LOG_CAP_BYTES"]) // 2**20
+    )
+    assert held <= int(limit.removesuffix("Mi")), held
 
 
 def test_secret_templates_hold_placeholders_only() -> None:

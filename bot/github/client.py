@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import functools
 import logging
 import math
 import random
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, MutableMapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, MutableMapping
 from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any
 
 import aiohttp
 import cachetools
+import orjson
 from gidgethub import BadRequest, GitHubBroken, HTTPException
 from gidgethub import aiohttp as gh_aiohttp
 from gidgethub.apps import get_installation_access_token
@@ -29,7 +31,14 @@ log = logging.getLogger(__name__)
 USER_AGENT = "flaky-triage"
 # Refresh an installation token this long before GitHub says it expires.
 TOKEN_REFRESH_MARGIN = 300.0
-ETAG_CACHE_ENTRIES = 500
+# Files found missing are remembered per installation, this many at most.
+MISSING_FILES_KEPT = 500
+# GitHub's answers kept for conditional requests, all installations together, by default.
+RESPONSE_CACHE_BYTES = 32 * 1024 * 1024
+# What an answer holds in memory parsed, per byte of its JSON (tracemalloc: about 3 for a
+# list of objects, 1 for a file's base64 text), and besides its JSON (URL, ETag, tuple).
+PARSED_PER_JSON_BYTE = 3
+ANSWER_BYTES = 1024
 # GitHub asks integrations to leave a second between content-creating requests; its secondary
 # rate limit allows 80 a minute.
 WRITE_INTERVAL = 1.0
@@ -270,6 +279,60 @@ class GitHubClient(gh_aiohttp.GitHubAPI):
         return False
 
 
+CachedAnswer = tuple[str | None, str | None, Any, str | None]  # gidgethub's: ETag, date, data, next
+
+
+def answer_bytes(answer: CachedAnswer) -> int:
+    """What a kept answer holds in memory, by estimate from its JSON's length."""
+    try:
+        text = len(orjson.dumps(answer[2]))
+    except TypeError:  # not JSON (gidgethub keeps a text answer as its text)
+        text = len(str(answer[2]))
+    return ANSWER_BYTES + PARSED_PER_JSON_BYTE * text
+
+
+class ResponseCache:
+    """The answers gidgethub keeps to ask again conditionally (a 304 costs no rate limit),
+    for every installation together, bounded by an estimate of their bytes. ETags are tied
+    to the token that fetched them, so each installation sees only its own (`partition`)."""
+
+    def __init__(self, max_bytes: int = RESPONSE_CACHE_BYTES) -> None:
+        self.answers: cachetools.LRUCache[tuple[int, str], CachedAnswer] = cachetools.LRUCache(
+            max_bytes, getsizeof=answer_bytes
+        )
+
+    def partition(self, installation_id: int) -> MutableMapping[str, CachedAnswer]:
+        return _Partition(self, installation_id)
+
+
+class _Partition(MutableMapping[str, CachedAnswer]):
+    """One installation's answers in a `ResponseCache`, by URL (gidgethub's cache)."""
+
+    def __init__(self, cache: ResponseCache, installation_id: int) -> None:
+        self._answers = cache.answers
+        self._id = installation_id
+
+    def __getitem__(self, url: str) -> CachedAnswer:
+        return self._answers[self._id, url]
+
+    def __setitem__(self, url: str, answer: CachedAnswer) -> None:
+        # A commit's tree never changes, and the walks keep it parsed (SourceCache.trees):
+        # its JSON kept here too was twice that again, 70 MB for 100,000 files.
+        if "/git/trees/" in url:
+            return
+        with contextlib.suppress(ValueError):  # larger than the whole bound: not kept
+            self._answers[self._id, url] = answer
+
+    def __delitem__(self, url: str) -> None:
+        del self._answers[self._id, url]
+
+    def __iter__(self) -> Iterator[str]:
+        return (url for owner, url in list(self._answers) if owner == self._id)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
 class GitHubApp:
     """One per process: the App's identity, its installation tokens and its ETag caches."""
 
@@ -283,6 +346,7 @@ class GitHubApp:
         metrics: Metrics,
         write_interval: float = WRITE_INTERVAL,
         write_schedule: WriteSchedule | None = None,
+        response_cache_bytes: int = RESPONSE_CACHE_BYTES,
     ) -> None:
         self.session = session
         self.api_url = api_url.rstrip("/")
@@ -291,8 +355,7 @@ class GitHubApp:
         self.metrics = metrics
         self._tokens: dict[int, tuple[str, float]] = {}
         self._token_locks: dict[int, asyncio.Lock] = {}
-        # ETags are tied to the token that fetched them: one cache per installation.
-        self._caches: dict[int, cachetools.LRUCache[Any, Any]] = {}
+        self._responses = ResponseCache(response_cache_bytes)
         self._missing: dict[int, cachetools.TTLCache[str, bool]] = {}
         self._bot_login: str | None = None
         self.write_interval = write_interval
@@ -330,19 +393,18 @@ class GitHubApp:
             return str(response["token"])
 
     async def installation_client(self, installation_id: int) -> GitHubClient:
-        cache = self._caches.setdefault(installation_id, cachetools.LRUCache(ETAG_CACHE_ENTRIES))
         return GitHubClient(
             self.session,
             base_url=self.api_url,
             metrics=self.metrics,
             installation_id=installation_id,
             oauth_token=await self.token(installation_id),
-            cache=cache,
+            cache=self._responses.partition(installation_id),
             pacer=self._pacer(installation_id),
             token_source=functools.partial(self.token, installation_id),
             missing_files=self._missing.setdefault(
                 installation_id,
-                cachetools.TTLCache(ETAG_CACHE_ENTRIES, ttl=MISSING_FILE_SECONDS),
+                cachetools.TTLCache(MISSING_FILES_KEPT, ttl=MISSING_FILE_SECONDS),
             ),
         )
 

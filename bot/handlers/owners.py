@@ -25,7 +25,14 @@ log = logging.getLogger(__name__)
 
 _WARNED: cachetools.LRUCache[str, tuple[str, ...]] = cachetools.LRUCache(4096)
 # Files parsed, by location and content: a revalidated (304) file is not compiled again.
-_PARSED: cachetools.LRUCache[tuple[str, str], Codeowners] = cachetools.LRUCache(64)
+# Bounded by an estimate of their bytes: PARSED_BYTES_PER_CHAR per character of the text
+# (tracemalloc: 15 before its patterns are compiled for a first match); a file whose
+# estimate is over the whole bound is parsed each time, as GitHub's 3 MB one may be.
+PARSED_CODEOWNERS_BYTES = 32 * 1024 * 1024
+PARSED_BYTES_PER_CHAR = 32
+_PARSED: cachetools.LRUCache[tuple[str, str], tuple[Codeowners, int]] = cachetools.LRUCache(
+    PARSED_CODEOWNERS_BYTES, getsizeof=lambda entry: entry[1]
+)
 
 
 async def read_codeowners(gh: GitHubClient, repo: str) -> Codeowners:
@@ -35,9 +42,11 @@ async def read_codeowners(gh: GitHubClient, repo: str) -> Codeowners:
         text = await api.get_file(gh, repo, path)
         if text is not None:
             key = (path, hashlib.sha256(text.encode("utf-8", errors="replace")).hexdigest())
-            parsed = _PARSED.get(key)
-            if parsed is None:
-                parsed = _PARSED[key] = await in_thread(owners.parse, text, path)
+            kept = _PARSED.get(key)
+            parsed = kept[0] if kept else await in_thread(owners.parse, text, path)
+            size = PARSED_BYTES_PER_CHAR * len(text)
+            if kept is None and size <= PARSED_CODEOWNERS_BYTES:
+                _PARSED[key] = parsed, size
             _log_problems(repo, parsed)
             return parsed
     return NO_CODEOWNERS

@@ -11,20 +11,21 @@ likewise its CODEOWNERS, read only when a tracking issue is written.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 from dataclasses import dataclass, field
 
 import cachetools
 from gidgethub import BadRequest
 
-from bot.config import REPO_CONFIG_PATH, LoadedRepoConfig, RepoConfig
+from bot.config import REPO_CONFIG_PATH, LoadedRepoConfig, ParsedSettings, RepoConfig
 from bot.github import api
 from bot.github.client import GitHubClient
 from bot.github.errors import rate_limited
 from bot.handlers.context import BotContext
 from bot.handlers.offloop import in_thread
 from bot.handlers.owners import read_codeowners
-from bot.repo_settings import SettingsChain, SettingsFile
+from bot.repo_settings import MAX_SETTINGS_BYTES, SettingsChain, SettingsFile, parse_settings
 from bot.store import Store
 from bot.triage.owners import Codeowners
 
@@ -32,6 +33,17 @@ log = logging.getLogger(__name__)
 
 _CONFIG_WARNED: cachetools.LRUCache[str, tuple[tuple[str, ...], tuple[str, ...]]] = (
     cachetools.LRUCache(4096)
+)
+# Settings files parsed, by their text's digest: an unchanged file (answered 304), or one
+# that many repositories extend, is not parsed again. Bounded by an estimate of the bytes
+# each holds parsed: PARSED_BYTES_PER_CHAR per character of its text (measured with
+# tracemalloc: 5 for plain keys, 22 for patterns each with a problem) and
+# PARSED_BYTES_EACH besides.
+PARSED_SETTINGS_BYTES = 16 * 1024 * 1024
+PARSED_BYTES_PER_CHAR = 24
+PARSED_BYTES_EACH = 16 * 1024
+_PARSED: cachetools.LRUCache[bytes, tuple[ParsedSettings, int]] = cachetools.LRUCache(
+    PARSED_SETTINGS_BYTES, getsizeof=lambda entry: entry[1]
 )
 
 
@@ -76,11 +88,24 @@ async def read_settings(gh: GitHubClient, repo: str) -> LoadedRepoConfig:
     target: SettingsFile | None = chain.first()
     while target is not None:
         text, status = await _read_file(gh, repo, target)
-        # Parsed in a thread: a file can hold up to 70 regexes to compile.
-        target = await in_thread(chain.take, target, text, status)
+        parsed = None if text is None else await _parsed(text)
+        target = chain.take_parsed(target, parsed, status)
     config = await in_thread(chain.result)
     _log_once(repo, config)
     return config
+
+
+async def _parsed(text: str) -> ParsedSettings:
+    """The file's text parsed, once per content."""
+    key = hashlib.sha256(text.encode("utf-8", errors="replace")).digest()
+    kept = _PARSED.get(key)
+    if kept is not None:
+        return kept[0]
+    # In a thread: a file can hold up to 70 regexes to compile.
+    parsed = await in_thread(parse_settings, text)
+    size = PARSED_BYTES_EACH + PARSED_BYTES_PER_CHAR * min(len(text), MAX_SETTINGS_BYTES)
+    _PARSED[key] = parsed, size
+    return parsed
 
 
 async def _read_file(gh: GitHubClient, repo: str, file: SettingsFile) -> tuple[str | None, int]:

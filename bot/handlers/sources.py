@@ -36,7 +36,9 @@ from dataclasses import dataclass, field
 import cachetools
 from gidgethub.abc import GitHubAPI
 
+from bot.config import CacheMemory
 from bot.github import api
+from bot.handlers.cache_memory import blob_cache, tree_cache, walk_cache
 from bot.handlers.offloop import in_thread
 from bot.store import Store
 from bot.triage import manifests
@@ -51,34 +53,34 @@ from bot.triage.placement import SuffixIndex
 
 log = logging.getLogger(__name__)
 
-TREES_KEPT = 256
-WALKS_KEPT = 4096
-BLOB_CACHE_BYTES = 64 * 1024 * 1024
 QUERY = QueryBounds()
 # Changed manifests read at the base commit per triage; past it, a change counts as one
 # that can steer resolution (`manifests.inert_change` is not asked).
 COMPARED_MANIFESTS = 20
 
 
-def _size(source: Source) -> int:
-    return len(source) if isinstance(source, str) else 1
-
-
 @dataclass
 class SourceCache:
     """What the walks read, kept across deliveries: trees by commit, texts by blob SHA
-    (immutable, so never stale: bounded by size only), walks by commit and test file."""
+    (immutable, so never stale), walks by commit and test file; each bounded by its bytes
+    (bot/handlers/cache_memory.py), its share of CACHE_MEMORY_MB."""
 
     limits: WalkLimits = field(default_factory=WalkLimits)
     trees: cachetools.LRUCache[tuple[str, str], Tree | None] = field(
-        default_factory=lambda: cachetools.LRUCache(TREES_KEPT)
+        default_factory=lambda: tree_cache(CacheMemory().trees)
     )
     blobs: cachetools.LRUCache[str, Source] = field(
-        default_factory=lambda: cachetools.LRUCache(BLOB_CACHE_BYTES, getsizeof=_size)
+        default_factory=lambda: blob_cache(CacheMemory().blobs)
     )
     walks: cachetools.LRUCache[tuple[str, str, str, str], ImportWalk] = field(
-        default_factory=lambda: cachetools.LRUCache(WALKS_KEPT)
+        default_factory=lambda: walk_cache(CacheMemory().walks)
     )
+
+    @classmethod
+    def within(cls, limits: WalkLimits, memory: CacheMemory) -> SourceCache:
+        return cls(
+            limits, tree_cache(memory.trees), blob_cache(memory.blobs), walk_cache(memory.walks)
+        )
 
 
 @dataclass(frozen=True)
