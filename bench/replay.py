@@ -43,6 +43,7 @@ from typing import Any
 
 from bot.handlers.sources import QUERY
 from bot.shared import Source, Tree, TreeFile, Unreadable
+from bot.triage import manifests
 from bot.triage.footprint import plan_walk
 from bot.triage.imports import ImportWalk, WalkLimits, walk
 from bot.triage.imports.plan import batches, plan_reads
@@ -63,6 +64,9 @@ class Pair:
     test: str
     changed: tuple[str, ...]
     truth: str  # "related" or "unrelated"
+    # The commit of the repository's history whose changes these are (its parent is the
+    # PR's base); empty for a change made up for one file, which has no base to compare.
+    origin: str = ""
 
 
 @dataclass(frozen=True)
@@ -93,7 +97,8 @@ def load_manifest(data: Mapping[str, Any]) -> list[Checkout]:
         for raw in entry["pairs"]:
             if raw["truth"] not in ("related", "unrelated"):
                 raise ValueError(f"{entry['repository']}: truth {raw['truth']!r}")
-            pairs.append(Pair(raw["test"], tuple(raw["changed"]), raw["truth"]))
+            origin = str(raw.get("from", ""))
+            pairs.append(Pair(raw["test"], tuple(raw["changed"]), raw["truth"], origin))
         checkouts.append(
             Checkout(
                 entry["repository"],
@@ -137,6 +142,13 @@ class Git:
             self.texts[sha] = _source(out[end + 1 : end + 1 + size])
             at = end + 1 + size + 1
 
+    def at(self, commit: str, path: str) -> Source | None:
+        """The file at a commit (`commit:path`), None when it is not there."""
+        try:
+            return _source(self._run("show", f"{commit}:{path}"))
+        except subprocess.CalledProcessError:
+            return None
+
     def _run(self, *args: str, stdin: bytes | None = None) -> bytes:
         command = ["git", f"--git-dir={self.git_dir}", *args]
         return subprocess.run(command, input=stdin, capture_output=True, check=True).stdout
@@ -175,10 +187,14 @@ def drive(
 
 
 def triage(
-    pair: Pair, language: str, tree: Tree, walked: Callable[[str], tuple[ImportWalk, int]]
+    pair: Pair,
+    language: str,
+    tree: Tree,
+    walked: Callable[[str], tuple[ImportWalk, int]],
+    inert: Mapping[str, str] | None = None,
 ) -> Triage:
     """The bot's verdict on one pair: the handler's plan, the walk, `decide` after a pass on
-    rerun."""
+    rerun (`inert`: the changed manifests whose change cannot steer resolution)."""
     framework = FRAMEWORKS.get(language, language)
     failure = Failure(
         test_id=f"{pair.test}::replay", name="replay", file=pair.test, framework=framework
@@ -187,7 +203,9 @@ def triage(
     found, calls = walked(pair.test) if plan is not None else (None, 0)
     imports = {plan.key: found} if plan is not None and found is not None else {}
     files = tree.files.keys() if found is not None else None
-    [decision] = decide([failure], pair.changed, passed_on_rerun=True, imports=imports, files=files)
+    [decision] = decide(
+        [failure], pair.changed, passed_on_rerun=True, imports=imports, files=files, inert=inert
+    )
     reasons: tuple[str, ...] = ()
     if decision.verdict is Verdict.UNKNOWN:
         cut = found.cut if found is not None and found.cut else ()
@@ -253,7 +271,26 @@ def replay(checkout: Checkout, git: Git, limits: WalkLimits) -> list[Triage]:
             walks[test_file] = drive(test_file, tree, read, limits)
         return walks[test_file]
 
-    return [triage(pair, checkout.language, tree, walked) for pair in checkout.pairs]
+    return [
+        triage(pair, checkout.language, tree, walked, inert_changes(git, pair))
+        for pair in checkout.pairs
+    ]
+
+
+def inert_changes(git: Git, pair: Pair) -> dict[str, str]:
+    """As the bot's gather step (`sources.inert_changes`): each changed manifest whose change
+    cannot steer resolution, compared between the change's base (its commit's parent) and
+    head; none for a made-up change, which has no base."""
+    if not pair.origin:
+        return {}
+    found = {
+        path: manifests.inert_change(
+            path, git.at(f"{pair.origin}^", path), git.at(pair.origin, path)
+        )
+        for path in pair.changed
+        if manifests.compared(path)
+    }
+    return {path: fields for path, fields in found.items() if fields is not None}
 
 
 def mirror_dir(root: Path, mirror: str) -> Path:

@@ -41,6 +41,9 @@ def changed(**fields: object) -> str:
         (changed(version="3.0.0", scripts={"test": "jest"}), "its scripts and version fields"),
         (json.dumps(FORMIK), "its formatting"),
         (changed(version="2.4.10", description="Forms"), "its description and version fields"),
+        # A registry version bump breaks tests, if at all, as a lockfile does (risky paths).
+        (changed(dependencies={"deepmerge": "^4.0.0"}), "its dependencies field"),
+        (changed(devDependencies={"jest": "^29.0.0"}), "its devDependencies field"),
     ],
 )
 def test_fields_that_cannot_steer_resolution(head: str, said: str) -> None:
@@ -53,7 +56,9 @@ def test_fields_that_cannot_steer_resolution(head: str, said: str) -> None:
         changed(exports={".": "./dist/index.js"}),
         changed(main="dist/formik.cjs.js"),
         changed(version="2.4.10", type="module"),
-        changed(dependencies={"deepmerge": "^4.0.0"}),
+        # A dependency that points into the repository steers what an import finds.
+        changed(dependencies={"deepmerge": "^2.1.1", "@acme/utils": "workspace:*"}),
+        changed(dependencies={"deepmerge": "file:../deepmerge"}),
         changed(imports={"#internal": "./src/internal.ts"}),
         changed(workspaces=["packages/*"]),
         "{ not json",

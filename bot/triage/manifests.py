@@ -10,8 +10,13 @@ The comparison is of the top-level fields, base against head, as parsed. It answ
 fields that cannot steer resolution changed" only when both versions parse as JSON objects
 and every field that differs is in the file's list below; anything else (a file not read at
 base, a file that does not parse, a field not listed, a file of another name) counts as a
-change that matters. `scripts` is listed although `scripts.test` can change how tests run:
-like a lockfile, that can break any test, and the risky-path caveat says so.
+change that matters. `scripts` is listed although `scripts.test` can change how tests run,
+and so are the dependency fields (a version bump): like a lockfile, such a change can break
+any test, and the risky-path caveat says so (package.json and composer.json are risky
+paths, `risky.py`); it does not change which of the repository's files an import finds.
+A dependency given by a local path or a workspace (`workspace:*`, `file:../x`, `link:`,
+`portal:`) does: a changed entry that names one, before or after, counts as a change that
+matters.
 
 Not compared: tsconfig files (every compiler option can change whether a test compiles),
 pyproject.toml and Cargo.toml (a package reads its own version at run time through
@@ -33,15 +38,21 @@ _INERT: Mapping[str, frozenset[str]] = {
             "version", "description", "keywords", "author", "contributors", "maintainers",
             "license", "repository", "homepage", "bugs", "funding", "private",
             "publishConfig", "files", "scripts",
+            "dependencies", "devDependencies", "peerDependencies", "peerDependenciesMeta",
+            "optionalDependencies", "bundleDependencies", "bundledDependencies",
+            "overrides", "resolutions", "engines", "packageManager",
         }
     ),
     "composer.json": frozenset(
         {
             "version", "description", "keywords", "homepage", "readme", "time", "license",
             "authors", "support", "funding", "scripts", "scripts-descriptions",
+            "require", "require-dev", "suggest", "conflict",
         }
     ),
 }  # fmt: skip
+# Dependency specifications that point into the repository rather than at a registry.
+_LOCAL = ("workspace:", "file:", "link:", "portal:", ".", "/")
 COMPARED = frozenset(_INERT)
 
 
@@ -61,7 +72,7 @@ def inert_change(path: str, before: Source | None, after: Source | None) -> str 
     if old is None or new is None:
         return None
     changed = sorted(key for key in old.keys() | new.keys() if old.get(key) != new.get(key))
-    if any(key not in inert for key in changed):
+    if any(key not in inert or _local(old.get(key), new.get(key)) for key in changed):
         return None
     if not changed:
         return "its formatting"
@@ -75,3 +86,24 @@ def _object(text: str) -> dict[str, object] | None:
     except (ValueError, RecursionError):
         return None
     return data if isinstance(data, dict) else None
+
+
+def _local(before: object, after: object) -> bool:
+    """Whether a changed field's entries name a local path or a workspace, before or after
+    (a dependency map: only the entries that changed)."""
+    if isinstance(before, dict) and isinstance(after, dict):
+        keys = before.keys() | after.keys()
+        return any(
+            _local(before.get(k), after.get(k)) for k in keys if before.get(k) != after.get(k)
+        )
+    return _local_anywhere(before) or _local_anywhere(after)
+
+
+def _local_anywhere(value: object) -> bool:
+    if isinstance(value, str):
+        return value.startswith(_LOCAL)
+    if isinstance(value, dict):
+        return any(_local_anywhere(item) for item in value.values())
+    if isinstance(value, list):
+        return any(_local_anywhere(item) for item in value)
+    return False
