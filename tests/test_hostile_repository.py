@@ -36,7 +36,6 @@ HOSTILE = {
     "tsconfig of unclosed comments": ("loads_jsonc", "/* ", "", ""),
     "tsconfig of quote-backslash": ("loads_jsonc", '"\\', "", ""),
     "java of quote-backslash": ("scan_jvm", '"\\', "", ""),
-    "kotlin of unclosed text blocks": ("scan_jvm", '"""x\n', "", ""),
     "Cargo.toml of one dotted key": ("loads_toml", "a.", "", "a = 1\n"),
     "python import of one dotted name": ("imports_of", "a.", "import ", "a\n"),
     "python f-string of substitutions": ("imports_of", "{a}", "x = f'", "'\n"),

@@ -512,9 +512,11 @@ async def _create(
     inp = await _issue_input(scope, record, config, now, previous=previous)
     record.checks = sorted({o.check_name for o in inp.occurrences})
     section = render.render_section(inp)
-    await ctx.store.opening_tracking_issue(repo, unit.key, now)
     body = render.render_body(inp)
-    assert body is not None  # no text of people's beside the section
+    if body is None:  # not expected: each part of the section is bounded
+        log.warning("%s: the tracking issue of %s would be too long: not opened", repo, unit.key)
+        return
+    await ctx.store.opening_tracking_issue(repo, unit.key, now)
     assignees = owners_to_assign(inp.owners) if config.owners == OwnersMode.ASSIGN else []
     opened, refused = await api.create_issue(
         gh, repo, record.title, body, [config.issue_label], assignees

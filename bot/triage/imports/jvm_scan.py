@@ -24,14 +24,14 @@ from dataclasses import dataclass, field
 
 WILDCARD = "*"
 
-# Unclosed, a text block runs to the end and a string to the end of its line (ruby.py says
-# why: one pass over the file, whatever it holds).
+# Unclosed, a string runs to the end of its line (ruby.py says why: one pass over the file,
+# whatever it holds).
 _TOKEN = re.compile(
     r"""
       (?P<space>\s+)
     | (?P<line_comment>//[^\n]*)
     | (?P<open_comment>/\*)
-    | (?P<text_block>\"\"\".*?(?:\"\"\"|\Z))
+    | (?P<text_block>\"\"\".*?\"\"\")
     | (?P<string>"(?:[^"\\\n]|\\.)*+"?)
     | (?P<char>'(?:[^'\\\n]|\\[^\n]{1,6})')
     | (?P<word>`[^`\n]+`|[^\W\d]\w*)
