@@ -21,6 +21,7 @@ from bot.handlers.context import BotContext
 from bot.handlers.history import failure_contexts, occurrences_of, run_record
 from bot.handlers.job_evidence import read_job
 from bot.handlers.pulls import pull_at_head
+from bot.handlers.refused import refused_alone
 from bot.handlers.reruns import rerun_if_allowed
 from bot.handlers.scope import Scope
 from bot.handlers.sources import SourceCache, files_at, import_walks
@@ -160,7 +161,8 @@ async def decide_and_act(
     )
     await track_failures(scope, pull.author, decided.decisions, run.conclusion or "")
     if config.comment is not CommentMode.NEVER:
-        await update_sticky_comment(scope, pull)
+        async with refused_alone(repo, "the comment"):
+            await update_sticky_comment(scope, pull)
     await update_check_run(scope, pull)
 
 

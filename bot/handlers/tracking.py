@@ -27,6 +27,7 @@ from bot.events import InstallationRef
 from bot.github import api
 from bot.github.client import GitHubClient
 from bot.handlers.context import BotContext
+from bot.handlers.refused import refused_alone
 from bot.handlers.scope import Scope
 from bot.inbox import INTERNAL_EVENT_PREFIX
 from bot.report import issue as render
@@ -79,7 +80,7 @@ async def track_failures(
     passed = conclusion == "success"
     for unit in tracking.units(decisions, config.generic_messages)[:MAX_UNITS_PER_RUN]:
         reason = tracking.threshold_reason(unit, passed_on_rerun=passed, author=author)
-        async with ctx.store.tracking_lock(repo):
+        async with ctx.store.tracking_lock(repo), refused_alone(repo, f"the issue of {unit.key}"):
             await _track(scope, unit, reason, config, time.time())
 
 
