@@ -60,6 +60,9 @@ SHAPES: dict[str, str] = {
     "globs": "**/",
     "newlines": "\n",
     "yaml_anchors": "- &a [*a]\n",
+    "slices": "1:2,",
+    "comparisons": "a<",
+    "decorators": "@a\n",
 }
 
 
@@ -86,6 +89,7 @@ SCANNERS: dict[str, Callable[[str], object]] = {
     "python imports (ast)": imports_of,
     "python import statement": _wrapped("import ", "a\n", imports_of),
     "python f-string": _wrapped("x = f'", "'\n", imports_of),
+    "python subscript": _wrapped("x = a[", "0]\n", imports_of),
     "ini (setup.cfg, tox.ini)": lambda text: roots.configured_roots({"setup.cfg": text}),
     "CODEOWNERS": lambda text: owners.parse(text, ".github/CODEOWNERS"),
     "settings YAML": load_mapping,

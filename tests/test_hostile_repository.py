@@ -38,7 +38,6 @@ HOSTILE = {
     "java of quote-backslash": ("scan_jvm", '"\\', "", ""),
     "Cargo.toml of one dotted key": ("loads_toml", "a.", "", "a = 1\n"),
     "python import of one dotted name": ("imports_of", "a.", "import ", "a\n"),
-    "python f-string of substitutions": ("imports_of", "{a}", "x = f'", "'\n"),
 }
 _CALLS = {
     "loads_jsonc": "bot.triage.imports.jsscan",
