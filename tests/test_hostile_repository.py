@@ -82,20 +82,22 @@ def test_what_the_linear_readers_read_is_unchanged() -> None:
     assert [ref.module for ref in imports_of("import a.b.c\nx = f'{y}'\n") or []] == ["a.b.c"]
 
 
-# Polls /healthz from a process of its own (this one's interpreter may be the one held)
-# until stdin closes; exits 1 at the first answer that takes over the timeout.
+# Polls /healthz from a process of its own (this one's interpreter may be the one held), at
+# least once, until stdin closes; exits 1 at the first answer that takes over the timeout.
 _POLLER = """
 import sys, threading, time, urllib.request
 stop = threading.Event()
 threading.Thread(target=lambda: (sys.stdin.read(), stop.set()), daemon=True).start()
 answered = 0
-while not stop.is_set():
+while True:
     try:
         urllib.request.urlopen(sys.argv[1], timeout=float(sys.argv[2])).read()
     except OSError as exc:
         print(f"no answer after {answered} answers: {exc}")
         sys.exit(1)
     answered += 1
+    if stop.is_set():
+        break
     time.sleep(0.02)
 print(answered)
 """
