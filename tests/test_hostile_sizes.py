@@ -113,3 +113,11 @@ async def test_a_cluster_of_long_ids_is_triaged_and_written_end_to_end(tmp_path:
     [run] = sim.world.app_runs.values()
     assert run.conclusion is not None
     assert len(run.annotations) == 8
+
+
+def test_a_long_message_is_cut_between_flags_in_the_comment() -> None:
+    from bot.report.comment import _MESSAGE_CHARS, _excerpt
+
+    message = "x" + FLAG * _MESSAGE_CHARS  # a cut at _MESSAGE_CHARS falls inside a flag
+    shown = _excerpt(message).removesuffix("\n[… cut]")
+    assert shown == "x" + FLAG * ((_MESSAGE_CHARS - 1) // 2)
