@@ -74,6 +74,8 @@ def test_shorten_cuts_on_a_grapheme_boundary() -> None:
     assert shorten(THUMB * 3, 5) == THUMB * 2 + "…"
     assert shorten("abc", 3) == "abc"
     assert shorten("ab<U+200D>cd", 8) == "ab…"
+    assert shorten("\u1100\u1161\u11a8" * 2, 4) == "\u1100\u1161\u11a8…"  # a Hangul syllable
+    assert shorten("1\ufe0f\u20e3" * 2, 4) == "1\ufe0f\u20e3…"  # a keycap
 
 
 def _cluster_log(names: list[str], message: str) -> str:
