@@ -22,8 +22,9 @@ from collections.abc import Callable
 
 from bot.config import load_mapping
 from bot.triage import owners
-from bot.triage.imports import csharp, go_scan, jsscan, jvm_scan, php, roots, ruby, rust
+from bot.triage.imports import csharp, go_scan, golang, jsscan, jvm_scan, php, roots, ruby, rust
 from bot.triage.imports.python import imports_of
+from bot.triage.imports.routed import routed_by
 from bot.triage.imports.values import loads_toml
 from bot.triage.imports.walk import WalkLimits
 
@@ -59,6 +60,7 @@ SHAPES: dict[str, str] = {
     "owners_rules": "/* @a\n",
     "globs": "**/",
     "newlines": "\n",
+    "blank_lines": " \n",
     "yaml_anchors": "- &a [*a]\n",
     "slices": "1:2,",
     "comparisons": "a<",
@@ -74,6 +76,7 @@ SCANNERS: dict[str, Callable[[str], object]] = {
     "jsonc (tsconfig, package.json)": jsscan.loads_jsonc,
     "javascript imports": jsscan.specifiers,
     "javascript config keys": lambda text: jsscan.key_strings(text, ["setupFiles"]),
+    "go.mod": lambda text: (golang.module_path(text), golang.local_replacements(text, "")),
     "go imports": go_scan.go_imports,
     "go import block": _wrapped("package x\nimport (\n", "", go_scan.go_imports),
     "java/kotlin": jvm_scan.scan_jvm,
@@ -90,6 +93,7 @@ SCANNERS: dict[str, Callable[[str], object]] = {
     "python import statement": _wrapped("import ", "a\n", imports_of),
     "python f-string": _wrapped("x = f'", "'\n", imports_of),
     "python subscript": _wrapped("x = a[", "0]\n", imports_of),
+    "python routed test (django)": lambda text: routed_by("Python", text),
     "ini (setup.cfg, tox.ini)": lambda text: roots.configured_roots({"setup.cfg": text}),
     "CODEOWNERS": lambda text: owners.parse(text, ".github/CODEOWNERS"),
     "settings YAML": load_mapping,

@@ -38,23 +38,31 @@ HOSTILE = {
     "java of quote-backslash": ("scan_jvm", '"\\', "", ""),
     "Cargo.toml of one dotted key": ("loads_toml", "a.", "", "a = 1\n"),
     "python import of one dotted name": ("imports_of", "a.", "import ", "a\n"),
+    "go.mod of blank lines": ("local_replacements", "\n", "", ""),
+    "python test of blank lines": ("routed_python", " \n", "", ""),
 }
 _CALLS = {
     "loads_jsonc": "bot.triage.imports.jsscan",
     "scan_jvm": "bot.triage.imports.jvm_scan",
     "loads_toml": "bot.triage.imports.values",
     "imports_of": "bot.triage.imports.python",
+    "local_replacements": "bot.triage.imports.golang",
+    "routed_python": "bot.triage.imports.routed",
 }
 
 
 @pytest.mark.parametrize("case", list(HOSTILE))
 def test_a_hostile_file_of_the_largest_size_read_is_parsed_in_linear_time(case: str) -> None:
     call, unit, prefix, suffix = HOSTILE[case]
-    program = (
-        f"from {_CALLS[call]} import {call}\n"
-        f"{call}({prefix!r} + {unit!r} * (({SIZE} - {len(prefix + suffix)}) // {len(unit)})"
-        f" + {suffix!r})\n"
+    text = (
+        f"{prefix!r} + {unit!r} * (({SIZE} - {len(prefix + suffix)}) // {len(unit)}) + {suffix!r}"
     )
+    program = {
+        "local_replacements": f"local_replacements({text}, '')",
+        "routed_python": f"routed_by('Python', {text})",
+    }.get(call, f"{call}({text})")
+    imported = "routed_by" if call == "routed_python" else call
+    program = f"from {_CALLS[call]} import {imported}\n{program}\n"
     # Minutes before the scanners were linear; well under a second since.
     subprocess.run([sys.executable, "-c", program], check=True, timeout=60)
 
