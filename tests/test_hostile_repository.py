@@ -38,6 +38,8 @@ HOSTILE = {
     "java of quote-backslash": ("scan_jvm", '"\\', "", ""),
     "Cargo.toml of one dotted key": ("loads_toml", "a.", "", "a = 1\n"),
     "python import of one dotted name": ("imports_of", "a.", "import ", "a\n"),
+    "vite config of nested aliases": ("key_entries", "alias: {", "", ""),
+    "jest config of nested setup files": ("key_strings", "setupFiles: [", "", ""),
     "go.mod of blank lines": ("local_replacements", "\n", "", ""),
     "python test of blank lines": ("routed_python", " \n", "", ""),
 }
@@ -47,6 +49,8 @@ _CALLS = {
     "loads_toml": "bot.triage.imports.values",
     "imports_of": "bot.triage.imports.python",
     "local_replacements": "bot.triage.imports.golang",
+    "key_entries": "bot.triage.imports.jsscan",
+    "key_strings": "bot.triage.imports.jsscan",
     "routed_python": "bot.triage.imports.routed",
 }
 
@@ -60,6 +64,8 @@ def test_a_hostile_file_of_the_largest_size_read_is_parsed_in_linear_time(case: 
     program = {
         "local_replacements": f"local_replacements({text}, '')",
         "routed_python": f"routed_by('Python', {text})",
+        "key_entries": f"key_entries({text}, 'alias')",
+        "key_strings": f"key_strings({text}, ['setupFiles'])",
     }.get(call, f"{call}({text})")
     imported = "routed_by" if call == "routed_python" else call
     program = f"from {_CALLS[call]} import {imported}\n{program}\n"
