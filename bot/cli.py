@@ -6,20 +6,22 @@ import argparse
 import asyncio
 import contextlib
 import dataclasses
+import io
 import json
 import logging
 import os
 import signal
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from pydantic import ValidationError
 
 from bot.config import ConfigError, Settings, settings_problems
 from bot.logs import configure
+from bot.report.text import reveal
 from bot.store import DeliveryState, open_store
 
 if TYPE_CHECKING:
@@ -28,7 +30,52 @@ if TYPE_CHECKING:
 log = logging.getLogger("flakybot")
 
 
+class _Revealing(io.TextIOBase):
+    """A terminal's stream on which control and hidden characters show as <U+XXXX>
+    (`reveal`): a zip member's name, a test id or a log line printed raw could carry escape
+    sequences that move the cursor, retitle the window or hide what was printed, and bidi
+    controls that reorder it. Line feeds and tabs pass."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        self._stream.write(reveal(text))
+        return len(text)
+
+    def flush(self) -> None:
+        self._stream.flush()
+
+    def isatty(self) -> bool:
+        return self._stream.isatty()
+
+    def fileno(self) -> int:
+        return self._stream.fileno()
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return self._stream.encoding
+
+
+@contextlib.contextmanager
+def _revealing_output() -> Iterator[None]:
+    """Everything the commands print (theirs, argparse's, the log's) goes through `reveal`."""
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _Revealing(out), _Revealing(err)
+    try:
+        yield
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        sys.stdout, sys.stderr = out, err
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    with _revealing_output():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
     if args.command in ("parse", "triage", "demo", "setup"):
         return _run_without_settings(args)

@@ -108,6 +108,8 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
             "bot.job_logs",
             "bot.logs",
             "bot.registration",
+            # text.reveal: what the commands print shows control characters written out.
+            "bot.report",
             "bot.runtime",
             "bot.setup_page",
             "bot.store",

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import unicodedata
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -200,3 +202,27 @@ def test_without_hyperscan_parse_uses_re2_and_refuses_to_be_told_otherwise() -> 
     assert result["failures"] == _json(log)[0]["failures"] != []
     assert refused.returncode == 2
     assert "pip install hyperscan" in refused.stderr
+
+
+# An OSC sequence that retitles the terminal, a cursor movement with erasure, a C1 control
+# (CSI in one character) and a right-to-left override.
+HOSTILE_NAME = "job\x1b]0;pwned\x07\x1b[2K\x1b[1A\x9b31m\u202egnp.txt"
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_parse_escapes_control_characters_in_what_it_prints(tmp_path: Path, as_json: bool) -> None:
+    log = _corpus("logs/pytorch-test-infra/pytest_failure.txt")
+    archive = tmp_path / "run.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr(f"{HOSTILE_NAME}/1_Run tests.txt", log.read_bytes())
+        zf.writestr("1_" + HOSTILE_NAME.replace("/", "") + ".txt", b"\x1b[31mFAILED\x1b[0m\n")
+
+    done = _run(*(["--json"] if as_json else []), archive)
+
+    assert done.returncode == 0, done.stderr
+    printed = done.stdout + done.stderr
+    assert "pwned" in printed  # the name is shown, its controls written out
+    hidden = [c for c in printed if unicodedata.category(c) in ("Cc", "Cf") and c not in "\n\t"]
+    assert hidden == []
+    assert "<U+001B>]0;pwned<U+0007>" in printed or "\\u001b]0;pwned\\u0007" in printed
+    assert "<U+009B>31m<U+202E>gnp" in printed

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import cachetools
 from gidgethub import BadRequest
@@ -21,6 +21,7 @@ from bot.config import CheckRunConclusion
 from bot.events import CheckRun
 from bot.github import api
 from bot.handlers.context import BotContext
+from bot.handlers.refused import UNPROCESSABLE, refused_alone
 from bot.handlers.scope import Scope
 from bot.handlers.sticky import comment_input
 from bot.report.check_run import (
@@ -35,6 +36,7 @@ from bot.store import TriageCheckRun
 from bot.triage.failures import match_key
 
 log = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 # Repositories whose installation refused to write check runs: said once an hour, not on
 # every delivery (an installation accepts the App's new `checks: write` when its owner does).
@@ -67,7 +69,8 @@ async def update_check_run(scope: Scope, pull: api.PullSummary) -> None:
         report = check_run_report(inp, strict=strict)
         known = await ctx.store.get_triage_check_run(repo, pull.head_sha)
         try:
-            await _publish(scope, pull, report, known)
+            async with refused_alone(repo, f"the {CHECK_NAME} check run"):
+                await _publish(scope, pull, report, known)
         except BadRequest as exc:
             if exc.status_code != 403:
                 raise
@@ -91,21 +94,7 @@ async def _publish(
     if known is not None and known.output_sha == report.output_sha and not new:
         return
     first, *rest = batches(new) or [[]]
-    details = pull_page(ctx.dashboard_url, repo, pull.number) if ctx.dashboard_url else ""
-    fields = _fields(report, first, details)
-    if known is not None:
-        run_id = known.check_run_id
-        await api.update_check_run(gh, repo, run_id, fields)
-    else:
-        found = await api.find_check_run(gh, repo, pull.head_sha, CHECK_NAME, ctx.github.app_id)
-        if found is not None:
-            run_id = found
-            await api.update_check_run(gh, repo, run_id, fields)
-        else:
-            run_id = await api.create_check_run(
-                gh, repo, {"name": CHECK_NAME, "head_sha": pull.head_sha, **fields}
-            )
-            log.info("created the %s check run on %s@%s", CHECK_NAME, repo, pull.head_sha[:7])
+    run_id = await _write_run(scope, pull, report, known, first)
 
     async def saved(batch: Sequence[Annotation]) -> None:
         # After each request: a retried delivery sends only the annotations not yet sent.
@@ -121,11 +110,67 @@ async def _publish(
             )
         )
 
+    async def append(batch: Sequence[Annotation]) -> None:
+        await api.update_check_run(gh, repo, run_id, {"output": _output(report, batch)})
+
     await saved(first)
     for batch in rest:
         # GitHub takes 50 annotations a request and appends each update's to the others.
-        await api.update_check_run(gh, repo, run_id, {"output": _output(report, batch)})
+        await _annotating(repo, append, batch)
         await saved(batch)
+
+
+async def _write_run(
+    scope: Scope,
+    pull: api.PullSummary,
+    report: CheckRunReport,
+    known: TriageCheckRun | None,
+    first: Sequence[Annotation],
+) -> int:
+    """Update the head's check run (the store's, else the one GitHub has) or create it, with
+    the first batch of annotations; its id."""
+    ctx, gh, repo = scope.ctx, scope.gh, scope.repo
+    details = pull_page(ctx.dashboard_url, repo, pull.number) if ctx.dashboard_url else ""
+    run_id = known.check_run_id if known is not None else None
+    if run_id is None:
+        run_id = await api.find_check_run(gh, repo, pull.head_sha, CHECK_NAME, ctx.github.app_id)
+    if run_id is not None:
+        found = run_id
+
+        async def update(batch: Sequence[Annotation]) -> int:
+            await api.update_check_run(gh, repo, found, _fields(report, batch, details))
+            return found
+
+        return await _annotating(repo, update, first)
+
+    async def create(batch: Sequence[Annotation]) -> int:
+        created = {"name": CHECK_NAME, "head_sha": pull.head_sha}
+        return await api.create_check_run(gh, repo, {**created, **_fields(report, batch, details)})
+
+    run_id = await _annotating(repo, create, first)
+    log.info("created the %s check run on %s@%s", CHECK_NAME, repo, pull.head_sha[:7])
+    return run_id
+
+
+async def _annotating(
+    repo: str, send: Callable[[Sequence[Annotation]], Awaitable[_T]], batch: Sequence[Annotation]
+) -> _T:
+    """`send` with the batch's annotations; when GitHub refuses the request (422) and it
+    carried some, the same without them: a refused annotation loses its batch (kept as sent,
+    not to be refused again), never the check run's text or the other batches."""
+    try:
+        return await send(batch)
+    except BadRequest as exc:
+        if exc.status_code != UNPROCESSABLE or not batch:
+            raise
+        log.warning(
+            "%s: GitHub refused %d annotation(s) of the %s check run (422: %s): sent without",
+            repo,
+            len(batch),
+            CHECK_NAME,
+            exc,
+        )
+        return await send([])
 
 
 def _fields(

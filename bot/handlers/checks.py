@@ -22,6 +22,7 @@ from bot.handlers.history import failure_contexts, occurrences_of, run_record
 from bot.handlers.job_evidence import read_job
 from bot.handlers.pulls import pull_at_head
 from bot.handlers.queues import merge_queue_of
+from bot.handlers.refused import refused_alone
 from bot.handlers.reruns import rerun_if_allowed
 from bot.handlers.scope import Scope
 from bot.handlers.sources import Compared, SourceCache, files_at, import_walks, inert_changes
@@ -165,7 +166,8 @@ async def decide_and_act(
     )
     await track_failures(scope, pull.author, decided.decisions, run.conclusion or "")
     if config.comment is not CommentMode.NEVER:
-        await update_sticky_comment(scope, pull)
+        async with refused_alone(repo, "the comment"):
+            await update_sticky_comment(scope, pull)
     await update_check_run(scope, pull)
 
 

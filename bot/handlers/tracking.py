@@ -27,6 +27,7 @@ from bot.events import InstallationRef
 from bot.github import api
 from bot.github.client import GitHubClient
 from bot.handlers.context import BotContext
+from bot.handlers.refused import refused_alone
 from bot.handlers.scope import Scope
 from bot.inbox import INTERNAL_EVENT_PREFIX
 from bot.report import issue as render
@@ -79,7 +80,7 @@ async def track_failures(
     passed = conclusion == "success"
     for unit in tracking.units(decisions, config.generic_messages)[:MAX_UNITS_PER_RUN]:
         reason = tracking.threshold_reason(unit, passed_on_rerun=passed, author=author)
-        async with ctx.store.tracking_lock(repo):
+        async with ctx.store.tracking_lock(repo), refused_alone(repo, f"the issue of {unit.key}"):
             await _track(scope, unit, reason, config, time.time())
 
 
@@ -512,9 +513,11 @@ async def _create(
     inp = await _issue_input(scope, record, config, now, previous=previous)
     record.checks = sorted({o.check_name for o in inp.occurrences})
     section = render.render_section(inp)
-    await ctx.store.opening_tracking_issue(repo, unit.key, now)
     body = render.render_body(inp)
-    assert body is not None  # no text of people's beside the section
+    if body is None:  # not expected: each part of the section is bounded
+        log.warning("%s: the tracking issue of %s would be too long: not opened", repo, unit.key)
+        return
+    await ctx.store.opening_tracking_issue(repo, unit.key, now)
     assignees = owners_to_assign(inp.owners) if config.owners == OwnersMode.ASSIGN else []
     opened, refused = await api.create_issue(
         gh, repo, record.title, body, [config.issue_label], assignees

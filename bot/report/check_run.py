@@ -25,6 +25,8 @@ MAX_SUMMARY = 65_535  # characters GitHub takes in `output.summary`
 MAX_TITLE = 255  # an annotation's title, and kept for the output's title too
 MAX_MESSAGE = 4_000  # an annotation's message (GitHub takes 64 KB: this is for reading)
 ANNOTATIONS_PER_REQUEST = 50  # GitHub refuses more in one create or update (422)
+# GitHub keeps an annotation's line in a 32-bit integer and refuses one beyond it (422).
+MAX_LINE = 2**31 - 1
 # At most this many per head (ten requests): past it a mass failure would spend calls on
 # notices the summary already counts.
 MAX_ANNOTATIONS = 500
@@ -127,7 +129,7 @@ def _annotation(check: CheckReport, decision: Decision) -> Annotation | None:
         return None
     placed = _LOCATION.match(failure.location or "")
     if placed is not None:
-        path, line = placed.group("path"), max(int(placed.group("line")), 1)
+        path, line = placed.group("path"), _line(placed.group("line"))
     elif failure.file:
         path, line = failure.file, 1
     else:
@@ -144,6 +146,13 @@ def _annotation(check: CheckReport, decision: Decision) -> Annotation | None:
         title=shorten(one_line(failure.test_id), MAX_TITLE),
         message=shorten("\n".join(lines), MAX_MESSAGE),
     )
+
+
+def _line(digits: str) -> int:
+    """A location's line as GitHub takes it; the file's first line when the log's number is
+    none a file has (0, 23 digits). Digits are counted first: `int` refuses over 4,300."""
+    line = int(digits) if len(digits) <= len(str(MAX_LINE)) else 0
+    return line if 1 <= line <= MAX_LINE else 1
 
 
 def batches(notes: Sequence[Annotation]) -> list[list[Annotation]]:

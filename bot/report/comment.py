@@ -28,6 +28,7 @@ from bot.report.markdown import (
     shorten,
 )
 from bot.report.models import CheckReport, CommentInput
+from bot.report.text import grapheme_prefix
 from bot.triage.footprint import (
     REASON_IMPORTED,
     REASON_RUNS,
@@ -500,7 +501,7 @@ def _excerpt(message: str) -> str:
     text = "\n".join(lines[:_MESSAGE_LINES])
     cut = len(lines) > _MESSAGE_LINES
     if len(text) > _MESSAGE_CHARS:
-        text, cut = text[:_MESSAGE_CHARS], True
+        text, cut = grapheme_prefix(text, _MESSAGE_CHARS), True
     return text + ("\n[… cut]" if cut else "")
 
 

@@ -41,6 +41,13 @@ TESTS_LISTED = 25
 _SIGNATURE_IN_TITLE = 80
 _SIGNATURE_LIMIT = 160
 _TEST_LIMIT = 200
+# The hidden block names a test only when it is this short as JSON (3,000 emoji are 36,000
+# characters escaped), and the names together take at most _LISTED_ROOM: the key, not the
+# names, is what finds the issue again.
+_TEST_IN_DATA = 1_000
+_LISTED_ROOM = 8_000
+_LOCATION_LIMIT = 200
+_COMMAND_LIMIT = 2_000
 _SHORT_SHA = 7
 _START_RE = re.compile(re.escape(START) + r"(\{.*?\}) -->")
 _URL_SAFE = re.compile(r"^https?://[^\s()<>\[\]|]+$")
@@ -106,7 +113,7 @@ def human_text(body: str | None) -> str:
 
 
 def render_section(inp: IssueInput, *, occurrences_shown: int = OCCURRENCES_SHOWN) -> str:
-    data = {"v": 1, "key": inp.key, "tests": inp.tests[:TESTS_LISTED]}
+    data = {"v": 1, "key": inp.key, "tests": _listed_in_data(inp.tests[:TESTS_LISTED])}
     parts = [
         START + _inert_json(data) + " -->",
         _summary(inp),
@@ -136,6 +143,17 @@ def _outside(body: str) -> tuple[str | None, str]:
     # No end marker: someone deleted it; everything after the start is taken as ours.
     after = body[end + len(END) :] if end >= 0 else "\n"
     return body[: found.start()], after
+
+
+def _listed_in_data(tests: Sequence[str]) -> list[str]:
+    listed: list[str] = []
+    room = _LISTED_ROOM
+    for test in tests:
+        size = len(_inert_json({"t": test}))
+        if size <= min(_TEST_IN_DATA, room):
+            listed.append(test)
+            room -= size
+    return listed
 
 
 def _inert_json(data: dict[str, Any]) -> str:
@@ -208,7 +226,7 @@ def _failure_modes(occurrences: Sequence[IssueOccurrence]) -> str:
     ranked = sorted(modes.items(), key=lambda item: (-len(item[1]), -max(o.at for o in item[1])))
     rows = [
         f"| {_message_span(signature or '(no message)')} "
-        f"| {code_span(location, in_table=True) if location else 'unknown'} "
+        f"| {_location_span(location)} "
         f"| {len(seen):,} | {day(max(o.at for o in seen))} |"
         for (signature, location), seen in ranked[:MODES_SHOWN]
     ]
@@ -220,6 +238,12 @@ def _failure_modes(occurrences: Sequence[IssueOccurrence]) -> str:
         "### Failure modes\n\n| Signature | Location | Count | Last seen |\n"
         "| --- | --- | --- | --- |\n" + "\n".join(rows) + note
     )
+
+
+def _location_span(location: str) -> str:
+    if not location:
+        return "unknown"
+    return code_span(shorten(location, _LOCATION_LIMIT), in_table=True)
 
 
 def _message_span(text: str, *, in_table: bool = True) -> str:
@@ -300,11 +324,12 @@ def _run_alone(inp: IssueInput) -> str:
             "rarely shows in one run."
         )
     command = run_command(hint)
-    if command is None:
+    if command is None or len(command) > _COMMAND_LIMIT:
         return (
-            f"### Run it alone\n\nRun {code_span(hint.test_id)} on its own with "
-            f"{escape_inline(hint.framework)}, many times in a row: a flaky failure rarely shows "
-            "in one run."
+            "### Run it alone\n\n"
+            f"Run {code_span(shorten(hint.test_id, _TEST_LIMIT))} on its own with "
+            f"{escape_inline(hint.framework)}, many times in a row: a flaky failure rarely "
+            "shows in one run."
         )
     return (
         "### Run it alone\n\n"

@@ -26,7 +26,7 @@ import html
 import re
 from collections.abc import Callable
 
-from bot.report.text import reveal
+from bot.report.text import grapheme_prefix, reveal
 
 ZWSP = "\u200b"
 
@@ -163,10 +163,16 @@ def fenced_block(text: str, info: str = "text") -> str:
 
 def shorten(text: str, limit: int) -> str:
     """At most ``limit`` characters, ending in an ellipsis when cut. Cut raw text,
-    before escaping, so no escape or entity is split."""
+    before escaping, so no escape or entity is split, and between grapheme clusters, so no
+    emoji, flag or accented letter is split."""
     if len(text) <= limit:
         return text
-    return text[: max(limit - 1, 0)] + "…"
+    cut = grapheme_prefix(text, limit - 1)
+    # Nor inside a hidden character written out (`reveal`'s `<U+200D>`).
+    written = cut.rfind("<U+", max(len(cut) - 9, 0))
+    if written >= 0 and ">" not in cut[written:]:
+        cut = cut[:written]
+    return cut + "…"
 
 
 def _longest_backtick_run(text: str) -> int:

@@ -1,7 +1,8 @@
 """Check runs the App itself creates (`POST /check-runs`, `PATCH /check-runs/{id}`), with
 GitHub's validation and limits: 50 annotations a request, 65,535 characters of summary or
-text, a conclusion whenever the status is `completed`; each update's annotations are
-appended to those already there, as on GitHub."""
+text, an annotation's title of 255 and message or raw details of 65,535, its lines from 1 to
+2^31 - 1 (a database integer), a conclusion whenever the status is `completed`; each
+update's annotations are appended to those already there, as on GitHub."""
 
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ CONCLUSIONS = frozenset(
 )
 LEVELS = frozenset({"notice", "warning", "failure"})
 _ANNOTATION_KEYS = ("path", "start_line", "end_line", "annotation_level", "message")
+_ANNOTATION_LIMITS = {"title": 255, "message": 65_535, "raw_details": 65_535}
+MAX_LINE = 2**31 - 1
 
 
 @dataclass
@@ -108,8 +111,14 @@ def _annotation_problem(note: object) -> str | None:
     if note["annotation_level"] not in LEVELS:
         level = note["annotation_level"]
         return f"Invalid request.\n\nFor 'properties/annotation_level', \"{level}\" is not valid."
-    if not isinstance(note["start_line"], int) or not isinstance(note["end_line"], int):
-        return "Invalid request.\n\nFor 'properties/start_line', it is not an integer."
+    for key in ("start_line", "end_line"):
+        if not isinstance(note[key], int):
+            return f"Invalid request.\n\nFor 'properties/{key}', it is not an integer."
+        if not 1 <= note[key] <= MAX_LINE:
+            return f"Invalid request.\n\nFor 'properties/{key}', {note[key]} is out of range."
+    for key, limit in _ANNOTATION_LIMITS.items():
+        if len(str(note.get(key) or "")) > limit:
+            return f"Invalid request.\n\nOnly {limit} characters are allowed in {key}."
     return None
 
 

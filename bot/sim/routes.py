@@ -25,7 +25,8 @@ if TYPE_CHECKING:
 DOCS = "https://docs.github.com/rest"
 BLOB_LIFETIME_S = 60.0
 MAX_PR_FILES = 3000
-MAX_BODY = 65_536  # characters in an issue's body
+MAX_BODY = 65_536  # characters in an issue's or a comment's body
+MAX_TITLE = 256  # characters in an issue's title
 REACTIONS = frozenset({"+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes"})
 # The JSON body of a write, for the simulator's record; None: the request changed nothing.
 WRITE_BODY = web.RequestKey("write_body", object)
@@ -46,19 +47,29 @@ def unprocessable(message: str) -> web.Response:
     return error(422, message)
 
 
-def body_too_long(body: object) -> web.Response | None:
-    """GitHub's answer to an issue body over its limit; None when the body is within it."""
-    if not isinstance(body, str) or len(body) <= MAX_BODY:
+def body_too_long(body: object, resource: str = "Issue") -> web.Response | None:
+    """GitHub's answer to an issue's or a comment's body over its limit; None when the body
+    is within it."""
+    return _too_long(body, resource, "body", MAX_BODY)
+
+
+def title_too_long(title: object) -> web.Response | None:
+    """GitHub's answer to an issue title over its limit; None when the title is within it."""
+    return _too_long(title, "Issue", "title", MAX_TITLE)
+
+
+def _too_long(value: object, resource: str, field: str, limit: int) -> web.Response | None:
+    if not isinstance(value, str) or len(value) <= limit:
         return None
     return error(
         422,
         "Validation Failed",
         errors=[
             {
-                "resource": "Issue",
+                "resource": resource,
                 "code": "custom",
-                "field": "body",
-                "message": f"body is too long (maximum is {MAX_BODY} characters)",
+                "field": field,
+                "message": f"{field} is too long (maximum is {limit} characters)",
             }
         ],
     )
@@ -547,7 +558,8 @@ class Routes:
         body = await json_body(request)
         if not isinstance(body, dict) or not isinstance(body.get("title"), str | int):
             return unprocessable('Invalid request.\n\n"title" wasn\'t supplied.')
-        if (too_long := body_too_long(body.get("body"))) is not None:
+        too_long = title_too_long(body.get("title")) or body_too_long(body.get("body"))
+        if too_long is not None:
             return too_long
         assignees = [str(login) for login in body.get("assignees") or []]
         if refused := [login for login in assignees if not self.world.assignable(login)]:
@@ -583,7 +595,8 @@ class Routes:
         state = body.get("state", issue.state)
         if state not in {"open", "closed"}:
             return unprocessable(f"Invalid request.\n\n{state!r} is not a valid state.")
-        if (too_long := body_too_long(body.get("body"))) is not None:
+        too_long = title_too_long(body.get("title")) or body_too_long(body.get("body"))
+        if too_long is not None:
             return too_long
         moment = now()
         if state != issue.state:
@@ -613,6 +626,8 @@ class Routes:
         body = await json_body(request)
         if not isinstance(body, dict) or not isinstance(body.get("body"), str):
             return unprocessable('Invalid request.\n\n"body" wasn\'t supplied.')
+        if (too_long := body_too_long(body["body"], "IssueComment")) is not None:
+            return too_long
         comment = self.world.add_comment(number, self.world.bot_login, body["body"])
         # GitHub tells the App about its own comments too; the bot must ignore them.
         self.sim.schedule_webhook("issue_comment", issue_comment_created(self.shapes, comment))
@@ -629,6 +644,8 @@ class Routes:
         body = await json_body(request)
         if not isinstance(body, dict) or not isinstance(body.get("body"), str):
             return unprocessable('Invalid request.\n\n"body" wasn\'t supplied.')
+        if (too_long := body_too_long(body["body"], "IssueComment")) is not None:
+            return too_long
         comment.body = body["body"]
         comment.updated_at = now()
         return web.json_response(self.shapes.comment(comment))

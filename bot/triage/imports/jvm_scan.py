@@ -24,13 +24,15 @@ from dataclasses import dataclass, field
 
 WILDCARD = "*"
 
+# Unclosed, a string runs to the end of its line (ruby.py says why: one pass over the file,
+# whatever it holds).
 _TOKEN = re.compile(
     r"""
       (?P<space>\s+)
     | (?P<line_comment>//[^\n]*)
     | (?P<open_comment>/\*)
     | (?P<text_block>\"\"\".*?\"\"\")
-    | (?P<string>"(?:[^"\\\n]|\\.)*")
+    | (?P<string>"(?:[^"\\\n]|\\.)*+"?)
     | (?P<char>'(?:[^'\\\n]|\\[^\n]{1,6})')
     | (?P<word>`[^`\n]+`|[^\W\d]\w*)
     | (?P<other>.)

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import configparser
-import tomllib
 from collections.abc import Iterable, Mapping
 
 from bot.triage.imports import values
@@ -36,9 +35,8 @@ def configured_roots(configs: Mapping[str, str]) -> list[str]:
 
 
 def _pyproject(text: str) -> list[str]:
-    try:
-        data = tomllib.loads(text)
-    except (tomllib.TOMLDecodeError, UnicodeError, RecursionError):
+    data = values.loads_toml(text)
+    if data is None:
         return []
     tool = values.table(data.get("tool"))
     # pytest 9 reads `[tool.pytest]` natively; earlier versions `[tool.pytest.ini_options]`.

@@ -16,16 +16,19 @@ from __future__ import annotations
 
 import re
 
-# language name -> (marker, what routes the test's requests)
+# language name -> (marker, what routes the test's requests). Spaces within a line only after
+# `^`: a `\s*` would run over every following blank line, from each line start.
 _MARKERS: dict[str, tuple[tuple[re.Pattern[str], str], ...]] = {
     "Python": (
         (
-            re.compile(r"^\s*(?:from|import)\s+(?:django\.test|rest_framework\.test)\b", re.M),
+            re.compile(
+                r"^[ \t]*(?:from|import)[ \t]+(?:django\.test|rest_framework\.test)\b", re.M
+            ),
             "Django's URL configuration",
         ),
-        (re.compile(r"^\s*(?:from|import)\s+channels\.testing\b", re.M), "Channels' routing"),
+        (re.compile(r"^[ \t]*(?:from|import)[ \t]+channels\.testing\b", re.M), "Channels' routing"),
         (
-            re.compile(r"^\s*(?:from|import)\s+pytest_django\b|\bdjango_db\b", re.M),
+            re.compile(r"^[ \t]*(?:from|import)[ \t]+pytest_django\b|\bdjango_db\b", re.M),
             "Django's URL configuration",
         ),
     ),

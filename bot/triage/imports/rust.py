@@ -20,7 +20,6 @@ registry or git (not the repository's), and `include!`/`include_str!` of other f
 from __future__ import annotations
 
 import re
-import tomllib
 from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -66,9 +65,8 @@ class Manifest:
 def manifest_of(path: str, text: str, workspace: Mapping[str, str] | None = None) -> Manifest:
     """The crate a Cargo.toml at `path` describes; `workspace` the workspace root's path
     dependencies, for `foo.workspace = true`. Empty when it does not parse."""
-    try:
-        data = tomllib.loads(text)
-    except (tomllib.TOMLDecodeError, UnicodeError, RecursionError):
+    data = values.loads_toml(text)
+    if data is None:
         return Manifest()
     folder = parent(path)
     own = _path_dependencies(values.table(values.at(data, "workspace", "dependencies")), folder)
