@@ -243,3 +243,20 @@ def test_a_real_package_test_tree_attrs() -> None:
     assert found["src/attr/validators.py"] == 1
     assert found["src/attr/_make.py"] == 2
     assert result.cut and all(EXCERPT_ENDS in reason for reason in result.cut)
+
+
+def test_a_configuration_file_that_does_not_parse_leaves_the_walk_partial() -> None:
+    """An alias in a tsconfig that is not valid JSON is not followed: the walk must not say
+    it is complete, or the changed file behind the alias would be ruled out."""
+    broken = '{ "compilerOptions": { "baseUrl": ".", "paths": { "@/*": ["src/*"] } '
+    files: dict[str, Source] = {
+        "tsconfig.json": broken,
+        "src/money.ts": "export const cents = 100\n",
+        "test/money.test.ts": "import { cents } from '@/money'\n",
+    }
+    result = walked("test/money.test.ts", files)
+    assert result.partial
+    assert "tsconfig.json not read (not valid JSON)" in result.cut
+    valid = {**files, "tsconfig.json": broken + "} }"}
+    assert not walked("test/money.test.ts", valid).partial
+    assert "src/money.ts" in depths(walked("test/money.test.ts", valid))

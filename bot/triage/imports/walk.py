@@ -26,9 +26,11 @@ from collections.abc import Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from bot.shared import Source, Tree, Unreadable
+from bot.triage.imports.jsscan import loads_jsonc
 from bot.triage.imports.language import Language, Resolver, Start, Target
 from bot.triage.imports.languages import LANGUAGES, language_of
 from bot.triage.imports.routed import routed_by
+from bot.triage.imports.values import loads_toml
 from bot.triage.models import ImportStep
 
 PARTIAL_NAMED = 3  # reasons named before "and N more"
@@ -189,9 +191,22 @@ def _configs(state: _Walker) -> dict[str, str]:
         state.read.append(name)
         if isinstance(source, Unreadable):
             state.cut.append(f"{name} not read ({source.reason})")
+        elif (problem := _unparsed(name, source)) is not None:
+            # Ignored, it would leave the resolver's answers wrong while the walk looked
+            # complete: a change it cannot see must not be ruled out.
+            state.cut.append(f"{name} not read ({problem})")
         else:
             configs[name] = source
     return configs
+
+
+def _unparsed(name: str, text: str) -> str | None:
+    """Why a configuration file of a format the walk knows cannot be read, if it cannot."""
+    if name.endswith(".json") and loads_jsonc(text) is None:
+        return "not valid JSON"
+    if name.endswith(".toml") and loads_toml(text) is None:
+        return "not valid TOML"
+    return None
 
 
 def _follow(state: _Walker, resolver: Resolver, starts: list[Start]) -> None:
