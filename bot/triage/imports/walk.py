@@ -11,8 +11,9 @@ configuration files that steer how the test's imports resolve (`configs`: the la
 as data (`import pkg from './package.json'`): that one is reached, like any import.
 
 The walk is partial, and says why, when it could not see everything: GitHub truncated the
-file list, a file was unreadable (binary, not UTF-8, not parseable, too large), or the
-depth, files or bytes limit cut it.
+file list, a file was unreadable (binary, not UTF-8, not parseable, too large), an import of
+the repository's named no file of the tree (`Unresolved`), or the depth, files or bytes
+limit cut it.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from bot.shared import Source, Tree, Unreadable
-from bot.triage.imports.language import Language, Resolver, Start, Target
+from bot.triage.imports.language import Language, Resolver, Start, Target, Unresolved
 from bot.triage.imports.languages import LANGUAGES, language_of
 from bot.triage.imports.routed import routed_by
 from bot.triage.models import ImportStep
@@ -31,7 +32,7 @@ from bot.triage.models import ImportStep
 PARTIAL_NAMED = 3  # reasons named before "and N more"
 # Bump when what a resolver finds changes: walks kept under an older version (bot/store)
 # are then read again rather than trusted. Adding a language changes the key by itself.
-WALK_VERSION = 5
+WALK_VERSION = 6
 
 
 @dataclass(frozen=True)
@@ -209,7 +210,10 @@ def _imports_to_follow(
     router = routed_by(state.language.name, source) if depth == 0 else None
     if router is not None:
         state.cut.append(f"{path} reaches code through {router}, which no import names")
-    return targets
+    state.cut += [
+        f"could not resolve {t.module!r} from {path}" for t in targets if isinstance(t, Unresolved)
+    ]
+    return [target for target in targets if isinstance(target, Target)]
 
 
 def _within_limits(state: _Walker) -> list[str]:
