@@ -63,6 +63,9 @@ SCANNED = [
     ("const e = <p>Don't</p>\nconst f = require('./after-jsx')", ["./after-jsx"]),
     ("#!/usr/bin/env node\nrequire('./after-hashbang')", ["./after-hashbang"]),
     ("import a from './a'\nimport b from './a'", ["./a"]),
+    # A path built at run time names no file: the walk cannot see which it loads.
+    ("require(`./locale/${lang}.js`); import(`../x/${a}`)", ["./locale/${…}", "../x/${…}"]),
+    ("import(`${base}/a`); require(name)", []),  # not a path: a package, perhaps
 ]
 
 
@@ -615,6 +618,7 @@ def test_a_folder_is_resolved_as_node_does(
         ("require('./empty')", "could not resolve './' from test/empty/package.json"),
         # A workspace package named by its name, its `main` not built and no source found.
         ("import '@acme/gone'", "could not resolve 'dist/i.js' from packages/gone/package.json"),
+        ("import(`./pages/${name}`)", "could not resolve './pages/${…}' from test/a.test.js"),
     ],
 )
 def test_a_path_import_that_names_no_file_makes_the_walk_partial(source: str, cut: str) -> None:
