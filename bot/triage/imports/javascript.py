@@ -14,7 +14,8 @@ LOAD_AS_DIRECTORY: the entries its package.json names, with that package.json, a
 `index.*`); an absolute one (`/src/main.ts`) from vite's root (a vite config's folder, else
 the repository's). A path that names no file of the tree, and a folder or a package of the
 repository whose entries name none, is `Unresolved`: the walk is partial, never complete
-without it; so is a path built at run time (`` require(`./locale/${lang}`) ``). A bare one goes through, in order: an alias of the bundler or test runner (vite's
+without it; so is a path built at run time (`` require(`./locale/${lang}`) ``). A bare
+one goes through, in order: an alias of the bundler or test runner (vite's
 `resolve.alias` with a literal replacement, jest's `moduleNameMapper` of the form
 `^prefix(.*)$`), the nearest tsconfig's `paths`, its `baseUrl`; else it may name a package
 of the repository itself (a monorepo's workspace): a folder holding a package.json whose

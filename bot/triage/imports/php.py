@@ -346,6 +346,10 @@ class PhpResolver:
             target = self._included(path, base, included)
             if target is not None:
                 found.append(Target(target, included))
+            elif base is not None and "vendor" not in included.split("/"):
+                # `__DIR__ . '/x.php'` names a file of the repository (composer's vendor/
+                # is installed, not committed); a bare 'x.php' may be on the include_path.
+                found.append(Unresolved(included))
         return list(dict.fromkeys(found))
 
     def _ours(self, full: str, names: Names) -> bool:
