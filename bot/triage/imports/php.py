@@ -12,7 +12,9 @@ file's own place (`_beside`: a test suite its phpunit bootstrap autoloads keeps 
 the test's namespace in the test's folder). A class the file loads (`extends`,
 `implements`, `new`, `X::`, a trait's `use`) that is the repository's (`_ours`) and found
 nowhere is `Unresolved`: the walk is partial. `require`/`include` (and their `_once` forms)
-with a literal path, `__DIR__ . "/x.php"` or `dirname(__DIR__) . "/x.php"` are followed too.
+with a literal path, `__DIR__ . "/x.php"` or `dirname(__DIR__) . "/x.php"` are followed too;
+a `__DIR__`-relative one that names no file of the tree (outside composer's `vendor/`) is
+`Unresolved`.
 
 What runs for a test besides what it uses: phpunit's `bootstrap` file (the nearest
 `phpunit.xml`, else `phpunit.xml.dist`) and composer's `autoload.files`. Not followed:
