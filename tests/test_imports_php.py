@@ -49,6 +49,8 @@ def test_autoload_rules_are_relative_to_the_composer_json() -> None:
         ("<?php\n$s = <<<EOT\nnew Cart\nEOT;\n", {}, []),
         # A method name is not a class; an attribute is.
         ("<?php\n$this->Cart(); Tax::rate();\n#[Covers]\n", {}, ["Tax", "Covers"]),
+        # A bracketed namespace's `use` is an import, not a trait's.
+        ("<?php\nnamespace App {\nuse App\\M\\Cart;\n}\n", {"cart": "App\\M\\Cart"}, None),
     ],
 )
 def test_names_of(source: str, aliases: dict[str, str], written: list[str] | None) -> None:

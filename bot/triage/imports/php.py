@@ -142,16 +142,18 @@ def names_of(source: str, folder: str) -> Names:
     tokens = _tokens(source)
     names = Names()
     index, depth, listing = 0, 0, False
+    outside = 0  # the brace depth outside classes: 1 inside `namespace X { ... }`
     while index < len(tokens):
         kind, text = tokens[index]
         previous = tokens[index - 1] if index else ("other", ";")
         word = text.lower()
         if kind == "name" and word == "namespace" and _next(tokens, index, "name"):
             names.namespace = tokens[index + 1][1].lstrip("\\")
+            outside = depth + 1 if tokens[index + 2 : index + 3] == [("other", "{")] else depth
             index += 2
             continue
         if kind == "name" and word == "use" and _next(tokens, index, "name"):
-            index = _use(tokens, index + 1, names, in_class=depth > 0)
+            index = _use(tokens, index + 1, names, in_class=depth > outside)
             continue
         if kind == "name" and word in _INCLUDES:
             include = _include(tokens[index + 1 : index + 12], folder)
