@@ -217,6 +217,16 @@ def test_in_a_large_workspace_dependencies_are_read_crate_by_crate(
         "crates/money/Cargo.toml": 1,
     }
     assert "crates/admin/Cargo.toml" not in result.read
+    # With tests of its own, a dependency is its entries; its Cargo.toml is still read.
+    files = {**WORKSPACE, "crates/tax/tests/t.rs": "", "crates/money/tests/m.rs": ""}
+    assert depths(walked("crates/shop/tests/checkout.rs", files)) == {
+        "crates/shop/src/": 0,
+        "crates/tax/src/": 0,
+        "crates/tax/Cargo.toml": 0,
+        "crates/shop/tests/common/mod.rs": 1,
+        "crates/money/src/": 1,
+        "crates/money/Cargo.toml": 1,
+    }
 
 
 def test_a_real_workspace_ripgrep() -> None:
@@ -226,7 +236,7 @@ def test_a_real_workspace_ripgrep() -> None:
     assert found["crates/core/"] == 0  # [[bin]] path = "crates/core/main.rs"
     assert found["build.rs"] == 0
     # crates/ignore/tests/ and examples/ are not built for a crate depending on it.
-    assert found["crates/ignore/src/"] == found["crates/ignore/Cargo.toml"] == 0
+    assert found["crates/ignore/src/"] == found["crates/ignore/COPYING"] == 0
     assert not any(path.startswith(("crates/ignore/tests", "crates/ignore/ex")) for path in found)
     assert found["crates/searcher/src/"] == 0  # through crates/grep/Cargo.toml, read at once
     assert found["tests/index/mod.rs"] == 1  # mod index;
@@ -269,10 +279,8 @@ def test_a_dependency_is_its_folder_but_its_tests_benches_and_examples() -> None
     }
     found = depths(walked("crates/cli/tests/run.rs", files))
     assert {p: d for p, d in found.items() if not p.startswith("crates/cli/")} == {
-        "Cargo.toml": 0,  # `path = "../.."`: the repository's root crate
-        "src/": 0,
+        "src/": 0,  # `path = "../.."`: the repository's root crate
         "crates/": 0,  # the root's folder holds the other crates too: more, never less
-        "crates/tax/Cargo.toml": 0,
         "crates/tax/data/": 0,
         "crates/tax/src/": 0,
     }

@@ -302,7 +302,8 @@ WORKSPACE_CASES = [
     ("@acme/utils/deep/x", ["packages/utils/package.json"]),
     ("@babel/core", ["packages/babel-core/index.js", "packages/babel-core/package.json"]),
     ("@acme/api", ["packages/api/package.json"]),  # no conventional entry: its package.json
-    ("@acme/web", ["packages/web/package.json"]),  # read in round 1: known by its name
+    # Read in round 1, known by its name: no entry, no index.js, so no file it loads.
+    ("@acme/web", ["packages/web/package.json", "unresolved: @acme/web"]),
     ("@other/thing", []),
 ]
 
@@ -630,3 +631,14 @@ def test_a_path_import_that_names_no_file_makes_the_walk_partial(source: str, cu
         "packages/gone/package.json": '{"name": "@acme/gone", "main": "dist/i.js"}',
     }
     assert walked("test/a.test.js", files, WalkLimits(depth=3)).cut == (cut,)
+
+
+def test_a_folder_asked_after_its_package_json_was_read_is_still_unresolved() -> None:
+    files: dict[str, Source] = {
+        "package.json": "{}",
+        "test/a.test.js": "require('./empty/package.json')\nrequire('./b')\n",
+        "test/b.js": "require('./empty')\n",
+        "test/empty/package.json": '{"main": "gone.js"}',
+    }
+    result = walked("test/a.test.js", files, WalkLimits(depth=3))
+    assert result.cut == ("could not resolve './empty' from test/b.js",)

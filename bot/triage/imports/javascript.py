@@ -168,16 +168,27 @@ class ScriptResolver:
             files = self._bare(bare)
             if not files:
                 return []  # a package from the registry (`react`): not the repository's
-        if not files:
-            return [Unresolved(spec)]
         # A package.json found by a package's name, or as a folder's (`require('../')`), is
         # read for its entries (`main`, `exports`): configuration, unlike one the specifier
         # names (`./package.json`).
         named = bare.endswith(".json")
-        return [
+        targets: list[Target | Unresolved] = [
             Target(path, spec, _loads_more(path), configures=_is_manifest(path) and not named)
             for path in files
         ]
+        subpath = "" if bare.startswith((".", "/")) else _split_package(bare)[1]
+        if not files or (not named and all(self._read_empty(p, subpath) for p in files)):
+            targets.append(Unresolved(spec))  # (a package.json read later says so itself)
+        return targets
+
+    def _read_empty(self, path: str, subpath: str) -> bool:
+        """A package.json already read, of a package surely imported, that names no file
+        for the subpath (and does not refuse it: `exports` without it): all an import found,
+        when it is all there is."""
+        manifest = self.manifests.get(path) if _is_manifest(path) else None
+        if manifest is None or not self._imported(path, manifest):
+            return False
+        return not subpath or jsconfig.package_entries(manifest, subpath) != []
 
     def _path_files(self, base: str) -> list[str]:
         """What node loads for a path (LOAD_AS_FILE, then LOAD_AS_DIRECTORY): the file as
@@ -300,6 +311,7 @@ class ScriptResolver:
         manifest = loads_jsonc(source)
         if not isinstance(manifest, dict):
             return None
+        known = path in self.manifests  # read with the configuration: asks answered at once
         self.manifests[path] = manifest
         folder, found = parent(path), list[Target | Unresolved]()
         asked = self.asked.pop(path, set())
@@ -313,7 +325,7 @@ class ScriptResolver:
                     named = [(f, "index") for f in self.files_at(join(folder, "index"))]
             found += [Target(file, entry, follow=_loads_more(file)) for file, entry in named]
             refused = bool(subpath) and entries == []  # node refuses an unexported subpath
-            if asked and not named and not refused and self._imported(path, manifest):
+            if asked and not known and not named and not refused and self._imported(path, manifest):
                 found.append(Unresolved(", ".join(entries or []) or "./" + subpath))
         unique: dict[str, Target | Unresolved] = {}
         for target in found:  # one file, as its first entry names it

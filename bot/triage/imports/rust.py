@@ -272,7 +272,8 @@ def _is_folder(folder: str, tree: Tree) -> bool:
 def compiled(folder: str, tree: Tree) -> list[str]:
     """What a crate compiles when another crate depends on it: its folder's entries (files,
     and sub-folders ending in "/") but its `tests/`, `benches/` and `examples/`, which cargo
-    builds only for the crate's own `cargo test`/`bench`/`run --example`."""
+    builds only for the crate's own `cargo test`/`bench`/`run --example`, and its Cargo.toml
+    (read for the crate's own dependencies, apart)."""
     prefix = folder + "/" if folder else ""
     entries: set[str] = set()
     left_out = False
@@ -280,7 +281,7 @@ def compiled(folder: str, tree: Tree) -> list[str]:
         if path.startswith(prefix):
             head, _, rest = path[len(prefix) :].partition("/")
             left_out = left_out or (head in _NOT_COMPILED and bool(rest))
-            if head not in _NOT_COMPILED or not rest:
+            if (head not in _NOT_COMPILED or not rest) and head != MANIFEST:
                 entries.add(prefix + head + "/" if rest else path)
     return sorted(entries) if left_out or not folder else [prefix]
 
