@@ -211,7 +211,7 @@ def _imports_to_follow(
     if router is not None:
         state.cut.append(f"{path} reaches code through {router}, which no import names")
     state.cut += [
-        f"could not resolve {t.module!r} from {path}" for t in targets if isinstance(t, Unresolved)
+        f"could not resolve '{t.module}' from {path}" for t in targets if isinstance(t, Unresolved)
     ]
     return [target for target in targets if isinstance(target, Target)]
 
