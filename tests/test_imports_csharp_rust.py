@@ -217,6 +217,16 @@ def test_in_a_large_workspace_dependencies_are_read_crate_by_crate(
         "crates/money/Cargo.toml": 1,
     }
     assert "crates/admin/Cargo.toml" not in result.read
+    # With tests of its own, a dependency is its entries; its Cargo.toml is still read.
+    files = {**WORKSPACE, "crates/tax/tests/t.rs": "", "crates/money/tests/m.rs": ""}
+    assert depths(walked("crates/shop/tests/checkout.rs", files)) == {
+        "crates/shop/src/": 0,
+        "crates/tax/src/": 0,
+        "crates/tax/Cargo.toml": 0,
+        "crates/shop/tests/common/mod.rs": 1,
+        "crates/money/src/": 1,
+        "crates/money/Cargo.toml": 1,
+    }
 
 
 def test_a_real_workspace_ripgrep() -> None:
@@ -225,10 +235,12 @@ def test_a_real_workspace_ripgrep() -> None:
     found = depths(result)
     assert found["crates/core/"] == 0  # [[bin]] path = "crates/core/main.rs"
     assert found["build.rs"] == 0
-    assert found["crates/ignore/"] == 0
-    assert found["crates/searcher/"] == 0  # through crates/grep/Cargo.toml, read at once
+    # crates/ignore/tests/ and examples/ are not built for a crate depending on it.
+    assert found["crates/ignore/src/"] == found["crates/ignore/COPYING"] == 0
+    assert not any(path.startswith(("crates/ignore/tests", "crates/ignore/ex")) for path in found)
+    assert found["crates/searcher/src/"] == 0  # through crates/grep/Cargo.toml, read at once
     assert found["tests/index/mod.rs"] == 1  # mod index;
-    assert "crates/globset/" in found
+    assert "crates/globset/src/" in found
     assert "fuzz/" not in found
 
 
@@ -248,3 +260,27 @@ async def test_triage_json_marks_the_project_folder_holding_the_change() -> None
     changed = [i["path"] for i in footprint["imports"] if i["changed_by_pr"]]
     assert changed == ["src/Shop/"]
     assert footprint["walk"].endswith("4 files read; complete")
+
+
+def test_a_dependency_is_its_folder_but_its_tests_benches_and_examples() -> None:
+    files: dict[str, Source] = {
+        "Cargo.toml": '[package]\nname = "root"\n[workspace]\nmembers = ["crates/*"]\n',
+        "src/lib.rs": "",
+        "tests/root.rs": "",
+        "benches/speed.rs": "",
+        "crates/cli/Cargo.toml": '[package]\nname = "cli"\n[dependencies]\n'
+        'root = { path = "../.." }\ntax = { path = "../tax" }\n',
+        "crates/cli/tests/run.rs": "#[test]\nfn run() {}\n",
+        "crates/tax/Cargo.toml": '[package]\nname = "tax"\n',
+        "crates/tax/src/lib.rs": "",
+        "crates/tax/data/rates.csv": "",
+        "crates/tax/tests/rates.rs": "",
+        "crates/tax/examples/show.rs": "",
+    }
+    found = depths(walked("crates/cli/tests/run.rs", files))
+    assert {p: d for p, d in found.items() if not p.startswith("crates/cli/")} == {
+        "src/": 0,  # `path = "../.."`: the repository's root crate
+        "crates/": 0,  # the root's folder holds the other crates too: more, never less
+        "crates/tax/data/": 0,
+        "crates/tax/src/": 0,
+    }

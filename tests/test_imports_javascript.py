@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
 from bot.demo import final_decisions, running, settle
+from bot.shared import Source
 from bot.sim.scenario import load_scenario
-from bot.triage.imports import ImportWalk
+from bot.triage.imports import ImportWalk, WalkLimits
 from bot.triage.imports.javascript import JAVASCRIPT, TYPESCRIPT
 from bot.triage.imports.jsconfig import (
     aliases,
@@ -18,9 +20,16 @@ from bot.triage.imports.jsconfig import (
     setup_refs,
 )
 from bot.triage.imports.jsscan import key_strings, loads_jsonc, specifiers
+from bot.triage.imports.language import Target, Unresolved
 from bot.triage.imports.languages import language_of
 from bot.triage.models import Verdict
 from tests.test_imports_walk import EXCERPT_ENDS, depths, layout, tree_of, walked
+
+
+def _paths(targets: Sequence[Target | Unresolved]) -> list[str]:
+    """The files found, and an import that names none as "unresolved: <module>"."""
+    return [t.path if isinstance(t, Target) else f"unresolved: {t.module}" for t in targets]
+
 
 SCANNED = [
     ("import a, { b } from './a'", ["./a"]),
@@ -55,6 +64,9 @@ SCANNED = [
     ("const e = <p>Don't</p>\nconst f = require('./after-jsx')", ["./after-jsx"]),
     ("#!/usr/bin/env node\nrequire('./after-hashbang')", ["./after-hashbang"]),
     ("import a from './a'\nimport b from './a'", ["./a"]),
+    # A path built at run time names no file: the walk cannot see which it loads.
+    ("require(`./locale/${lang}.js`); import(`../x/${a}`)", ["./locale/${…}", "../x/${…}"]),
+    ("import(`${base}/a`); require(name)", []),  # not a path: a package, perhaps
 ]
 
 
@@ -117,9 +129,9 @@ RESOLVED = [
     ("src/t.test.ts", "./deep/x.mjs", ["src/deep/x.mts"]),
     ("src/lib/a.ts", "../data.json?raw", ["src/data.json"]),
     ("src/lib/a.ts", ".", ["src/lib/index.ts"]),
-    ("src/t.test.ts", "./absent", []),
+    ("src/t.test.ts", "./absent", ["unresolved: ./absent"]),
     ("src/t.test.ts", "/src/lib/a", ["src/lib/a.ts"]),  # vite: from the project's root
-    ("src/t.test.ts", "../../outside", []),
+    ("src/t.test.ts", "../../outside", ["unresolved: ../../outside"]),
     ("src/t.test.ts", "react", []),
     ("src/t.test.ts", "node:fs", []),
 ]
@@ -130,7 +142,7 @@ def test_relative_specifiers_resolve_like_node_and_typescript(
     importer: str, spec: str, expected: list[str]
 ) -> None:
     resolver = TYPESCRIPT.resolver(importer, tree_of({**LIB, importer: ""}), {})
-    assert [t.path for t in resolver.resolve(spec, importer)] == expected
+    assert _paths(resolver.resolve(spec, importer)) == expected
 
 
 def test_data_and_styles_are_in_the_footprint_unread() -> None:
@@ -180,7 +192,7 @@ ALIAS_CASES = [
 def test_tsconfig_paths_and_base_url_through_extends(spec: str, expected: list[str]) -> None:
     configs = {p: t for p, t in ALIASED.items() if p.endswith(".json")}
     resolver = TYPESCRIPT.resolver("web/src/t.test.ts", tree_of(ALIASED), configs)
-    assert [t.path for t in resolver.resolve(spec, "web/src/t.test.ts")] == expected
+    assert _paths(resolver.resolve(spec, "web/src/t.test.ts")) == expected
 
 
 def test_a_solution_style_tsconfig_finds_paths_in_the_config_it_references() -> None:
@@ -260,7 +272,7 @@ def test_vite_aliases_and_jest_module_name_mappers(config: str, text: str) -> No
     }
     resolver = TYPESCRIPT.resolver("web/test/a.test.ts", tree_of(files), {config: text})
     resolved = {
-        spec: [t.path for t in resolver.resolve(spec, "web/test/a.test.ts")]
+        spec: _paths(resolver.resolve(spec, "web/test/a.test.ts"))
         for spec in ("@/app/main", "~lib", "~lib/dates", "react")
     }
     assert resolved == {
@@ -291,7 +303,8 @@ WORKSPACE_CASES = [
     ("@acme/utils/deep/x", ["packages/utils/package.json"]),
     ("@babel/core", ["packages/babel-core/index.js", "packages/babel-core/package.json"]),
     ("@acme/api", ["packages/api/package.json"]),  # no conventional entry: its package.json
-    ("@acme/web", ["packages/web/package.json"]),  # read in round 1: known by its name
+    # Read in round 1, known by its name: no entry, no index.js, so no file it loads.
+    ("@acme/web", ["packages/web/package.json", "unresolved: @acme/web"]),
     ("@other/thing", []),
 ]
 
@@ -303,17 +316,17 @@ def test_workspace_packages_resolve_to_their_folder(spec: str, expected: list[st
         p: t for p, t in MONOREPO.items() if p in ("package.json", "packages/web/package.json")
     }
     resolver = TYPESCRIPT.resolver(test, tree_of(MONOREPO), configs)
-    assert [t.path for t in resolver.resolve(spec, test)] == expected
+    assert _paths(resolver.resolve(spec, test)) == expected
 
 
 def test_a_package_json_leads_to_its_entries_built_files_looked_for_under_src() -> None:
     resolver = TYPESCRIPT.resolver("packages/web/test/a.test.ts", tree_of(MONOREPO), {})
     api = resolver.imports("packages/api/package.json", MONOREPO["packages/api/package.json"])
-    assert [(t.path, t.module) for t in api or []] == [
+    assert [(t.path, t.module) for t in api or [] if isinstance(t, Target)] == [
         ("packages/api/src/main.ts", "./build/main.js")
     ]
     utils = resolver.imports("packages/utils/package.json", MONOREPO["packages/utils/package.json"])
-    assert [t.path for t in utils or []] == ["packages/utils/src/index.ts"]
+    assert _paths(utils or []) == ["packages/utils/src/index.ts"]
     assert resolver.imports("packages/api/package.json", "{ not json") is None
 
 
@@ -383,10 +396,10 @@ def _resolved_through_manifest(
     gives for them, and each one's files once it is known."""
     tree, files = layout(name)
     resolver = TYPESCRIPT.resolver(importer, tree, {})
-    before = {spec: [t.path for t in resolver.resolve(spec, importer)] for spec in specs}
+    before = {spec: _paths(resolver.resolve(spec, importer)) for spec in specs}
     assert all(paths == [manifest] for paths in before.values())  # what it says is unknown
-    entries = [t.path for t in resolver.imports(manifest, str(files[manifest])) or []]
-    after = {spec: [t.path for t in resolver.resolve(spec, importer)][:-1] for spec in specs}
+    entries = _paths(resolver.imports(manifest, str(files[manifest])) or [])
+    after = {spec: _paths(resolver.resolve(spec, importer))[:-1] for spec in specs}
     return {"entries": entries, **after}
 
 
@@ -519,7 +532,7 @@ def test_formik_native_reaches_formik_as_a_workspace_package() -> None:
     tree, _ = layout("formik")
     importer = "packages/formik-native/src/index.ts"
     resolver = TYPESCRIPT.resolver(importer, tree, {})
-    assert [t.path for t in resolver.resolve("formik", importer)] == [
+    assert _paths(resolver.resolve("formik", importer)) == [
         "packages/formik/src/index.tsx",
         "packages/formik/package.json",
     ]
@@ -549,3 +562,82 @@ async def test_end_to_end_the_walk_stays_within_the_call_budget(
     assert walk.startswith("followed the imports of ")
     assert sim.calls["GET /repos/{owner}/{repo}/git/trees/{tree_sha}"] == 1
     assert sim.calls["POST /graphql"] == graphql
+
+
+def test_a_folder_import_loads_what_its_package_json_main_names_pino() -> None:
+    """pino's tests `require('../')`: the root has no index.*, its package.json's `main`
+    is pino.js (node's LOAD_AS_DIRECTORY)."""
+    tree, files = layout("pino")
+    result = walked("test/crlf.test.js", files, WalkLimits(), tree=tree)
+    chains = {r.path: [(s.importer, s.module) for s in r.chain] for r in result.reached}
+    assert chains["pino.js"] == [("test/crlf.test.js", "../")]
+    assert {"browser.js", "pino.d.ts"} <= chains.keys()  # `browser`, `types`: bundlers read them
+    # The excerpt holds the files one import away: the walk goes on past them unread, and
+    # every import it read resolved.
+    assert all(cut.endswith("(not in the fixture's excerpt)") for cut in result.cut)
+
+
+@pytest.mark.parametrize(
+    ("importer", "spec", "before", "entries"),
+    [
+        # The folder's package.json is read for its `main`; its index.* is node's fallback.
+        ("a.test.js", "./lib", ["lib/package.json", "lib/index.js"], ["lib/main.js"]),
+        ("a.test.js", "./bare", ["bare/package.json", "bare/index.ts"], ["bare/index.ts"]),
+        # The root's package.json was read with the configuration: its `main` at once.
+        ("test/a.test.js", "../", ["pkg.js", "package.json"], ["pkg.js"]),
+        ("test/a.test.js", "..", ["pkg.js", "package.json"], ["pkg.js"]),
+    ],
+)
+def test_a_folder_is_resolved_as_node_does(
+    importer: str, spec: str, before: list[str], entries: list[str]
+) -> None:
+    files: dict[str, Source] = {
+        "package.json": '{"main": "pkg.js"}',
+        "pkg.js": "",
+        "lib/package.json": '{"main": "./main"}',
+        "lib/main.js": "",
+        "lib/index.js": "",
+        "bare/package.json": "{}",
+        "bare/index.ts": "",
+    }
+    configs = {"package.json": str(files["package.json"])}
+    resolver = JAVASCRIPT.resolver(importer, tree_of({**files, importer: ""}), configs)
+    assert _paths(resolver.resolve(spec, importer)) == before
+    manifests = [path for path in before if path.endswith("package.json")]
+    read = [t for m in manifests for t in resolver.imports(m, str(files[m])) or []]
+    assert _paths(read) == entries
+
+
+@pytest.mark.parametrize(
+    ("source", "cut"),
+    [
+        ("require('./gone')", "could not resolve './gone' from test/a.test.js"),
+        ("import x from '../../out'", "could not resolve '../../out' from test/a.test.js"),
+        ("import x from '/src/gone'", "could not resolve '/src/gone' from test/a.test.js"),
+        ("require('./built')", "could not resolve 'dist/x.js' from test/built/package.json"),
+        ("require('./empty')", "could not resolve './' from test/empty/package.json"),
+        # A workspace package named by its name, its `main` not built and no source found.
+        ("import '@acme/gone'", "could not resolve 'dist/i.js' from packages/gone/package.json"),
+        ("import(`./pages/${name}`)", "could not resolve './pages/${…}' from test/a.test.js"),
+    ],
+)
+def test_a_path_import_that_names_no_file_makes_the_walk_partial(source: str, cut: str) -> None:
+    files: dict[str, Source] = {
+        "package.json": "{}",
+        "test/a.test.js": source + "\nrequire('react')\n",  # a registry package: not a cut
+        "test/built/package.json": '{"main": "dist/x.js"}',
+        "test/empty/package.json": "{}",
+        "packages/gone/package.json": '{"name": "@acme/gone", "main": "dist/i.js"}',
+    }
+    assert walked("test/a.test.js", files, WalkLimits()).cut == (cut,)
+
+
+def test_a_folder_asked_after_its_package_json_was_read_is_still_unresolved() -> None:
+    files: dict[str, Source] = {
+        "package.json": "{}",
+        "test/a.test.js": "require('./empty/package.json')\nrequire('./b')\n",
+        "test/b.js": "require('./empty')\n",
+        "test/empty/package.json": '{"main": "gone.js"}',
+    }
+    result = walked("test/a.test.js", files, WalkLimits())
+    assert result.cut == ("could not resolve './empty' from test/b.js",)

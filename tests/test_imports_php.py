@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from bot.triage.imports import Source
+from bot.triage.imports import Source, WalkLimits
 from bot.triage.imports.php import Autoload, autoload_of, names_of
 from tests.test_imports_ruby import walked
 from tests.test_imports_walk import depths, layout
+from tests.test_imports_walk import walked as walked_to
 
 COMPOSER = """{
   "autoload": {"psr-4": {"App\\\\": "src/", "Legacy\\\\": ["lib/", "old/"]},
@@ -48,6 +49,8 @@ def test_autoload_rules_are_relative_to_the_composer_json() -> None:
         ("<?php\n$s = <<<EOT\nnew Cart\nEOT;\n", {}, []),
         # A method name is not a class; an attribute is.
         ("<?php\n$this->Cart(); Tax::rate();\n#[Covers]\n", {}, ["Tax", "Covers"]),
+        # A bracketed namespace's `use` is an import, not a trait's.
+        ("<?php\nnamespace App {\nuse App\\M\\Cart;\n}\n", {"cart": "App\\M\\Cart"}, None),
     ],
 )
 def test_names_of(source: str, aliases: dict[str, str], written: list[str] | None) -> None:
@@ -160,3 +163,73 @@ def test_unclosed_comments_and_heredocs_run_to_the_end_in_one_pass() -> None:
     assert names_of("<?php\n" + "<<<X\n" * 20_000 + "use C\\D;", "").aliases == {}
     strings = "'\\" * 30_000 + "x\nuse A\\B;\n"
     assert names_of("<?php\n" + strings, "").aliases == {"b": "A\\B"}
+
+
+def test_a_parent_class_no_autoload_rule_places_is_found_beside_the_test_fastroute() -> None:
+    """FastRoute v1.3.0: composer.json maps `FastRoute\\` to src/ only (test/bootstrap.php
+    autoloads the tests); `GroupCountBasedTest extends DispatcherTest`, both in
+    test/Dispatcher/, and names the class it tests in a string."""
+    tree, files = layout("fastroute")
+    test = "test/Dispatcher/GroupCountBasedTest.php"
+    result = walked_to(test, files, WalkLimits(), tree=tree)
+    found = depths(result)
+    assert found["test/Dispatcher/DispatcherTest.php"] == 1  # same namespace, same folder
+    assert found["src/Dispatcher/GroupCountBased.php"] == 1  # 'FastRoute\\Dispatcher\\...'
+    assert found["src/DataGenerator/GroupCountBased.php"] == 1
+    # The excerpt holds the files one import away: the walk goes on past them unread, and
+    # every import it read resolved.
+    assert all(cut.endswith("(not in the fixture's excerpt)") for cut in result.cut)
+
+
+def test_a_class_beside_the_test_in_a_namespace_above_it() -> None:
+    files: dict[str, Source] = {
+        "composer.json": '{"autoload": {"psr-4": {"App\\\\": "src/"}}}',
+        "test/Unit/Cart/CartTest.php": (
+            "<?php\nnamespace App\\Unit\\Cart;\nclass CartTest extends \\App\\Unit\\Base {}\n"
+        ),
+        "test/Unit/Base.php": "<?php\nnamespace App\\Unit;\nabstract class Base {}\n",
+    }
+    assert depths(walked("test/Unit/Cart/CartTest.php", files)) == {"test/Unit/Base.php": 1}
+
+
+@pytest.mark.parametrize(
+    ("source", "cut"),
+    [
+        ("class ATest extends Base {}", "could not resolve 'App\\Tests\\Base' from"),
+        ("class ATest extends T implements Gone {}", "could not resolve 'App\\Tests\\Gone' from"),
+        ("class ATest extends T { function f() { new \\App\\Gone(); } }", "'App\\Gone' from"),
+        (
+            "use App\\Models\\Gone;\nclass ATest extends T { function f() { Gone::make(); } }",
+            "'App\\Models\\Gone' from",
+        ),
+        ("class ATest extends T { use Gone; }", "could not resolve 'App\\Tests\\Gone' from"),
+        ("require __DIR__ . '/fixtures/gone.php';", "could not resolve 'fixtures/gone.php'"),
+    ],
+)
+def test_a_class_of_the_repository_that_no_file_holds_makes_the_walk_partial(
+    source: str, cut: str
+) -> None:
+    files: dict[str, Source] = {
+        "composer.json": '{"autoload": {"psr-4": {"App\\\\": "src/"}}}',
+        "tests/T.php": "<?php\nnamespace App\\Tests;\nclass T {}\n",
+        "tests/ATest.php": "<?php\nnamespace App\\Tests;\n" + source + "\n",
+    }
+    [reason] = walked("tests/ATest.php", files).cut
+    assert cut in reason and reason.endswith(" from tests/ATest.php")
+
+
+def test_classes_of_other_projects_and_of_the_file_itself_make_no_cut() -> None:
+    source = (
+        "<?php\nnamespace App\\Tests;\nuse PHPUnit\\Framework\\TestCase as T;\n"
+        "final class Helper {}\nclass ATest extends Base {\n"
+        "  function f() { new Helper(); new \\DateTime(); self::g(); static::g();"
+        " parent::setUp(); \\Vendor\\Lib::x(); T::assertTrue(true); }\n}\n"
+        "require_once __DIR__ . '/../vendor/autoload.php';\nrequire 'Some/OnIncludePath.php';\n"
+    )
+    files: dict[str, Source] = {
+        "composer.json": '{"autoload": {"psr-4": {"App\\\\": "src/"}}}',
+        "tests/ATest.php": source,
+        "tests/Base.php": "<?php\nnamespace App\\Tests;\nabstract class Base {}\n",
+    }
+    result = walked("tests/ATest.php", files)
+    assert (depths(result), result.cut) == ({"tests/Base.php": 1}, ())

@@ -8,10 +8,14 @@ and, transitively, what those load: `import ... from`, `export ... from`, `impor
 `import('x')` and `require('x')` with a literal, `jest.mock('x')` and its kin.
 
 A specifier resolves as node and TypeScript do: a relative one (`./x`, `../x`) against the
-importing file, as written, with an extension added (`.ts`, `.tsx`, `.d.ts`, `.js`, ...) or
-as a folder's `index.*`, and `./x.js` written for `x.ts` (TypeScript's NodeNext style); an
-absolute one (`/src/main.ts`) from vite's root (a vite config's folder, else the
-repository's). A bare one goes through, in order: an alias of the bundler or test runner (vite's
+importing file, as written, with an extension added (`.ts`, `.tsx`, `.d.ts`, `.js`, ...),
+`./x.js` written for `x.ts` (TypeScript's NodeNext style), or as a folder (node's
+LOAD_AS_DIRECTORY: the entries its package.json names, with that package.json, and its
+`index.*`); an absolute one (`/src/main.ts`) from vite's root (a vite config's folder, else
+the repository's). A path that names no file of the tree, and a folder or a package of the
+repository whose entries name none, is `Unresolved`: the walk is partial, never complete
+without it; so is a path built at run time (`` require(`./locale/${lang}`) ``). A bare
+one goes through, in order: an alias of the bundler or test runner (vite's
 `resolve.alias` with a literal replacement, jest's `moduleNameMapper` of the form
 `^prefix(.*)$`), the nearest tsconfig's `paths`, its `baseUrl`; else it may name a package
 of the repository itself (a monorepo's workspace): a folder holding a package.json whose
@@ -43,7 +47,7 @@ from bot.shared import Tree
 from bot.triage.imports import jsconfig
 from bot.triage.imports.jsconfig import Alias, Aliases, SetupRef, normalize
 from bot.triage.imports.jsscan import loads_jsonc, specifiers
-from bot.triage.imports.language import Start, Target
+from bot.triage.imports.language import Start, Target, Unresolved
 from bot.triage.imports.paths import join, parent
 
 JS_TESTS = (".js", ".jsx", ".mjs", ".cjs")
@@ -119,6 +123,10 @@ class ScriptResolver:
     # once.
     manifests: dict[str, dict[str, object]] = field(default_factory=dict)
     asked: dict[str, set[str]] = field(default_factory=dict)
+    # The package.json files of the folders imported by path, and the package names
+    # imported: a package of theirs whose entries name no file is `Unresolved`.
+    folders: set[str] = field(default_factory=set)
+    names: set[str] = field(default_factory=set)
 
     @functools.cached_property
     def packages(self) -> Mapping[str, tuple[str, ...]]:
@@ -134,7 +142,7 @@ class ScriptResolver:
         }
         return list(found.values())
 
-    def imports(self, path: str, source: str) -> Sequence[Target] | None:
+    def imports(self, path: str, source: str) -> Sequence[Target | Unresolved] | None:
         if path.rpartition("/")[2] == jsconfig.MANIFEST:
             return self._entries(path, source)
         if not path.endswith(SCANNED):
@@ -144,26 +152,58 @@ class ScriptResolver:
             return None
         return list(dict.fromkeys(t for spec in found for t in self.resolve(spec, path)))
 
-    def resolve(self, spec: str, importer: str) -> list[Target]:
-        """The repository files one specifier loads, as `importer` writes it."""
+    def resolve(self, spec: str, importer: str) -> list[Target | Unresolved]:
+        """The repository files one specifier loads, as `importer` writes it; `Unresolved`
+        for a path (`./x`, `../`, `/src/x`) that names nothing in the tree."""
         bare = spec.split("?", 1)[0]  # vite's `./icon.svg?raw`
         if bare.startswith(("./", "../")) or bare in (".", ".."):
             base = normalize(parent(importer), bare)
-            files = [] if base is None else self.files_at(base)
+            files = [] if base is None else self._path_files(base)
         elif bare.startswith("/"):  # vite reads `/src/main.ts` from its root
-            found = (self.files_at(join(root, bare.lstrip("/"))) for root in self.roots)
+            found = (self._path_files(join(root, bare.lstrip("/"))) for root in self.roots)
             files = next((files for files in found if files), [])
         elif ":" in bare.split("/", 1)[0]:
-            files = []  # `node:fs`, `virtual:x`, a URL: not the repository's
+            return []  # `node:fs`, `virtual:x`, a URL: not the repository's
         else:
             files = self._bare(bare)
-        # A package.json found by a package's name is read for its entries (`main`,
-        # `exports`): configuration, unlike one the specifier names (`./package.json`).
+            if not files:
+                return []  # a package from the registry (`react`): not the repository's
+        # A package.json found by a package's name, or as a folder's (`require('../')`), is
+        # read for its entries (`main`, `exports`): configuration, unlike one the specifier
+        # names (`./package.json`).
         named = bare.endswith(".json")
-        return [
+        targets: list[Target | Unresolved] = [
             Target(path, spec, _loads_more(path), configures=_is_manifest(path) and not named)
             for path in files
         ]
+        subpath = "" if bare.startswith((".", "/")) else _split_package(bare)[1]
+        if not files or (not named and all(self._read_empty(p, subpath) for p in files)):
+            targets.append(Unresolved(spec))  # (a package.json read later says so itself)
+        return targets
+
+    def _read_empty(self, path: str, subpath: str) -> bool:
+        """A package.json already read, of a package surely imported, that names no file
+        for the subpath (and does not refuse it: `exports` without it): all an import found,
+        when it is all there is."""
+        manifest = self.manifests.get(path) if _is_manifest(path) else None
+        if manifest is None or not self._imported(path, manifest):
+            return False
+        return not subpath or jsconfig.package_entries(manifest, subpath) != []
+
+    def _path_files(self, base: str) -> list[str]:
+        """What node loads for a path (LOAD_AS_FILE, then LOAD_AS_DIRECTORY): the file as
+        written or with an extension; else, for a folder, the entries its package.json
+        names (`main`; bundlers read `module`, `exports`, ...: every one counts) with that
+        package.json, and its `index.*`."""
+        files = self.files_at(base, indexes=False)
+        if files:
+            return files
+        manifest = join(base, jsconfig.MANIFEST)
+        found = []
+        if manifest in self.tree.files:
+            self.folders.add(manifest)
+            found = [*self._exported(base, "", guess=False), manifest]
+        return list(dict.fromkeys(found + self.files_at(join(base, "index"))))
 
     def _bare(self, spec: str) -> list[str]:
         """A bare specifier, in the order the tools look: an alias of the bundler or test
@@ -174,9 +214,10 @@ class ScriptResolver:
                 return files
         return self._paths(spec) or self._base_url(spec) or self._workspace(spec)
 
-    def files_at(self, base: str) -> list[str]:
+    def files_at(self, base: str, indexes: bool = True) -> list[str]:
         """The files a path without (or with) its extension names: the file itself, the
-        TypeScript file for a `.js` name, `base.<ext>`, or the folder's `index.<ext>`."""
+        TypeScript file for a `.js` name, `base.<ext>`, or (`indexes`) the folder's
+        `index.<ext>`."""
         files = self.tree.files
         if base in files:
             return [base]
@@ -185,8 +226,9 @@ class ScriptResolver:
         if typed:
             return typed
         found = [base + ext for ext in EXTENSIONS if base + ext in files]
-        indexes = [join(base, "index" + ext) for ext in EXTENSIONS]
-        return found or [index for index in indexes if index in files]
+        if found or not indexes:
+            return found
+        return [index for ext in EXTENSIONS if (index := join(base, "index" + ext)) in files]
 
     def _paths(self, spec: str) -> list[str]:
         """tsconfig `paths`: an exact pattern first, else the `*` pattern with the longest
@@ -220,6 +262,7 @@ class ScriptResolver:
     def _workspace(self, spec: str) -> list[str]:
         """A package of the repository itself (module doc): its entry and package.json."""
         name, subpath = _split_package(spec)
+        self.names.add(name)
         scope, _, last = name.rpartition("/")
         if name in self.named:
             folders: Sequence[str] = [self.named[name]]
@@ -232,14 +275,14 @@ class ScriptResolver:
             found.append(join(folder, jsconfig.MANIFEST))
         return list(dict.fromkeys(found))
 
-    def _exported(self, folder: str, subpath: str) -> list[str]:
+    def _exported(self, folder: str, subpath: str, guess: bool = True) -> list[str]:
         """`pkg` (subpath "") or `pkg/sub`: the package's entries (`package_entries`: for
         a subpath, what `exports` maps `./sub` to, none when it exports other subpaths only,
         or `sub` under the folder when it has no `exports`), known once its package.json is
         read (until then, asked of it: `_entries`). The package itself is also looked for
-        at once as `src/index.*`, `index.*`, `lib/index.*`."""
+        at once as `src/index.*`, `index.*`, `lib/index.*` (`guess`)."""
         path = join(folder, jsconfig.MANIFEST)
-        guessed = [] if subpath else self._package_entry(folder, "")
+        guessed = self._package_entry(folder, "") if guess and not subpath else []
         self.asked.setdefault(path, set()).add(subpath)
         manifest = self.manifests.get(path)
         if manifest is None:
@@ -260,28 +303,40 @@ class ScriptResolver:
                 return files
         return []
 
-    def _entries(self, path: str, source: str) -> list[Target] | None:
+    def _entries(self, path: str, source: str) -> list[Target | Unresolved] | None:
         """A package.json's entry points as files of the tree, for the package itself or
         each subpath its importers asked for (`_exported`); none asked (a JSON import of
-        it): the package's own entries."""
+        it): the package's own entries. A subpath asked whose entries name no file of the
+        tree (nor, for the package itself, an `index.*`) is `Unresolved`."""
         manifest = loads_jsonc(source)
         if not isinstance(manifest, dict):
             return None
+        known = path in self.manifests  # read with the configuration: asks answered at once
         self.manifests[path] = manifest
-        folder, found = parent(path), []
-        for subpath in sorted(self.asked.pop(path, set()) or {""}):
+        folder, found = parent(path), list[Target | Unresolved]()
+        asked = self.asked.pop(path, set())
+        for subpath in sorted(asked or {""}):
             entries = jsconfig.package_entries(manifest, subpath)
             if entries is None:  # no `exports`: the subpath is a path under the folder
-                files = self._under(folder, subpath)
-                found += [Target(file, subpath, follow=_loads_more(file)) for file in files]
-                continue
-            for entry in entries:
-                files = self._entry_files(folder, entry)
-                found += [Target(file, entry, follow=_loads_more(file)) for file in files]
-        unique: dict[str, Target] = {}
-        for target in found:
-            unique.setdefault(target.path, target)  # one file, as its first entry names it
+                named = [(file, subpath) for file in self._under(folder, subpath)]
+            else:
+                named = [(f, e) for e in entries for f in self._entry_files(folder, e)]
+                if not subpath and not named:  # node's LOAD_INDEX
+                    named = [(f, "index") for f in self.files_at(join(folder, "index"))]
+            found += [Target(file, entry, follow=_loads_more(file)) for file, entry in named]
+            refused = bool(subpath) and entries == []  # node refuses an unexported subpath
+            if asked and not known and not named and not refused and self._imported(path, manifest):
+                found.append(Unresolved(", ".join(entries or []) or "./" + subpath))
+        unique: dict[str, Target | Unresolved] = {}
+        for target in found:  # one file, as its first entry names it
+            unique.setdefault(target.path if isinstance(target, Target) else "", target)
         return list(unique.values())
+
+    def _imported(self, path: str, manifest: Mapping[str, object]) -> bool:
+        """Whether the package of this package.json is surely what an import named: its
+        folder's path (`require('../')`), or its `name`; not a folder guessed from a
+        package's last segment (`react` for `examples/react/`)."""
+        return path in self.folders or manifest.get("name") in self.names
 
     def _entry_files(self, folder: str, entry: str) -> list[str]:
         """An entry's files in the tree; a built file not in the tree (`dist/index.js`) is

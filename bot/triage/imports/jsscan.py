@@ -37,6 +37,8 @@ _CODE = re.compile(
     """,
     re.VERBOSE | re.DOTALL,
 )
+# What a path built in a template literal is given after its head: no file's name.
+BUILT = "${…}"
 # Inside a template literal, up to its closing backtick or the next `${`.
 _TEMPLATE = re.compile(r"(?:\\.|[^`\\$]|\$(?!\{))*", re.DOTALL)
 _REGEX = re.compile(r"/(?:\\.|\[(?:\\.|[^\]\\\n])*\]?|[^/\\\n\[])*/?[A-Za-z]*")
@@ -146,7 +148,7 @@ def _template(source: str, pos: int, head: bool, found: list[Token], braces: lis
         found.append(Token("string", match.group()) if head else Token("template", ""))
         return stop + 1
     braces.append(True)  # `${`: code until its closing brace
-    found.append(Token("template", ""))
+    found.append(Token("template", match.group() if head else ""))  # the head: `./locale/`
     return stop + 2
 
 
@@ -164,7 +166,9 @@ def _starts_regex(found: Sequence[Token]) -> bool:
 def specifiers(source: str) -> list[str] | None:
     """The module specifiers the file loads, in order, each once: `import ... from 'x'`,
     `export ... from 'x'`, `import 'x'`, `import('x')`, `require('x')` (and
-    `require.resolve`), `jest.mock('x')` and its kin; None when the text cannot be read."""
+    `require.resolve`), `jest.mock('x')` and its kin; None when the text cannot be read.
+    A path built at run time (`import(`./locale/${lang}`)`) is its head and `BUILT`
+    (`./locale/${…}`), which names no file."""
     found = tokens(source)
     if found is None:
         return None
@@ -177,11 +181,23 @@ def specifiers(source: str) -> list[str] | None:
             names.append(after[0].text)
         elif text in ("import", "require") and _call(after, 0):
             names.append(after[1].text)
+        elif text in ("import", "require") and _path_built(after):
+            names.append(after[1].text + BUILT)
         elif (text == "require" and _is(after, 0, "punct", ".") and _call(after, 2)) or (
             text in _MOCKERS and _is(after, 0, "punct", ".") and _mock_call(after)
         ):
             names.append(after[3].text)
     return list(dict.fromkeys(names))
+
+
+def _path_built(window: Sequence[Token]) -> bool:
+    """`(` then a template literal whose text before its first `${` is a path
+    (`require(`./locale/${lang}`)`): a repository file no literal names."""
+    return (
+        _is(window, 0, "punct", "(")
+        and _is(window, 1, "template")
+        and window[1].text.startswith(("./", "../", "/"))
+    )
 
 
 def _mock_call(window: Sequence[Token]) -> bool:

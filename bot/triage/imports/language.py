@@ -50,13 +50,23 @@ class Target:
     configures: bool = False
 
 
+@dataclass(frozen=True)
+class Unresolved:
+    """An import of the repository's that names no file of the tree (`require('./gone')`,
+    a class of the project's namespace no rule places): the walk cannot see what it runs,
+    so it is partial ("could not resolve './gone' from test/a.test.js")."""
+
+    module: str
+
+
 class Resolver(Protocol):
     def starts(self) -> Sequence[Start]:
         """The files that run for the test besides the test file, strongest first."""
         ...
 
-    def imports(self, path: str, source: str) -> Sequence[Target] | None:
-        """The repository files `path` imports; None when its text cannot be parsed."""
+    def imports(self, path: str, source: str) -> Sequence[Target | Unresolved] | None:
+        """The repository files `path` imports, and the imports of the repository's it
+        could not place (`Unresolved`); None when its text cannot be parsed."""
         ...
 
 

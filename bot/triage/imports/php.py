@@ -6,9 +6,15 @@ and `autoload-dev` sections of every `composer.json` from the test's folder up t
 repository root (paths relative to each file's folder). The names a file uses are its `use`
 imports (grouped `use A\{B, C}` and aliases included), the names it writes fully qualified
 (`\App\Models\User`), through an alias, or bare in its own namespace (a class of the
-test's namespace needs no `use`, like Java's same package). `require`/`include` (and their
-`_once` forms) with a literal path, `__DIR__ . "/x.php"` or `dirname(__DIR__) . "/x.php"`
-are followed too.
+test's namespace needs no `use`, like Java's same package), and fully qualified names in
+strings (a class instantiated by name). A class no autoload rule places is looked for by the
+file's own place (`_beside`: a test suite its phpunit bootstrap autoloads keeps a class of
+the test's namespace in the test's folder). A class the file loads (`extends`,
+`implements`, `new`, `X::`, a trait's `use`) that is the repository's (`_ours`) and found
+nowhere is `Unresolved`: the walk is partial. `require`/`include` (and their `_once` forms)
+with a literal path, `__DIR__ . "/x.php"` or `dirname(__DIR__) . "/x.php"` are followed too;
+a `__DIR__`-relative one that names no file of the tree (outside composer's `vendor/`) is
+`Unresolved`.
 
 What runs for a test besides what it uses: phpunit's `bootstrap` file (the nearest
 `phpunit.xml`, else `phpunit.xml.dist`) and composer's `autoload.files`. Not followed:
@@ -24,13 +30,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from bot.shared import Tree
-from bot.triage.imports.language import Start, Target
+from bot.triage.imports.language import Start, Target, Unresolved
 from bot.triage.imports.paths import ancestors, join, parent, resolved
 
 COMPOSER = "composer.json"
 PHPUNIT = ("phpunit.xml", "phpunit.xml.dist")
 _INCLUDES = frozenset({"require", "require_once", "include", "include_once"})
 _NOT_CLASSES = frozenset({"namespace", "function", "const", "use", "as", "new", "class"})
+_SELF = frozenset({"self", "parent", "static"})
+_LOADS_NEXT = frozenset({"extends", "implements", "new"})  # the class named next is loaded
+_DECLARES = frozenset({"class", "interface", "trait", "enum"})
+_CLASS_STRING = re.compile(r"\\?[A-Za-z_]\w*(?:\\[A-Za-z_]\w*)+")
 
 # Unclosed, a comment or heredoc runs to the end and a string to the end of its line (ruby.py
 # says why: one pass over the file, whatever it holds).
@@ -99,12 +109,19 @@ def _prefixes(rules: object, base: str) -> list[tuple[str, str]]:
 @dataclass
 class Names:
     """What one PHP file names: its namespace, its `use` aliases (lower-cased alias to
-    the full name), every class name it writes, and its includes (folder, path)."""
+    the full name), every class name it writes, and its includes (folder, path). Of the
+    names written, `loaded` are those whose class PHP loads when the line runs (`extends`,
+    `implements`, `new`, `X::`, a trait's `use`); `declared` the classes the file itself
+    declares; `strings` the fully qualified class names it writes in string literals
+    (`'App\\Dispatcher\\GroupCountBased'`, instantiated by name at run time)."""
 
     namespace: str = ""
     aliases: dict[str, str] = field(default_factory=dict)
     written: list[str] = field(default_factory=list)
     includes: list[tuple[str | None, str]] = field(default_factory=list)
+    loaded: list[str] = field(default_factory=list)
+    declared: set[str] = field(default_factory=set)
+    strings: list[str] = field(default_factory=list)
 
 
 def _tokens(source: str) -> list[tuple[str, str]]:
@@ -124,17 +141,19 @@ def names_of(source: str, folder: str) -> Names:
     """The names and includes of a PHP file in `folder` (module doc)."""
     tokens = _tokens(source)
     names = Names()
-    index = 0
+    index, depth, listing = 0, 0, False
+    outside = 0  # the brace depth outside classes: 1 inside `namespace X { ... }`
     while index < len(tokens):
         kind, text = tokens[index]
         previous = tokens[index - 1] if index else ("other", ";")
         word = text.lower()
         if kind == "name" and word == "namespace" and _next(tokens, index, "name"):
             names.namespace = tokens[index + 1][1].lstrip("\\")
+            outside = depth + 1 if tokens[index + 2 : index + 3] == [("other", "{")] else depth
             index += 2
             continue
         if kind == "name" and word == "use" and _next(tokens, index, "name"):
-            index = _use(tokens, index + 1, names)
+            index = _use(tokens, index + 1, names, in_class=depth > outside)
             continue
         if kind == "name" and word in _INCLUDES:
             include = _include(tokens[index + 1 : index + 12], folder)
@@ -142,16 +161,34 @@ def names_of(source: str, folder: str) -> Names:
                 names.includes.append(include)
         elif kind == "name" and previous[0] != "arrow" and word not in _NOT_CLASSES:
             names.written.append(text)
+            _classify(names, text, previous[1].lower(), listing, tokens[index + 1 : index + 2])
+        elif kind == "string" and _CLASS_STRING.fullmatch(unescaped := text.replace("\\\\", "\\")):
+            names.strings.append("\\" + unescaped.lstrip("\\"))
+        listing = word in ("extends", "implements") or (listing and text not in ("{", ";"))
+        depth += (text == "{") - (text == "}") if kind == "other" else 0
         index += 1
     return names
+
+
+def _classify(
+    names: Names, text: str, before: str, listing: bool, after: list[tuple[str, str]]
+) -> None:
+    """Whether the name written is a class the line loads, or one the file declares."""
+    if before in _DECLARES:
+        names.declared.add(text.lower())
+    elif text.lower() in _SELF or text.lower() in _LOADS_NEXT:
+        return
+    elif before in _LOADS_NEXT or listing or (after and after[0][1] == "::"):
+        names.loaded.append(text)
 
 
 def _next(tokens: list[tuple[str, str]], index: int, kind: str) -> bool:
     return index + 1 < len(tokens) and tokens[index + 1][0] == kind
 
 
-def _use(tokens: list[tuple[str, str]], index: int, names: Names) -> int:
-    """Read one `use` statement from its first name; the index after it."""
+def _use(tokens: list[tuple[str, str]], index: int, names: Names, in_class: bool) -> int:
+    """Read one `use` statement from its first name (`in_class`: a trait's, which loads
+    it); the index after it."""
     if tokens[index][1].lower() in ("function", "const"):
         while index < len(tokens) and tokens[index][1] != ";":
             index += 1
@@ -169,9 +206,13 @@ def _use(tokens: list[tuple[str, str]], index: int, names: Names) -> int:
             if index + 2 < len(tokens) and tokens[index + 1][1].lower() == "as":
                 alias = tokens[index + 2][1]
                 index += 2
-            names.aliases[alias.lower()] = full
-            # `use Helpers;` inside a class is a trait of the file's namespace, or a global one.
+            # `use Helpers;` inside a class is a trait of the file's namespace, or a global one:
+            # loaded, and no alias.
             names.written.append(full if "\\" not in full else "\\" + full)
+            if in_class:
+                names.loaded.append(names.written[-1])
+            else:
+                names.aliases[alias.lower()] = full
         elif text == "}":
             prefix = ""
         index += 1
@@ -289,20 +330,44 @@ class PhpResolver:
     def starts(self) -> Sequence[Start]:
         return self.runs
 
-    def imports(self, path: str, source: str) -> Sequence[Target]:
+    def imports(self, path: str, source: str) -> Sequence[Target | Unresolved]:
         names = names_of(source, parent(path))
-        found: list[Target] = []
-        for written in dict.fromkeys(names.written):
+        found: list[Target | Unresolved] = []
+        placed: set[str] = set()  # the names written that name a class of the tree
+        for written in dict.fromkeys([*names.written, *names.strings]):
             for full in _candidates(written, names):
-                target = self.class_file(full)
+                target = self.class_file(full) or _beside(path, names.namespace, full, self.tree)
+                if target is not None:
+                    placed.add(written)
                 if target is not None and target != path:
                     found.append(Target(target, full))
                     break
+        for written in dict.fromkeys(names.loaded):
+            meant = _candidates(written, names)[0]
+            if written not in placed and self._ours(meant, names):
+                found.append(Unresolved(meant))
         for base, included in names.includes:
             target = self._included(path, base, included)
             if target is not None:
                 found.append(Target(target, included))
+            elif base is not None and "vendor" not in included.split("/"):
+                # `__DIR__ . '/x.php'` names a file of the repository (composer's vendor/
+                # is installed, not committed); a bare 'x.php' may be on the include_path.
+                found.append(Unresolved(included))
         return list(dict.fromkeys(found))
+
+    def _ours(self, full: str, names: Names) -> bool:
+        """Whether a class the file loads is the repository's: under a namespace prefix
+        its autoload rules name, or in the file's own top namespace; not one the file
+        declares itself."""
+        if "\\" not in full and full.lower() in names.declared:
+            return False
+        namespace, _, short = full.rpartition("\\")
+        if namespace == names.namespace and short.lower() in names.declared:
+            return False
+        prefixes = [prefix for prefix, _ in (*self.psr4, *self.psr0) if prefix]
+        top = names.namespace.partition("\\")[0]
+        return full.startswith(tuple(prefixes)) or (bool(top) and full.startswith(top + "\\"))
 
     def class_file(self, full: str) -> str | None:
         """The file composer autoloads the class `full` from, if it is in the tree."""
@@ -327,6 +392,27 @@ class PhpResolver:
             if found is not None and found in self.tree.files:
                 return found
         return None
+
+
+def _beside(path: str, namespace: str, full: str, tree: Tree) -> str | None:
+    """Where a class no autoload rule places is, by the file's own place: a class of the
+    file's namespace in its folder (`ClassName.php`), one of a namespace above or beside
+    it under the folder that many levels up (`test/Dispatcher/` holds `FastRoute\\Dispatcher`,
+    so `FastRoute\\RouteParser\\StdTest` is `test/RouteParser/StdTest.php`)."""
+    spaces = namespace.split("\\") if namespace else []
+    folders = parent(path).split("/") if parent(path) else []
+    shared = 0
+    while shared < min(len(spaces), len(folders)) and spaces[-1 - shared] == folders[-1 - shared]:
+        shared += 1
+    for level in range(shared + 1):
+        prefix = "\\".join(spaces[: len(spaces) - level])
+        if prefix and not full.startswith(prefix + "\\"):
+            continue
+        relative = full[len(prefix) :].lstrip("\\").replace("\\", "/") + ".php"
+        candidate = join("/".join(folders[: len(folders) - level]), relative)
+        if candidate in tree.files:
+            return candidate
+    return None
 
 
 def _candidates(written: str, names: Names) -> list[str]:

@@ -6,12 +6,14 @@ runs for the test: the crate's library and binaries (`src/`, or the folders of `
 `[[bin]]` paths; an integration test in `tests/` links the library and may run the
 binaries), its build script, and the crates it depends on by path (`[dependencies]`,
 `[dev-dependencies]`, `[build-dependencies]`, per-target tables; `foo.workspace = true`
-found in the workspace root's `[workspace.dependencies]`): each such crate's whole folder,
-and so on through their own Cargo.toml files. The Cargo.toml files are read with the test
-file, all of them when the repository has at most `MANIFESTS_READ`, so the dependencies are
-known at once whatever their depth; in a larger repository each dependency's Cargo.toml is
-read in turn, as far as the depth limit allows. The test file's `mod name;` declarations
-(and `#[path = "..."]`) are followed to their files (`tests/common/mod.rs`).
+found in the workspace root's `[workspace.dependencies]`): each such crate's folder but its
+`tests/`, `benches/` and `examples/` (`compiled`: cargo does not build them for a crate
+depending on it), and so on through their own Cargo.toml files. The Cargo.toml files are
+read with the test file, all of them when the repository has at most `MANIFESTS_READ`, so
+the dependencies are known at once whatever their depth; in a larger repository each
+dependency's Cargo.toml is read in turn, as far as the depth limit allows. The test file's
+`mod name;` declarations (and `#[path = "..."]`) are followed to their files
+(`tests/common/mod.rs`).
 
 Not followed: `use crate::...` paths (the crate's folders already hold them), crates from a
 registry or git (not the repository's), and `include!`/`include_str!` of other files.
@@ -35,6 +37,7 @@ MANIFESTS_READ = 40  # more Cargo.toml files than this: dependencies are read cr
 _DEPENDENCY_TABLES = ("dependencies", "dev-dependencies", "build-dependencies")
 _ROOT_FILES = frozenset({"lib.rs", "main.rs", "mod.rs", "build.rs"})
 _CRATE_ROOT_FOLDERS = ("tests", "examples", "benches", "bin")
+_NOT_COMPILED = frozenset({"tests", "benches", "examples"})  # for a crate depending on it
 
 # Unclosed, a comment or raw string runs to the end and a string to the end of its line
 # (ruby.py says why: one pass over the file, whatever it holds).
@@ -216,11 +219,11 @@ def _dependencies(
         manifest = queue.popleft()
         read.append(manifest)
         for name, folder in manifest_of(manifest, configs[manifest], workspace).dependencies:
-            if folder in seen or folder not in tree.directories:
+            if folder in seen or not _is_folder(folder, tree):
                 continue
             seen.add(folder)
             why = f"a crate {manifest} depends on ({name})"
-            starts.append(Start(folder + "/", why, follow=False))
+            starts += [Start(path, why, follow=False) for path in compiled(folder, tree)]
             theirs = join(folder, MANIFEST)
             if theirs in configs:
                 queue.append(theirs)
@@ -253,11 +256,32 @@ class RustResolver:
         manifest = manifest_of(path, source, dict(self.workspace))
         found: list[Target] = []
         for name, folder in manifest.dependencies:
-            if folder in self.tree.directories:
-                found.append(Target(folder + "/", name))
+            if _is_folder(folder, self.tree):
+                found += [Target(path, name, follow=False) for path in compiled(folder, self.tree)]
             if join(folder, MANIFEST) in self.tree.files:
                 found.append(Target(join(folder, MANIFEST), name))
         return found
+
+
+def _is_folder(folder: str, tree: Tree) -> bool:
+    return folder in tree.directories or (folder == "" and bool(tree.files))
+
+
+def compiled(folder: str, tree: Tree) -> list[str]:
+    """What a crate compiles when another crate depends on it: its folder's entries (files,
+    and sub-folders ending in "/") but its `tests/`, `benches/` and `examples/`, which cargo
+    builds only for the crate's own `cargo test`/`bench`/`run --example`, and its Cargo.toml
+    (read for the crate's own dependencies, apart)."""
+    prefix = folder + "/" if folder else ""
+    entries: set[str] = set()
+    left_out = False
+    for path in tree.files:
+        if path.startswith(prefix):
+            head, _, rest = path[len(prefix) :].partition("/")
+            left_out = left_out or (head in _NOT_COMPILED and bool(rest))
+            if (head not in _NOT_COMPILED or not rest) and head != MANIFEST:
+                entries.add(prefix + head + "/" if rest else path)
+    return sorted(entries) if left_out or not folder else [prefix]
 
 
 def _module_files(path: str, name: str, attribute: str | None) -> list[str]:

@@ -13,9 +13,10 @@ program loads as data (`import pkg from './package.json'`): that one is reached,
 import.
 
 The walk is partial, and says why, when it could not see everything: GitHub truncated the
-file list, a file was unreadable (binary, not UTF-8, not parseable, too large), or the
-files or bytes budget cut it. Which files to read in each round (what the walk wants, and
-the likeliest next ones to fill the round's queries) is `plan.plan_reads`.
+file list, a file was unreadable (binary, not UTF-8, not parseable, too large), an import of
+the repository's named no file of the tree (`Unresolved`), or the files or bytes budget cut
+it. Which files to read in each round (what the walk wants, and the likeliest next ones to
+fill the round's queries) is `plan.plan_reads`.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from dataclasses import dataclass, field, replace
 
 from bot.shared import Source, Tree, Unreadable
 from bot.triage.imports.jsscan import loads_jsonc
-from bot.triage.imports.language import Language, Resolver, Start, Target
+from bot.triage.imports.language import Language, Resolver, Start, Target, Unresolved
 from bot.triage.imports.languages import LANGUAGES, language_of
 from bot.triage.imports.routed import routed_by
 from bot.triage.imports.values import loads_toml
@@ -40,7 +41,7 @@ DEFAULT_FILES = 3_000
 DEFAULT_BYTES = 30_000_000
 # Bump when what a resolver finds changes: walks kept under an older version (bot/store)
 # are then read again rather than trusted. Adding a language changes the key by itself.
-WALK_VERSION = 6  # no depth limit (budgets of files and bytes); steering configuration
+WALK_VERSION = 7  # no depth limit (budgets), steering configuration, unresolved imports
 
 
 @dataclass(frozen=True)
@@ -119,7 +120,7 @@ class ImportWalk:
 
 # What a resolver found in a file, by test file, the configuration files it was given and the
 # file: a walk asked again after each round parses each file once (`walk`'s `memo`).
-ImportsMemo = MutableMapping[tuple[str, tuple[str, ...], str], Sequence[Target] | None]
+ImportsMemo = MutableMapping[tuple[str, tuple[str, ...], str], Sequence[Target | Unresolved] | None]
 
 
 @dataclass
@@ -257,7 +258,10 @@ def _imports_to_follow(
     router = routed_by(state.language.name, source) if first else None
     if router is not None:
         state.cut.append(f"{path} reaches code through {router}, which no import names")
-    return targets
+    state.cut += [
+        f"could not resolve '{t.module}' from {path}" for t in targets if isinstance(t, Unresolved)
+    ]
+    return [target for target in targets if isinstance(target, Target)]
 
 
 def _affordable(state: _Walker, path: str) -> bool:
