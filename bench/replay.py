@@ -272,20 +272,23 @@ def replay(checkout: Checkout, git: Git, limits: WalkLimits) -> list[Triage]:
         return walks[test_file]
 
     return [
-        triage(pair, checkout.language, tree, walked, inert_changes(git, pair))
+        triage(
+            pair, checkout.language, tree, walked, inert_changes(git, pair, walked(pair.test)[0])
+        )
         for pair in checkout.pairs
     ]
 
 
-def inert_changes(git: Git, pair: Pair) -> dict[str, str]:
+def inert_changes(git: Git, pair: Pair, walk: ImportWalk | None) -> dict[str, str]:
     """As the bot's gather step (`sources.inert_changes`): each changed manifest whose change
     cannot steer resolution, compared between the change's base (its commit's parent) and
     head; none for a made-up change, which has no base."""
     if not pair.origin:
         return {}
+    reached = {walk.test_file, *(r.path for r in walk.reached)} if walk is not None else None
     found = {
         path: manifests.inert_change(
-            path, git.at(f"{pair.origin}^", path), git.at(pair.origin, path)
+            path, git.at(f"{pair.origin}^", path), git.at(pair.origin, path), reached
         )
         for path in pair.changed
         if manifests.compared(path)

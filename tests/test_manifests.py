@@ -154,3 +154,23 @@ def test_a_manifest_the_test_imports_as_data_is_related_whatever_field_changed()
     walked = {TEST: cart_walk(data_import=True)}
     [decision] = decide([CART], ["package.json"], imports=walked, inert=inert)
     assert decision.verdict is Verdict.RELATED
+
+
+def test_a_workspace_added_is_inert_only_where_the_walk_reached_none_of_it() -> None:
+    """remeda's root package.json gained `packages/brand` in `workspaces` (a logo package):
+    a test of packages/remeda reaches nothing there. A test that does, or a removed entry,
+    may import another file than before."""
+    base = json.dumps({"name": "root", "workspaces": ["packages/remeda", "packages/docs"]})
+    grown = json.dumps(
+        {"name": "root", "workspaces": ["packages/remeda", "packages/docs", "packages/brand"]}
+    )
+    reached = ["packages/remeda/src/chunk.test.ts", "packages/remeda/src/internal/purry.ts"]
+    said = "its workspaces field (adding packages/brand, where the walk reached nothing)"
+    assert inert_change("package.json", base, grown, reached) == said
+    assert inert_change("package.json", base, grown, ["packages/brand/src/logo.ts"]) is None
+    assert inert_change("package.json", grown, base, reached) is None  # an entry went
+    globbed = json.dumps({"name": "root", "workspaces": {"packages": ["packages/*", "tools/*"]}})
+    only = json.dumps({"name": "root", "workspaces": {"packages": ["packages/*"]}})
+    assert inert_change("package.json", only, globbed, reached) is not None
+    assert inert_change("package.json", only, globbed, ["tools/gen/index.ts"]) is None
+    assert inert_change("package.json", base, grown) is None  # what the walks reached: unknown

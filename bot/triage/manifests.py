@@ -14,6 +14,8 @@ change that matters. `scripts` is listed although `scripts.test` can change how 
 and so are the dependency fields (a version bump): like a lockfile, such a change can break
 any test, and the risky-path caveat says so (package.json and composer.json are risky
 paths, `risky.py`); it does not change which of the repository's files an import finds.
+A package.json whose `workspaces` only gained entries steers nothing for a test whose walk
+(at the head, where the new packages already are) reached no file under them.
 A dependency given by a local path or a workspace (`workspace:*`, `file:../x`, `link:`,
 `portal:`) does: a changed entry that names one, before or after, counts as a change that
 matters.
@@ -26,8 +28,9 @@ go.mod, .csproj files: any change to them counts.
 
 from __future__ import annotations
 
+import fnmatch
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 from bot.shared import Source
 
@@ -54,6 +57,7 @@ _INERT: Mapping[str, frozenset[str]] = {
 # Dependency specifications that point into the repository rather than at a registry.
 _LOCAL = ("workspace:", "file:", "link:", "portal:", ".", "/")
 COMPARED = frozenset(_INERT)
+WORKSPACES = "workspaces"
 
 
 def compared(path: str) -> bool:
@@ -61,23 +65,71 @@ def compared(path: str) -> bool:
     return path.rpartition("/")[2] in COMPARED
 
 
-def inert_change(path: str, before: Source | None, after: Source | None) -> str | None:
+def inert_change(
+    path: str,
+    before: Source | None,
+    after: Source | None,
+    reached: Collection[str] | None = None,
+) -> str | None:
     """The fields that changed, as the evidence names them ("its scripts and version
     fields"; "its formatting" when none did), when none of them can steer resolution; None
-    when one can, or when that cannot be told (module doc)."""
-    inert = _INERT.get(path.rpartition("/")[2])
+    when one can, or when that cannot be told (module doc). `reached`: the failed tests'
+    files and every repository file their walks reached, for a package.json whose
+    `workspaces` only gained entries: packages added there steer nothing a test reaches
+    (`_added_packages`); unknown (None), such a change counts."""
+    name = path.rpartition("/")[2]
+    inert = _INERT.get(name)
     if inert is None or not isinstance(before, str) or not isinstance(after, str):
         return None
     old, new = _object(before), _object(after)
     if old is None or new is None:
         return None
     changed = sorted(key for key in old.keys() | new.keys() if old.get(key) != new.get(key))
-    if any(key not in inert or _local(old.get(key), new.get(key)) for key in changed):
+    steering = [k for k in changed if k not in inert or _local(old.get(k), new.get(k))]
+    added = None
+    if steering == [WORKSPACES] and name == "package.json" and reached is not None:
+        added = _added_packages(path, old.get(WORKSPACES), new.get(WORKSPACES), reached)
+    if steering and added is None:
         return None
     if not changed:
         return "its formatting"
     named = changed[0] if len(changed) == 1 else f"{', '.join(changed[:-1])} and {changed[-1]}"
-    return f"its {named} {'field' if len(changed) == 1 else 'fields'}"
+    said = f"its {named} {'field' if len(changed) == 1 else 'fields'}"
+    return f"{said} ({added})" if added else said
+
+
+def _added_packages(
+    manifest: str, before: object, after: object, reached: Collection[str]
+) -> str | None:
+    """ "adding packages/brand, where the walk reached nothing" when `workspaces` only gained
+    entries and no reached file is under one: a package added to the workspace changes what
+    an import finds only for a test that reaches it (the walk, at the head, would have).
+    None when an entry went (an import may now find another file) or one is reached."""
+    old, new = _workspace_list(before), _workspace_list(after)
+    if old is None or new is None or not set(old) <= set(new):
+        return None
+    added = [entry for entry in new if entry not in old]
+    root = manifest.rpartition("/")[0]
+    for path in reached:
+        relative = path.removeprefix(root + "/") if root else path
+        folders = relative.split("/")[:-1]
+        prefixes = ["/".join(folders[: n + 1]) for n in range(len(folders))]
+        if any(
+            fnmatch.fnmatchcase(prefix, entry.strip("./")) for prefix in prefixes for entry in added
+        ):
+            return None
+    return f"adding {', '.join(added)}, where the walk reached nothing" if added else ""
+
+
+def _workspace_list(value: object) -> list[str] | None:
+    """A `workspaces` field's patterns: a list, or npm/yarn's `{"packages": [...]}`."""
+    if isinstance(value, dict):
+        value = value.get("packages", [])
+    if value is None:
+        return []
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return list(value)
+    return None
 
 
 def _object(text: str) -> dict[str, object] | None:
