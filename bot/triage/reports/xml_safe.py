@@ -102,3 +102,11 @@ def local_name(element: Element) -> str:
 def _local(tag: str) -> str:
     # A document has a handful of tags, met once an element: kept, not split again.
     return tag.rsplit("}", 1)[-1]
+
+
+def counter(element: Element, *names: str) -> int | None:
+    """The sum of `element`'s integer attributes `names`, None when it has none of them."""
+    values = [element.get(name) for name in names]
+    if all(value is None for value in values):
+        return None
+    return sum(int(v) for v in values if v is not None and v.strip().isdigit())
