@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from bot.triage.reports import FORMATS
+
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "fixtures" / "corpus"
 FIXTURES = ROOT / "tests" / "fixtures" / "logs"
@@ -200,3 +202,22 @@ def test_without_hyperscan_parse_uses_re2_and_refuses_to_be_told_otherwise() -> 
     assert result["failures"] == _json(log)[0]["failures"] != []
     assert refused.returncode == 2
     assert "pip install hyperscan" in refused.stderr
+
+
+def test_nunit_and_xunit_reports_are_read_and_every_format_is_listed(tmp_path: Path) -> None:
+    reports = ROOT / "tests" / "fixtures" / "reports"
+    # No .xml suffix: told from the content's root.
+    nunit = tmp_path / "TestResult"
+    nunit.write_bytes((reports / "nunit" / "dorny-dotnet-nunit.xml").read_bytes())
+
+    results = _json(nunit, reports / "xunit" / "testcase1.xml")
+    listed = _run("--help").stdout
+
+    assert [r["format"] for r in results] == ["auto", "auto"]
+    assert {f["source"] for f in results[0]["failures"]} == {"nunit"}
+    assert len(results[0]["failures"]) == 5
+    assert [f["test_id"] for f in results[1]["failures"]] == [
+        "MyProject.Tests.SampleFact.FailedTest"
+    ]
+    for name in FORMATS:
+        assert f"\n  {name} " in listed
