@@ -210,3 +210,10 @@ def test_codeception_class_attribute_names_the_class() -> None:
     )
     [failure] = parse_report("r.xml", report).failures
     assert failure.test_id == "App.Tests.functional.CalculatorCest#testAddition"
+
+
+@pytest.mark.parametrize("value", ["\u00b2", "9" * 5000, "-1", "", "x"])
+def test_counters_that_are_not_counts_are_ignored(value: str) -> None:
+    report = f'<test-run failed="{value}"><test-case fullname="A.b" result="Passed"/></test-run>'
+    result = parse_report("r.xml", report.encode())
+    assert (result.failures, result.problems, result.tests_total) == ([], [], 1)
