@@ -125,7 +125,10 @@ def _parser() -> argparse.ArgumentParser:
     commands.add_parser("migrate", help="apply database migrations and exit")
     _parse_arguments(
         commands.add_parser(
-            "parse", help="print the failed tests a job log or test report names, offline"
+            "parse",
+            help="print the failed tests a job log or test report names, offline",
+            epilog=PARSE_EPILOG,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
         )
     )
     return parser
@@ -192,7 +195,12 @@ def _deliveries_arguments(deliveries: argparse.ArgumentParser) -> None:
 
 def _parse_arguments(parse: argparse.ArgumentParser) -> None:
     parse.add_argument("files", nargs="+", type=Path, metavar="FILE")
-    parse.add_argument("--format", choices=PARSE_FORMATS, default="auto")
+    parse.add_argument(
+        "--format",
+        choices=PARSE_FORMATS,
+        default="auto",
+        help="what FILE is (auto: told from its content; the formats are listed below)",
+    )
     parse.add_argument(
         "--json",
         action="store_true",
@@ -251,7 +259,21 @@ def _fast_loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
     return uvloop.new_event_loop
 
 
-PARSE_FORMATS = ("auto", "log", "junit", "trx", "go-json", "mocha-json")
+PARSE_FORMATS = ("auto", "log", "junit", "trx", "nunit", "xunit", "go-json", "mocha-json")
+PARSE_EPILOG = """formats (--format; auto tells each from its content):
+  log         a job log: gh run view --log-failed, the raw log, a run's log archive
+  junit       JUnit XML: pytest --junitxml, jest-junit, Surefire, go-junit-report, ...
+  trx         .NET TRX: dotnet test --logger trx
+  nunit       NUnit 2 and 3 XML: nunit3-console --result=TestResult.xml
+  xunit       xUnit.net v1 and v2 XML: dotnet test --logger xunit, xunit.console -xml
+  go-json     go test -json output
+  mocha-json  mocha --reporter json
+
+examples:
+  flakybot parse failed.log
+  flakybot parse --json build/test-results/TEST-*.xml TestResult.xml
+  flakybot parse --format nunit results.xml
+"""
 SCANNER_CHOICES = ("auto", "hyperscan", "re2")
 _REPORT_SUFFIXES = frozenset({".xml", ".trx", ".json", ".jsonl", ".ndjson"})
 
@@ -340,7 +362,8 @@ def _sniff(path: Path) -> str:
     # run's log archive is a zip.
     if head.startswith(b"PK\x03\x04"):
         return "log"
-    if head.startswith((b"<?xml", b"<testsuite", b"<TestRun", b'{"Time"', b'{"Action"')):
+    roots = (b"<testsuite", b"<TestRun", b"<test-run", b"<test-results", b"<test-suite")
+    if head.startswith((b"<?xml", *roots, b"<assembl", b'{"Time"', b'{"Action"')):
         return "auto"
     return "log"
 

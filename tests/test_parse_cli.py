@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 
+from bot.triage.reports import FORMATS
+
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "fixtures" / "corpus"
 FIXTURES = ROOT / "tests" / "fixtures" / "logs"
@@ -226,3 +228,22 @@ def test_parse_escapes_control_characters_in_what_it_prints(tmp_path: Path, as_j
     assert hidden == []
     assert "<U+001B>]0;pwned<U+0007>" in printed or "\\u001b]0;pwned\\u0007" in printed
     assert "<U+009B>31m<U+202E>gnp" in printed
+
+
+def test_nunit_and_xunit_reports_are_read_and_every_format_is_listed(tmp_path: Path) -> None:
+    reports = ROOT / "tests" / "fixtures" / "reports"
+    # No .xml suffix: told from the content's root.
+    nunit = tmp_path / "TestResult"
+    nunit.write_bytes((reports / "nunit" / "dorny-dotnet-nunit.xml").read_bytes())
+
+    results = _json(nunit, reports / "xunit" / "testcase1.xml")
+    listed = _run("--help").stdout
+
+    assert [r["format"] for r in results] == ["auto", "auto"]
+    assert {f["source"] for f in results[0]["failures"]} == {"nunit"}
+    assert len(results[0]["failures"]) == 5
+    assert [f["test_id"] for f in results[1]["failures"]] == [
+        "MyProject.Tests.SampleFact.FailedTest"
+    ]
+    for name in FORMATS:
+        assert f"\n  {name} " in listed

@@ -376,7 +376,7 @@ def test_entities_are_refused(name: str) -> None:
         ),
         (b"", "r.xml: not a test report this bot reads"),
         (b"\xff\xfe garbage", "r.xml: not UTF-8 text (byte 0)"),
-        (b"<html><body/></html>", "r.xml: XML root <html> is not a JUnit report"),
+        (b"<html><body/></html>", "r.xml: XML root <html> is not a test report"),
     ],
 )
 def test_unreadable_files_give_one_clear_problem(data: bytes, problem: str) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+_DETERMINISTIC = "/_/"
 # Where a runner checks a repository out: hosted Linux and macOS, job containers, hosted
 # Windows, and self-hosted runners' `_work` directory. The repository name appears twice.
 _WORKSPACE = re.compile(
@@ -37,7 +38,12 @@ class PathMap:
         path = path.replace("\\", "/")
         if not path or path.startswith("<"):
             return None  # <frozen ...>, <string>, <eval_with_key>.N
-        if path.startswith("/") or path[1:3] == ":/":
+        rel: str | None
+        if path.startswith(_DETERMINISTIC):
+            # .NET's deterministic builds (`ContinuousIntegrationBuild`) print the
+            # repository's root as `/_/` in every stack trace.
+            rel = path[len(_DETERMINISTIC) :]
+        elif path.startswith("/") or path[1:3] == ":/":
             rel = _strip_workspace(path)
             if rel is None and self.rootdir and path.startswith(self.rootdir + "/"):
                 rel = self.prefix + path[len(self.rootdir) + 1 :]

@@ -1,4 +1,5 @@
-"""Failed tests from test-report files: JUnit XML, .NET TRX, mocha JSON, go test -json.
+"""Failed tests from test-report files: JUnit XML, .NET TRX, NUnit 2 and 3 XML, xUnit.net
+v1 and v2 XML, mocha JSON, go test -json.
 
 Pure: takes a file's name and its bytes (whole, or as chunks read from an archive), returns
 plain data. A file that cannot be read gives a problem naming it, never an exception.
@@ -8,6 +9,9 @@ Memory follows what a file holds, not its size in bytes: XML and go test -json a
 their chunks arrive, JUnit case by case (each `<testcase>` cleared once read), and the XML
 elements and a JSON document's bytes and containers are capped, so a dense file is refused
 instead of filling memory or the CPU.
+
+A report that counts more failures than were read from it (a result with no outcome, a
+truncated file) gives a problem saying so, beside what was read: it never looks clean.
 """
 
 from __future__ import annotations
@@ -15,7 +19,8 @@ from __future__ import annotations
 import codecs
 import itertools
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from xml.etree.ElementTree import Element
 
 from pydantic import BaseModel, Field
@@ -24,10 +29,31 @@ from bot.triage.models import Failure
 from bot.triage.reports.go_json import is_event, parse_go_json
 from bot.triage.reports.junit import JUnitReader
 from bot.triage.reports.mocha_json import is_mocha_json, parse_mocha_json
-from bot.triage.reports.trx import is_trx, parse_trx
+from bot.triage.reports.nunit import is_nunit, nunit_counted, parse_nunit
+from bot.triage.reports.trx import is_trx, parse_trx, trx_counted
 from bot.triage.reports.xml_safe import MAX_ELEMENTS, XmlStream, local_name
+from bot.triage.reports.xunit import is_xunit, parse_xunit, xunit_counted
 
-FORMATS = ("junit", "trx", "mocha-json", "go-json")
+
+@dataclass(frozen=True)
+class XmlFormat:
+    """An XML format read from its whole tree: what its root looks like, its failed tests
+    and distinct tests, and the failures the document counts itself (None: it says not)."""
+
+    name: str
+    is_root: Callable[[Element], bool]
+    parse: Callable[[Element], tuple[list[Failure], int]]
+    counted: Callable[[Element], int | None]
+
+
+# Tried in order on the root element; JUnit (`<testsuites>`, `<testsuite>`) streams instead.
+XML_FORMATS = (
+    XmlFormat("trx", is_trx, parse_trx, trx_counted),
+    XmlFormat("nunit", is_nunit, parse_nunit, nunit_counted),
+    XmlFormat("xunit", is_xunit, parse_xunit, xunit_counted),
+)
+_BY_NAME = {f.name: f for f in XML_FORMATS}
+FORMATS = ("junit", *_BY_NAME, "mocha-json", "go-json")
 # A JSON document is parsed whole: its bytes and its containers (`{`, `[`: 56-64 bytes each
 # once parsed) are capped. mocha's JSON for thousands of tests fits well within both.
 MAX_JSON_BYTES = 4 * 1024 * 1024
@@ -61,7 +87,7 @@ def read_report(
     if fmt != "auto" and fmt not in FORMATS:
         return ReportResult(problems=[f"{name}: unknown report format {fmt!r}"])
     start, stream = _first_byte(iter(chunks))
-    if fmt in ("junit", "trx") or (fmt == "auto" and start == b"<"):
+    if fmt == "junit" or fmt in _BY_NAME or (fmt == "auto" and start == b"<"):
         return _xml(name, stream, fmt, max_elements)
     try:
         lines = _lines(stream)
@@ -134,13 +160,12 @@ def _json(name: str, lines: Iterator[str]) -> object:
 
 
 def _xml(name: str, chunks: Iterator[bytes], fmt: str, max_elements: int) -> ReportResult:
-    """A JUnit document read case by case as it streams; a TRX one (its results name
-    definitions that come after them) kept whole, under the element cap."""
+    """A JUnit document read case by case as it streams; one of XML_FORMATS (TRX results
+    name definitions that come after them) kept whole, under the element cap."""
     stream = XmlStream(name, chunks, max_elements)
-    events = stream.events()
     kind = ""
     junit = JUnitReader()
-    for event, element in events:
+    for event, element in stream.events():
         if not kind:
             kind = _kind(element, fmt)
         if kind != "junit":
@@ -153,28 +178,48 @@ def _xml(name: str, chunks: Iterator[bytes], fmt: str, max_elements: int) -> Rep
         problem = stream.problem or f"{name}: not well-formed XML (no element)"
         fallback = fmt if fmt != "auto" else "xml"
         return ReportResult(problems=[problem], format=fallback, elements=stream.elements)
-    if kind == "trx":
-        failures, total = parse_trx(stream.root)
+    if kind == "junit":
+        failures, total = junit.result()
+        counted, read = junit.counted(), junit.failed_elements
+    elif kind in _BY_NAME:
+        form = _BY_NAME[kind]
+        failures, total = form.parse(stream.root)
+        counted, read = form.counted(stream.root), 0
+    else:
         return ReportResult(
-            failures=failures, tests_total=total, format="trx", elements=stream.elements
-        )
-    if kind != "junit":
-        return ReportResult(
-            problems=[f"{name}: XML root <{local_name(stream.root)}> is not a JUnit report"],
+            problems=[f"{name}: XML root <{local_name(stream.root)}> is not a test report"],
             format="junit",
             elements=stream.elements,
         )
-    failures, total = junit.result()
     return ReportResult(
-        failures=failures, tests_total=total, format="junit", elements=stream.elements
+        failures=failures,
+        problems=_disagreement(name, counted, read, failures),
+        tests_total=total,
+        format=kind,
+        elements=stream.elements,
     )
 
 
+def _disagreement(
+    name: str, counted: int | None, elements: int, failures: list[Failure]
+) -> list[str]:
+    """A problem when the report counts more failures than were read from it: its failed
+    runs, or its failure elements when it counts those (`elements`)."""
+    read = max(elements, sum(f.attempts_failed for f in failures))
+    if counted is None or counted <= read:
+        return []
+    return [f"{name}: the report counts {counted} failures, {read} were read"]
+
+
 def _kind(root: Element, fmt: str) -> str:
-    """ "junit", "trx", or "other": what the document's root says it is."""
-    if fmt == "trx" or (fmt == "auto" and is_trx(root)):
-        return "trx"
+    """ "junit", one of XML_FORMATS, or "other": what `fmt` or the document's root says."""
+    if fmt in _BY_NAME:
+        return fmt
+    if fmt == "auto":
+        found = next((f.name for f in XML_FORMATS if f.is_root(root)), None)
+        if found is not None:
+            return found
     return "junit" if local_name(root) in ("testsuites", "testsuite") else "other"
 
 
-__all__ = ["FORMATS", "ReportResult", "parse_report", "read_report"]
+__all__ = ["FORMATS", "XML_FORMATS", "ReportResult", "XmlFormat", "parse_report", "read_report"]

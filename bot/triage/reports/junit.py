@@ -24,7 +24,7 @@ from bot.triage.parsers.paths import PathMap
 from bot.triage.reports.locations import attribute_location, choose, stated_path
 from bot.triage.reports.messages import error_message
 from bot.triage.reports.traces import Frame, repo_frames, trace_paths
-from bot.triage.reports.xml_safe import local_name
+from bot.triage.reports.xml_safe import counter, local_name
 from bot.triage.signature import signature
 
 SOURCE = "junit"
@@ -104,12 +104,34 @@ class JUnitReader:
     first_path: dict[int, int] = field(default_factory=dict)  # id's hash: its first path's
     shared: set[int] = field(default_factory=set)  # ids' hashes run under several paths
     failed: dict[_Key, _Failed] = field(default_factory=dict)
+    # The failures and errors the root counts, else what each suite under it counts.
+    root_counted: int | None = None
+    suites_counted: list[int] = field(default_factory=list)
+    # `<failure>`/`<error>` elements read: pytest counts a test that failed and then erred
+    # in its teardown once in `failures` and once in `errors`.
+    failed_elements: int = 0
 
     def start(self, element: Element) -> None:
         tag = local_name(element)
         self.open.append((element, tag))
         if tag in _SUITES:
             self.suites.append(_enter(element, self.suites[-1]))
+            self._declared(element, tag)
+
+    def _declared(self, element: Element, tag: str) -> None:
+        counted = counter(element, "failures", "errors")
+        if counted is None:
+            return
+        if len(self.open) == 1:
+            self.root_counted = counted
+        elif len(self.open) == 2 and self.open[0][1] == "testsuites" and tag == "testsuite":
+            self.suites_counted.append(counted)
+
+    def counted(self) -> int | None:
+        """The failed cases the report counts itself, None when it does not say."""
+        if self.root_counted is not None:
+            return self.root_counted
+        return sum(self.suites_counted) if self.suites_counted else None
 
     def end(self, element: Element) -> None:
         _, tag = self.open.pop()
@@ -129,6 +151,7 @@ class JUnitReader:
             del parent[-1]
 
     def _case(self, case: Element, suite: _Suite) -> None:
+        self.failed_elements += sum(1 for child in case if local_name(child) in _FAILED)
         run = _run(case)
         if run is None:
             return
@@ -144,6 +167,7 @@ class JUnitReader:
     def _suite_failure(self, element: Element, suite: _Suite) -> None:
         """A suite's own `<failure>`/`<error>` (its set-up crashed): a failed case named
         after the suite, as Jenkins and Surefire count it."""
+        self.failed_elements += 1
         name = suite.name or "(unnamed suite)"
         run = _Run(1, 1, _joined([element]), _texts([element]), [], element.get("message") or "")
         key = (name, suite.path[:-1])
@@ -266,7 +290,10 @@ def _texts(elements: list[Element]) -> list[str]:
 
 def _identify(case: Element, suite: _Suite, run: _Run) -> tuple[str, str, str | None, str]:
     """(test id, name, repo-relative file, framework) in the framework's own form."""
-    classname = (case.get("classname") or "").strip()
+    # Codeception writes only `class`, PHP's `Ns\Class`; PHPUnit writes it beside
+    # `classname`, the same class as `Ns.Class`: one test, one id, whichever ran it.
+    php_class = (case.get("class") or "").replace("\\", ".")
+    classname = (case.get("classname") or php_class).strip()
     name = (case.get("name") or "").strip()
     file_attr = stated_path(case.get("file") or suite.file)
     if suite.go or ("/" in classname and _GO_TEST.match(name)):

@@ -16,15 +16,10 @@ from dataclasses import dataclass, field
 from xml.etree.ElementTree import Element
 
 from bot.triage.models import Failure
-from bot.triage.parsers.paths import PathMap
-from bot.triage.reports.locations import choose
-from bot.triage.reports.messages import head
-from bot.triage.reports.traces import repo_frames, trace_paths
-from bot.triage.reports.xml_safe import local_name
-from bot.triage.signature import signature
+from bot.triage.reports.dotnet import Results, dotnet_failure
+from bot.triage.reports.xml_safe import counter, local_name
 
 SOURCE = "trx"
-FRAMEWORK = "dotnet"
 _FAILED = frozenset({"Failed", "Error", "Timeout"})
 # An aborted result was stopped by the run, not failed by the test: counted as not run.
 _NOT_RUN = frozenset({"NotExecuted", "NotRunnable", "Pending", "Disconnected", "Aborted"})
@@ -120,22 +115,15 @@ def _failure(test_id: str, result: Element, outcomes: list[str]) -> Failure:
                 message_text = element.text or ""
             elif local_name(element) == "StackTrace" and not stack:
                 stack = element.text or ""
-    message = head(message_text)
-    frames = repo_frames(stack, PathMap())
-    found = choose(stack=frames, attribute=None, message=message_text, stack_text=stack)
-    return Failure(
-        test_id=test_id,
-        name=display,
-        framework=FRAMEWORK,
-        location=found.location,
-        location_source=found.source,
-        message=message,
-        signature=signature(message),
-        trace_paths=trace_paths(frames),
-        source=SOURCE,
-        attempts_failed=sum(1 for o in outcomes if o in _FAILED),
-        attempts_total=len(outcomes),
-    )
+    failed = sum(1 for o in outcomes if o in _FAILED)
+    results = Results(total=len(outcomes), failed=failed, first_failed=result)
+    return dotnet_failure(test_id, display, message_text, stack, results, SOURCE)
+
+
+def trx_counted(root: Element) -> int | None:
+    """The failed results the run's `ResultSummary/Counters` count (failed, error, timeout)."""
+    counters = _children_path(root, ("ResultSummary", "Counters"))
+    return counter(counters[0], "failed", "error", "timeout") if counters else None
 
 
 def _children_path(element: Element, names: tuple[str, ...]) -> list[Element]:
