@@ -21,6 +21,7 @@ from pydantic import ValidationError
 from bot.config import ConfigError, Settings, settings_problems
 from bot.logs import configure
 from bot.store import DeliveryState, open_store
+from bot.triage.reports import FORMATS as REPORT_FORMATS
 
 if TYPE_CHECKING:
     from bot.triage.models import Extraction
@@ -145,7 +146,13 @@ def _deliveries_arguments(deliveries: argparse.ArgumentParser) -> None:
 
 def _parse_arguments(parse: argparse.ArgumentParser) -> None:
     parse.add_argument("files", nargs="+", type=Path, metavar="FILE")
-    parse.add_argument("--format", choices=PARSE_FORMATS, default="auto")
+    parse.add_argument(
+        "--format",
+        choices=PARSE_FORMATS,
+        default="auto",
+        help="what FILE is: auto (told from its content), a job log, or a report format; "
+        "e.g. `flakybot parse --format dart-json flutter-machine.json`",
+    )
     parse.add_argument(
         "--json",
         action="store_true",
@@ -204,9 +211,19 @@ def _fast_loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
     return uvloop.new_event_loop
 
 
-PARSE_FORMATS = ("auto", "log", "junit", "trx", "go-json", "mocha-json")
+PARSE_FORMATS = ("auto", "log", *REPORT_FORMATS)
 SCANNER_CHOICES = ("auto", "hyperscan", "re2")
-_REPORT_SUFFIXES = frozenset({".xml", ".trx", ".json", ".jsonl", ".ndjson"})
+# How reports open: XML, go test -json and Dart's event streams, TAP.
+_REPORT_STARTS = (
+    b"<?xml",
+    b"<testsuite",
+    b"<TestRun",
+    b'{"Time"',
+    b'{"Action"',
+    b'{"protocolVersion"',
+    b"TAP version",
+)
+_REPORT_SUFFIXES = frozenset({".xml", ".trx", ".json", ".jsonl", ".ndjson", ".tap"})
 
 
 def parse_files(files: Sequence[Path], fmt: str, *, as_json: bool) -> int:
@@ -293,7 +310,17 @@ def _sniff(path: Path) -> str:
     # run's log archive is a zip.
     if head.startswith(b"PK\x03\x04"):
         return "log"
-    if head.startswith((b"<?xml", b"<testsuite", b"<TestRun", b'{"Time"', b'{"Action"')):
+    if head.startswith(
+        (
+            b"<?xml",
+            b"<testsuite",
+            b"<TestRun",
+            b'{"Time"',
+            b'{"Action"',
+            b'{"protocolVersion"',
+            b"TAP version",
+        )
+    ):
         return "auto"
     return "log"
 

@@ -15,21 +15,56 @@ from __future__ import annotations
 import codecs
 import itertools
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
 from xml.etree.ElementTree import Element
 
 from pydantic import BaseModel, Field
 
 from bot.triage.models import Failure
+from bot.triage.reports.dart_json import is_dart_event, parse_dart_json
 from bot.triage.reports.go_json import is_event, parse_go_json
 from bot.triage.reports.junit import JUnitReader
 from bot.triage.reports.mocha_json import is_mocha_json, parse_mocha_json
+from bot.triage.reports.rspec_json import is_rspec_json, parse_rspec_json
 from bot.triage.reports.trx import is_trx, parse_trx
 from bot.triage.reports.xml_safe import MAX_ELEMENTS, XmlStream, local_name
 
-FORMATS = ("junit", "trx", "mocha-json", "go-json")
+
+@dataclass(frozen=True)
+class StreamFormat:
+    """A report read line by line as it arrives: one event (or TAP line) a line."""
+
+    name: str
+    detect: Callable[[str], bool]  # on the stream's first non-blank line
+    parse: Callable[[Iterable[str]], tuple[list[Failure], int]]
+
+
+@dataclass(frozen=True)
+class DocumentFormat:
+    """A report that is one JSON document, parsed whole under MAX_JSON_BYTES."""
+
+    name: str
+    detect: Callable[[object], bool]
+    parse: Callable[[Any], tuple[list[Failure], int]]
+
+
+# Every text report format, in the order content is tried against them ("auto"); JUnit and
+# TRX are told apart by their XML root. A document format's `detect` must not accept
+# another's documents: each keys on fields only its producer writes.
+STREAMS: tuple[StreamFormat, ...] = (
+    StreamFormat("go-json", is_event, parse_go_json),
+    StreamFormat("dart-json", is_dart_event, parse_dart_json),
+)
+DOCUMENTS: tuple[DocumentFormat, ...] = (
+    DocumentFormat("mocha-json", is_mocha_json, parse_mocha_json),
+    DocumentFormat("rspec-json", is_rspec_json, parse_rspec_json),
+)
+FORMATS = ("junit", "trx", *(f.name for f in STREAMS), *(f.name for f in DOCUMENTS))
 # A JSON document is parsed whole: its bytes and its containers (`{`, `[`: 56-64 bytes each
-# once parsed) are capped. mocha's JSON for thousands of tests fits well within both.
+# once parsed) are capped. mocha's, jest's, RSpec's or Playwright's JSON for thousands of
+# tests fits well within both; a larger one is refused with a problem naming it.
 MAX_JSON_BYTES = 4 * 1024 * 1024
 MAX_JSON_CONTAINERS = MAX_ELEMENTS
 _BLANK = b"\xef\xbb\xbf \t\r\n"
@@ -66,18 +101,29 @@ def read_report(
     try:
         lines = _lines(stream)
         first = next((line for line in lines if line.strip()), "")
-        if fmt == "go-json" or (fmt == "auto" and is_event(first)):
-            failures, total = parse_go_json(itertools.chain((first,), lines))
-            return ReportResult(failures=failures, tests_total=total, format="go-json")
+        stream_format = _stream_format(fmt, first)
+        if stream_format is not None:
+            failures, total = stream_format.parse(itertools.chain((first,), lines))
+            return ReportResult(failures=failures, tests_total=total, format=stream_format.name)
         document = _json(name, itertools.chain((first,), lines))
     except UnicodeDecodeError as error:
         return ReportResult(problems=[f"{name}: not UTF-8 text (byte {error.start})"])
     if isinstance(document, str):
         return ReportResult(problems=[document])
-    if is_mocha_json(document):
-        failures, total = parse_mocha_json(document)
-        return ReportResult(failures=failures, tests_total=total, format="mocha-json")
-    return ReportResult(problems=[f"{name}: JSON but not mocha's JSON report"])
+    for known in DOCUMENTS:
+        if fmt in ("auto", known.name) and known.detect(document):
+            failures, total = known.parse(document)
+            return ReportResult(failures=failures, tests_total=total, format=known.name)
+    wanted = fmt if fmt != "auto" else "a test report format this bot reads"
+    return ReportResult(problems=[f"{name}: JSON but not {wanted}"])
+
+
+def _stream_format(fmt: str, first: str) -> StreamFormat | None:
+    """The line-stream format `fmt` names, or under "auto" the one whose first line this is."""
+    for known in STREAMS:
+        if fmt == known.name or (fmt == "auto" and known.detect(first)):
+            return known
+    return None
 
 
 def _first_byte(chunks: Iterator[bytes]) -> tuple[bytes, Iterator[bytes]]:

@@ -1,0 +1,118 @@
+"""Report formats of issue 26: Dart/Flutter JSON, RSpec JSON, jest --json, Playwright JSON,
+CTRF, TAP and Cucumber JSON, each checked on files their producers wrote against what the
+projects that keep those files expect (tests/fixtures/reports/PROVENANCE.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot.triage.reports import FORMATS, parse_report, read_report
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "reports"
+SEP = " \u203a "
+
+
+def _fixture(name: str) -> bytes:
+    return (FIXTURES / name).read_bytes()
+
+
+def test_dart_json_fails_the_four_tests_dorny_test_reporter_lists() -> None:
+    # dorny/test-reporter __tests__/__outputs__/dart-json.md: 1 passed, 4 failed, 1 skipped.
+    result = parse_report("dart-json.json", _fixture("dorny-dart-json.json"))
+    assert result.format == "dart-json"
+    assert result.problems == []
+    assert result.tests_total == 5
+    by_id = {f.test_id: f for f in result.failures}
+    assert sorted(by_id) == [
+        f"test/main_test.dart{SEP}Test 1 Test 1.1{SEP}Exception in target unit",
+        f"test/main_test.dart{SEP}Test 1 Test 1.1{SEP}Failing test",
+        f"test/main_test.dart{SEP}Test 2{SEP}Exception in test",
+        f"test/second_test.dart{SEP}Timeout test",
+    ]
+    failing = by_id[f"test/main_test.dart{SEP}Test 1 Test 1.1{SEP}Failing test"]
+    assert failing.message == "Expected: <2>\nActual: <1>"
+    assert failing.location == "test/main_test.dart:13"
+    assert failing.file == "test/main_test.dart"
+    assert failing.framework == "dart"
+    # The package's own frame (`package:darttest/main.dart`) is not a repository path.
+    unit = by_id[f"test/main_test.dart{SEP}Test 1 Test 1.1{SEP}Exception in target unit"]
+    assert unit.location == "test/main_test.dart:17"
+    assert unit.trace_paths == ["test/main_test.dart"]
+    timeout = by_id[f"test/second_test.dart{SEP}Timeout test"]
+    assert timeout.message.startswith("TimeoutException after 0:00:00.000001")
+
+
+def test_flutter_machine_output_reads_the_exception_flutter_printed_above_its_error() -> None:
+    # dorny/test-reporter __outputs__/provider-test-results.md: 268 passed, 1 failed.
+    result = parse_report("provider.json", _fixture("dorny-flutter-provider.json"))
+    assert (result.format, result.tests_total) == ("dart-json", 269)
+    [failure] = result.failures
+    assert failure.test_id == (
+        f"test/value_listenable_provider_test.dart{SEP}valueListenableProvider"
+        f"{SEP}pass updateShouldNotify"
+    )
+    assert failure.message.startswith(
+        "The following TestFailure object was thrown running a test:\nExpected: <2>"
+    )
+    # `file:///__w/provider/provider/test/...`: a container job's checkout, made relative.
+    assert failure.location == "test/value_listenable_provider_test.dart:112"
+
+
+def test_dart_json_retried_test_that_passed_is_flake_evidence() -> None:
+    lines = [
+        '{"protocolVersion":"0.1.1","type":"start","time":0}',
+        '{"suite":{"id":0,"path":"test/a_test.dart"},"type":"suite","time":0}',
+        '{"test":{"id":1,"name":"t","suiteID":0,"groupIDs":[]},"type":"testStart","time":1}',
+        '{"testID":1,"error":"boom","stackTrace":"","type":"error","time":2}',
+        '{"testID":1,"result":"error","skipped":false,"hidden":false,"type":"testDone"}',
+        '{"test":{"id":2,"name":"t","suiteID":0,"groupIDs":[]},"type":"testStart","time":3}',
+        '{"testID":2,"result":"success","skipped":false,"hidden":false,"type":"testDone"}',
+    ]
+    chunks = [(line + "\n").encode() for line in lines]
+    [failure] = read_report("retried.json", iter(chunks)).failures
+    assert (failure.test_id, failure.attempts_failed, failure.attempts_total) == (
+        f"test/a_test.dart{SEP}t",
+        1,
+        2,
+    )
+
+
+def test_rspec_json_fails_the_example_dorny_test_reporter_lists() -> None:
+    # dorny/test-reporter __outputs__/rspec-json.md: 1 passed, 1 failed, 1 skipped.
+    result = parse_report("rspec.json", _fixture("dorny-rspec-json.json"))
+    assert (result.format, result.tests_total, result.problems) == ("rspec-json", 2, [])
+    [failure] = result.failures
+    assert failure.test_id == (
+        "spec/config/check_env_vars_spec.rb"
+        f"{SEP}CheckEnvVars#call when all env vars are defined behaves like success load"
+        " fails in assertion"
+    )
+    assert failure.message.startswith(
+        "RSpec::Mocks::MockExpectationError: (#ActiveSupport::BroadcastLogger"
+    )
+    # The gem's frame is outside the repository; the innermost repository frame is the code's.
+    assert failure.location == "config/check_env_vars.rb:11"
+    assert failure.trace_paths == [
+        "config/check_env_vars.rb",
+        "spec/config/check_env_vars_spec.rb",
+    ]
+
+
+def test_rspec_json_file_that_failed_to_load_is_a_failure_of_that_file() -> None:
+    document = (
+        b'{"version":"3.13.0","messages":["\\nAn error occurred while loading ./spec/a_spec.rb.'
+        b"\\nFailure/Error: require 'nope'\\n\\nLoadError:\\n  cannot load such file -- nope\\n"
+        b'# ./spec/a_spec.rb:1:in `<top (required)>\'"],"examples":[],'
+        b'"summary":{"example_count":0,"failure_count":0,"pending_count":0,'
+        b'"errors_outside_of_examples_count":1}}'
+    )
+    [failure] = parse_report("load.json", document).failures
+    assert (failure.test_id, failure.location) == ("spec/a_spec.rb", "spec/a_spec.rb:1")
+    assert failure.message.startswith("Failure/Error: require 'nope'")
+
+
+@pytest.mark.parametrize("fmt", ["dart-json", "rspec-json"])
+def test_each_format_is_registered(fmt: str) -> None:
+    assert fmt in FORMATS
