@@ -15,6 +15,8 @@ from bot.triage.signature import signature
 CORPUS = Path(__file__).resolve().parent / "fixtures" / "corpus"
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "reports"
 TEST_REPORTER = "reports/test-reporter/__tests__/fixtures"
+BENCH = "package/name/benchfail"
+SUBTEST = "package/name/subtest"
 ENRICO = "reports/publish-unit-test-result-action/python/test/files"
 GO = "logs/go-junit-report"
 SEP = " \u203a "
@@ -171,6 +173,24 @@ CORPUS_EXPECTED: list[tuple[str, str, set[str]]] = [
         },
     ),
     (f"{GO}/017-report.xml", "junit", {"package/race.TestRace"}),
+    (f"{GO}/036-report.xml", "junit", {f"{BENCH}.BenchmarkError", f"{BENCH}.BenchmarkFatal"}),
+    (f"{GO}/110-report.xml", "junit", {f"{BENCH}.BenchmarkError", f"{BENCH}.BenchmarkFatal"}),
+    (
+        f"{GO}/110-benchfail.gojson.txt",
+        "go-json",
+        {f"{BENCH}.BenchmarkError", f"{BENCH}.BenchmarkFatal"},
+    ),
+    (f"{GO}/037-report.xml", "junit", {"package/name.TestOne"}),
+    (
+        f"{GO}/103-report.xml",
+        "junit",
+        {f"{SUBTEST}.TestMultiple", f"{SUBTEST}.TestMultiple/Single"},
+    ),
+    (
+        f"{GO}/103-subtests.gojson.txt",
+        "go-json",
+        {f"{SUBTEST}.TestMultiple", f"{SUBTEST}.TestMultiple/Single"},
+    ),
     (
         f"{TEST_REPORTER}/rspec-json.json",
         "rspec-json",
