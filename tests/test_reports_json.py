@@ -116,3 +116,52 @@ def test_rspec_json_file_that_failed_to_load_is_a_failure_of_that_file() -> None
 @pytest.mark.parametrize("fmt", ["dart-json", "rspec-json"])
 def test_each_format_is_registered(fmt: str) -> None:
     assert fmt in FORMATS
+
+
+# tapjs/tapjs src/parser/tap-snapshots/test/parser/<name>.tap.test.cjs, `bail=false`: the
+# top-level results tap-parser fails (a TODO or SKIP `not ok` is no failure).
+TAP_EXPECTED = [
+    # Every result counts, subtests too (tap-parser counts the top level's: 2).
+    ("tapjs-node-test-mjs.tap", {"uhoh, this one throws", "A thing"}, 3),
+    ("tapjs-yamlish.tap", {"Resolve address"}, 1),
+    ("tapjs-simple_fail.tap", {"test 2", "test 5"}, 5),
+    ("tapjs-not-ok-todo.tap", set(), 4),
+    ("tapjs-skip-one-fail.tap", set(), 0),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "failed", "total"), TAP_EXPECTED, ids=[c[0] for c in TAP_EXPECTED]
+)
+def test_tap_fails_the_results_tap_parser_fails(name: str, failed: set[str], total: int) -> None:
+    result = parse_report(name, _fixture(name))
+    assert (result.format, result.problems, result.tests_total) == ("tap", [], total)
+    # A parent is failed through its failed subtests: the top of each chain is the result.
+    assert {f.test_id.split(SEP)[0] for f in result.failures} == failed
+    assert all(f.source == "tap" for f in result.failures)
+
+
+def test_tap_node_test_diagnostics_give_the_error_and_the_nested_chain() -> None:
+    failures = {
+        f.test_id: f for f in parse_report("n.tap", _fixture("tapjs-node-test-mjs.tap")).failures
+    }
+    assert sorted(failures) == [f"A thing{SEP}nesting suite", "uhoh, this one throws"]
+    assert failures["uhoh, this one throws"].message == "RangeError: Invalid time value"
+    yamlish = parse_report("y.tap", _fixture("tapjs-yamlish.tap")).failures[0]
+    # TAP 13's own `message` diagnostic.
+    assert yamlish.message == "Failed with error 'hostname peebles.example.com not found'"
+
+
+def test_tap_in_a_runner_workspace_names_the_file_and_the_line_that_failed() -> None:
+    tap = (
+        b"TAP version 13\n# Subtest: adds\nnot ok 1 - adds\n  ---\n"
+        b"  location: '/home/runner/work/app/app/test/math.test.js:3:1'\n"
+        b"  error: 'Expected values to be strictly equal'\n  name: 'AssertionError'\n"
+        b"  stack: |-\n"
+        b"    TestContext.<anonymous> (/home/runner/work/app/app/test/math.test.js:4:10)\n"
+        b"  ...\n1..1\n"
+    )
+    [failure] = parse_report("math.tap", tap).failures
+    assert failure.test_id == f"test/math.test.js{SEP}adds"
+    assert failure.location == "test/math.test.js:4"
+    assert failure.message == "AssertionError: Expected values to be strictly equal"

@@ -28,6 +28,7 @@ from bot.triage.reports.go_json import is_event, parse_go_json
 from bot.triage.reports.junit import JUnitReader
 from bot.triage.reports.mocha_json import is_mocha_json, parse_mocha_json
 from bot.triage.reports.rspec_json import is_rspec_json, parse_rspec_json
+from bot.triage.reports.tap import is_tap, parse_tap
 from bot.triage.reports.trx import is_trx, parse_trx
 from bot.triage.reports.xml_safe import MAX_ELEMENTS, XmlStream, local_name
 
@@ -56,6 +57,7 @@ class DocumentFormat:
 STREAMS: tuple[StreamFormat, ...] = (
     StreamFormat("go-json", is_event, parse_go_json),
     StreamFormat("dart-json", is_dart_event, parse_dart_json),
+    StreamFormat("tap", is_tap, parse_tap),
 )
 DOCUMENTS: tuple[DocumentFormat, ...] = (
     DocumentFormat("mocha-json", is_mocha_json, parse_mocha_json),
@@ -67,6 +69,7 @@ FORMATS = ("junit", "trx", *(f.name for f in STREAMS), *(f.name for f in DOCUMEN
 # tests fits well within both; a larger one is refused with a problem naming it.
 MAX_JSON_BYTES = 4 * 1024 * 1024
 MAX_JSON_CONTAINERS = MAX_ELEMENTS
+_MAX_OPENING_LINES = 20
 _BLANK = b"\xef\xbb\xbf \t\r\n"
 
 
@@ -100,12 +103,12 @@ def read_report(
         return _xml(name, stream, fmt, max_elements)
     try:
         lines = _lines(stream)
-        first = next((line for line in lines if line.strip()), "")
+        head, first = _opening(lines)
         stream_format = _stream_format(fmt, first)
         if stream_format is not None:
-            failures, total = stream_format.parse(itertools.chain((first,), lines))
+            failures, total = stream_format.parse(itertools.chain(head, (first,), lines))
             return ReportResult(failures=failures, tests_total=total, format=stream_format.name)
-        document = _json(name, itertools.chain((first,), lines))
+        document = _json(name, itertools.chain(head, (first,), lines))
     except UnicodeDecodeError as error:
         return ReportResult(problems=[f"{name}: not UTF-8 text (byte {error.start})"])
     if isinstance(document, str):
@@ -116,6 +119,19 @@ def read_report(
             return ReportResult(failures=failures, tests_total=total, format=known.name)
     wanted = fmt if fmt != "auto" else "a test report format this bot reads"
     return ReportResult(problems=[f"{name}: JSON but not {wanted}"])
+
+
+def _opening(lines: Iterator[str]) -> tuple[list[str], str]:
+    """The lines before the first that tells the format, and that line: blank lines and a
+    few `#` comments (Perl's Test::More opens its TAP with one) come before it."""
+    head: list[str] = []
+    for line in lines:
+        if line.strip() and not line.startswith("#"):
+            return head, line
+        head.append(line)
+        if len(head) > _MAX_OPENING_LINES:
+            break
+    return head, ""
 
 
 def _stream_format(fmt: str, first: str) -> StreamFormat | None:
