@@ -165,3 +165,29 @@ def test_tap_in_a_runner_workspace_names_the_file_and_the_line_that_failed() -> 
     assert failure.test_id == f"test/math.test.js{SEP}adds"
     assert failure.location == "test/math.test.js:4"
     assert failure.message == "AssertionError: Expected values to be strictly equal"
+
+
+def test_ctrf_fails_the_failed_test_and_keeps_the_flaky_one_as_flake_evidence() -> None:
+    # ctrf-io/ctrf examples/comprehensive.json's summary: 3 tests, 2 passed, 1 failed, 1 flaky.
+    result = parse_report("ctrf.json", _fixture("ctrf-comprehensive.json"))
+    assert (result.format, result.problems, result.tests_total) == ("ctrf", [], 3)
+    by_id = {f.test_id: f for f in result.failures}
+    failed = by_id[
+        f"tests/admin/dashboard.test.js{SEP}Admin{SEP}Dashboard{SEP}admin dashboard loads"
+    ]
+    assert (failed.attempts_failed, failed.attempts_total) == (1, 1)
+    assert failed.message == "Element not found: .dashboard-metrics"
+    # The trace's frames are bare names: the test's own file and line are where it failed.
+    assert failed.location == "tests/admin/dashboard.test.js:42"
+    flaky = by_id[f"tests/checkout/checkout.test.js{SEP}Checkout{SEP}user can checkout"]
+    assert (flaky.attempts_failed, flaky.attempts_total) == (1, 2)
+    assert flaky.message == "Payment gateway timeout"
+    assert len(result.failures) == 2
+
+
+def test_ctrf_retry_attempts_and_a_clean_run() -> None:
+    # examples/with-retries.json: "flaky test" passed on its third attempt.
+    [flaky] = parse_report("r.json", _fixture("ctrf-with-retries.json")).failures
+    assert (flaky.test_id, flaky.attempts_failed, flaky.attempts_total) == ("flaky test", 2, 3)
+    clean = parse_report("m.json", _fixture("ctrf-minimal.json"))
+    assert (clean.format, clean.failures, clean.tests_total) == ("ctrf", [], 1)

@@ -23,6 +23,7 @@ from xml.etree.ElementTree import Element
 from pydantic import BaseModel, Field
 
 from bot.triage.models import Failure
+from bot.triage.reports.ctrf_json import is_ctrf, parse_ctrf
 from bot.triage.reports.dart_json import is_dart_event, parse_dart_json
 from bot.triage.reports.go_json import is_event, parse_go_json
 from bot.triage.reports.junit import JUnitReader
@@ -62,6 +63,7 @@ STREAMS: tuple[StreamFormat, ...] = (
 DOCUMENTS: tuple[DocumentFormat, ...] = (
     DocumentFormat("mocha-json", is_mocha_json, parse_mocha_json),
     DocumentFormat("rspec-json", is_rspec_json, parse_rspec_json),
+    DocumentFormat("ctrf", is_ctrf, parse_ctrf),
 )
 FORMATS = ("junit", "trx", *(f.name for f in STREAMS), *(f.name for f in DOCUMENTS))
 # A JSON document is parsed whole: its bytes and its containers (`{`, `[`: 56-64 bytes each
