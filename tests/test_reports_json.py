@@ -191,3 +191,40 @@ def test_ctrf_retry_attempts_and_a_clean_run() -> None:
     assert (flaky.test_id, flaky.attempts_failed, flaky.attempts_total) == ("flaky test", 2, 3)
     clean = parse_report("m.json", _fixture("ctrf-minimal.json"))
     assert (clean.format, clean.failures, clean.tests_total) == ("ctrf", [], 1)
+
+
+def test_jest_json_fails_what_jest_counted_in_the_same_file() -> None:
+    # jest 30's own counts in jest30-shop.json: numFailedTests 2, numRuntimeErrorTestSuites 1,
+    # numTotalTests 5 with 1 pending; "eventually passes" ran twice (`invocations`).
+    result = parse_report("jest.json", _fixture("jest30-shop.json"))
+    assert (result.format, result.problems, result.tests_total) == ("jest-json", [], 4)
+    by_id = {f.test_id: f for f in result.failures}
+    assert sorted(by_id) == [
+        "test/broken.test.js",
+        f"test/cart.test.js{SEP}cart{SEP}discount refuses a negative amount",
+        f"test/cart.test.js{SEP}cart{SEP}total{SEP}counts quantities",
+        f"test/flaky.test.js{SEP}eventually passes",
+    ]
+    thrown = by_id[f"test/cart.test.js{SEP}cart{SEP}discount refuses a negative amount"]
+    # The runner's checkout is dropped; the innermost frame is the code that threw.
+    assert (thrown.location, thrown.message) == ("src/cart.js:5", "RangeError: negative amount: -5")
+    assert thrown.trace_paths == ["src/cart.js", "test/cart.test.js"]
+    flaky = by_id[f"test/flaky.test.js{SEP}eventually passes"]
+    assert (flaky.attempts_failed, flaky.attempts_total) == (1, 2)
+    broken = by_id["test/broken.test.js"]
+    assert "Cannot find module './does-not-exist'" in broken.message
+
+
+def test_playwright_json_fails_the_unexpected_test_and_keeps_the_flaky_one() -> None:
+    # Playwright's own stats in playwright-shop.json: expected 1, unexpected 1, flaky 1,
+    # skipped 1; `retries: 1`.
+    result = parse_report("pw.json", _fixture("playwright-shop.json"))
+    assert (result.format, result.problems, result.tests_total) == ("playwright-json", [], 3)
+    by_id = {f.test_id: f for f in result.failures}
+    failed = by_id[f"e2e/cart.spec.js{SEP}cart{SEP}refuses a negative discount"]
+    assert (failed.attempts_failed, failed.attempts_total) == (2, 2)
+    assert (failed.location, failed.message) == ("src/cart.js:5", "RangeError: negative amount: -5")
+    flaky = by_id[f"e2e/cart.spec.js{SEP}cart{SEP}passes on retry"]
+    assert (flaky.attempts_failed, flaky.attempts_total) == (1, 2)
+    assert flaky.location == "e2e/cart.spec.js:12"
+    assert len(result.failures) == 2

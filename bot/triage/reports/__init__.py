@@ -26,8 +26,10 @@ from bot.triage.models import Failure
 from bot.triage.reports.ctrf_json import is_ctrf, parse_ctrf
 from bot.triage.reports.dart_json import is_dart_event, parse_dart_json
 from bot.triage.reports.go_json import is_event, parse_go_json
+from bot.triage.reports.jest_json import is_jest_json, parse_jest_json
 from bot.triage.reports.junit import JUnitReader
 from bot.triage.reports.mocha_json import is_mocha_json, parse_mocha_json
+from bot.triage.reports.playwright_json import is_playwright_json, parse_playwright_json
 from bot.triage.reports.rspec_json import is_rspec_json, parse_rspec_json
 from bot.triage.reports.tap import is_tap, parse_tap
 from bot.triage.reports.trx import is_trx, parse_trx
@@ -64,6 +66,8 @@ DOCUMENTS: tuple[DocumentFormat, ...] = (
     DocumentFormat("mocha-json", is_mocha_json, parse_mocha_json),
     DocumentFormat("rspec-json", is_rspec_json, parse_rspec_json),
     DocumentFormat("ctrf", is_ctrf, parse_ctrf),
+    DocumentFormat("jest-json", is_jest_json, parse_jest_json),
+    DocumentFormat("playwright-json", is_playwright_json, parse_playwright_json),
 )
 FORMATS = ("junit", "trx", *(f.name for f in STREAMS), *(f.name for f in DOCUMENTS))
 # A JSON document is parsed whole: its bytes and its containers (`{`, `[`: 56-64 bytes each
