@@ -228,3 +228,37 @@ def test_playwright_json_fails_the_unexpected_test_and_keeps_the_flaky_one() -> 
     assert (flaky.attempts_failed, flaky.attempts_total) == (1, 2)
     assert flaky.location == "e2e/cart.spec.js:12"
     assert len(result.failures) == 2
+
+
+def test_cucumber_json_fails_the_scenarios_cucumber_js_failed() -> None:
+    # cucumber-js 11's own summary of that run: "4 scenarios (2 failed, 2 passed)".
+    result = parse_report("cucumber.json", _fixture("cucumber-js-shop.json"))
+    assert (result.format, result.problems, result.tests_total) == ("cucumber-json", [], 4)
+    by_id = {f.test_id: f for f in result.failures}
+    assert sorted(by_id) == [
+        f"features/cart.feature{SEP}Cart{SEP}A negative discount",
+        # The outline's second row: its rows share the outline's name.
+        f"features/cart.feature{SEP}Cart{SEP}Several items{SEP}example 2",
+    ]
+    thrown = by_id[f"features/cart.feature{SEP}Cart{SEP}A negative discount"]
+    assert (thrown.location, thrown.message) == ("src/cart.js:5", "RangeError: negative amount: -5")
+    row = by_id[f"features/cart.feature{SEP}Cart{SEP}Several items{SEP}example 2"]
+    assert row.location == "features/step_definitions/steps.js:15"
+    assert row.message.startswith("AssertionError [ERR_ASSERTION]: Expected values to be")
+
+
+def test_cucumber_ruby_background_failure_is_the_next_scenarios_and_undefined_steps_fail() -> None:
+    document = (
+        b'[{"uri": "features/a.feature", "name": "A", "elements": ['
+        b'{"type": "background", "name": "", "steps": [{"keyword": "Given ", "name": "x",'
+        b' "result": {"status": "failed", "error_message": "boom"}}]},'
+        b'{"type": "scenario", "name": "one", "steps": [{"keyword": "When ", "name": "y",'
+        b' "result": {"status": "skipped"}}]},'
+        b'{"type": "scenario", "name": "two", "steps": [{"keyword": "When ", "name": "z",'
+        b' "result": {"status": "undefined"}}]}]}]'
+    )
+    result = parse_report("ruby.json", document)
+    assert [(f.test_id, f.message) for f in result.failures] == [
+        (f"features/a.feature{SEP}A{SEP}one", "boom"),
+        (f"features/a.feature{SEP}A{SEP}two", "undefined step: When z"),
+    ]

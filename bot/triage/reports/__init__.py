@@ -24,6 +24,7 @@ from pydantic import BaseModel, Field
 
 from bot.triage.models import Failure
 from bot.triage.reports.ctrf_json import is_ctrf, parse_ctrf
+from bot.triage.reports.cucumber_json import is_cucumber_json, parse_cucumber_json
 from bot.triage.reports.dart_json import is_dart_event, parse_dart_json
 from bot.triage.reports.go_json import is_event, parse_go_json
 from bot.triage.reports.jest_json import is_jest_json, parse_jest_json
@@ -68,6 +69,7 @@ DOCUMENTS: tuple[DocumentFormat, ...] = (
     DocumentFormat("ctrf", is_ctrf, parse_ctrf),
     DocumentFormat("jest-json", is_jest_json, parse_jest_json),
     DocumentFormat("playwright-json", is_playwright_json, parse_playwright_json),
+    DocumentFormat("cucumber-json", is_cucumber_json, parse_cucumber_json),
 )
 FORMATS = ("junit", "trx", *(f.name for f in STREAMS), *(f.name for f in DOCUMENTS))
 # A JSON document is parsed whole: its bytes and its containers (`{`, `[`: 56-64 bytes each
