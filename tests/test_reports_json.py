@@ -4,14 +4,62 @@ projects that keep those files expect (tests/fixtures/reports/PROVENANCE.md)."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from bot.triage.reports import FORMATS, parse_report, read_report
+from bot.triage.reports import DOCUMENTS, FORMATS, STREAMS, parse_report, read_report
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "reports"
 SEP = " \u203a "
+# Field names the formats read, so that generated documents reach their parsers' insides.
+FIELDS = [
+    "type",
+    "suite",
+    "test",
+    "testID",
+    "result",
+    "error",
+    "stackTrace",
+    "groupIDs",
+    "examples",
+    "summary",
+    "status",
+    "exception",
+    "backtrace",
+    "messages",
+    "results",
+    "tool",
+    "tests",
+    "retryAttempts",
+    "retries",
+    "flaky",
+    "testResults",
+    "numTotalTests",
+    "assertionResults",
+    "ancestorTitles",
+    "invocations",
+    "config",
+    "suites",
+    "specs",
+    "projects",
+    "elements",
+    "uri",
+    "steps",
+    "failures",
+    "passes",
+    "Action",
+    "Package",
+    "Test",
+    "name",
+    "title",
+    "file",
+]
 
 
 def _fixture(name: str) -> bytes:
@@ -111,11 +159,6 @@ def test_rspec_json_file_that_failed_to_load_is_a_failure_of_that_file() -> None
     [failure] = parse_report("load.json", document).failures
     assert (failure.test_id, failure.location) == ("spec/a_spec.rb", "spec/a_spec.rb:1")
     assert failure.message.startswith("Failure/Error: require 'nope'")
-
-
-@pytest.mark.parametrize("fmt", ["dart-json", "rspec-json"])
-def test_each_format_is_registered(fmt: str) -> None:
-    assert fmt in FORMATS
 
 
 # tapjs/tapjs src/parser/tap-snapshots/test/parser/<name>.tap.test.cjs, `bail=false`: the
@@ -262,3 +305,81 @@ def test_cucumber_ruby_background_failure_is_the_next_scenarios_and_undefined_st
         (f"features/a.feature{SEP}A{SEP}one", "boom"),
         (f"features/a.feature{SEP}A{SEP}two", "undefined step: When z"),
     ]
+
+
+# Each format's files, as `auto` must tell them: by content alone.
+DETECTED = [
+    ("dorny-dart-json.json", "dart-json"),
+    ("dorny-flutter-provider.json", "dart-json"),
+    ("dorny-rspec-json.json", "rspec-json"),
+    ("tapjs-node-test-mjs.tap", "tap"),
+    ("tapjs-not-ok-todo.tap", "tap"),
+    ("ctrf-comprehensive.json", "ctrf"),
+    ("jest30-shop.json", "jest-json"),
+    ("playwright-shop.json", "playwright-json"),
+    ("cucumber-js-shop.json", "cucumber-json"),
+    ("mocha-retries.json", "mocha-json"),
+    ("go-rerun.gojson.txt", "go-json"),
+]
+
+
+@pytest.mark.parametrize(("name", "fmt"), DETECTED, ids=[d[0] for d in DETECTED])
+def test_each_format_is_told_by_its_content_and_no_other_detector_takes_it(
+    name: str, fmt: str
+) -> None:
+    assert fmt in FORMATS
+    data = _fixture(name)
+    assert parse_report(name, data).format == fmt
+    document = _document(data)
+    if document is not None:
+        takers = [known.name for known in DOCUMENTS if known.detect(document)]
+        assert takers == [fmt]
+    else:
+        first = next(line for line in data.decode().splitlines() if line.strip())
+        assert [known.name for known in STREAMS if known.detect(first)] in ([fmt], [])
+
+
+def _document(data: bytes) -> object:
+    try:
+        return json.loads(data)
+    except ValueError:
+        return None
+
+
+@pytest.mark.parametrize("fmt", [f for f in FORMATS if f not in ("junit", "trx")])
+@settings(max_examples=60, deadline=None)
+@given(
+    document=st.recursive(
+        st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+        lambda inner: (
+            st.lists(inner, max_size=4)
+            | st.dictionaries(st.sampled_from(FIELDS) | st.text(max_size=6), inner, max_size=6)
+        ),
+        max_leaves=30,
+    )
+)
+def test_any_json_of_any_shape_is_read_without_an_exception(fmt: str, document: object) -> None:
+    data = json.dumps(document).encode()
+    for text in (data, data.replace(b", ", b",\n")):
+        result = parse_report("x.json", text, fmt=fmt)
+        assert all(f.test_id is not None for f in result.failures)
+
+
+def test_flakybot_parse_lists_the_formats_and_reads_a_tap_file(tmp_path: Path) -> None:
+    root = Path(__file__).resolve().parent.parent
+    run = [sys.executable, "-m", "bot.cli", "parse"]
+    shown = subprocess.run(
+        [*run, "--help"], cwd=root, capture_output=True, text=True, timeout=60, check=True
+    )
+    for fmt in FORMATS:
+        assert fmt in shown.stdout
+    # A `.txt` file is sniffed by its opening: TAP is a report, not a job log.
+    copy = tmp_path / "results.txt"
+    copy.write_bytes(_fixture("tapjs-yamlish.tap").replace(b"TAP Version", b"TAP version"))
+    done = subprocess.run(
+        [*run, "--json", str(copy)], cwd=root, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    [result] = json.loads(done.stdout)
+    assert [f["test_id"] for f in result["failures"]] == ["Resolve address"]
+    assert result["failures"][0]["source"] == "tap"
