@@ -383,3 +383,20 @@ def test_flakybot_parse_lists_the_formats_and_reads_a_tap_file(tmp_path: Path) -
     [result] = json.loads(done.stdout)
     assert [f["test_id"] for f in result["failures"]] == ["Resolve address"]
     assert result["failures"][0]["source"] == "tap"
+
+
+def test_dart_json_file_that_did_not_compile_is_a_failure_of_the_file() -> None:
+    lines = [
+        '{"protocolVersion":"0.1.1","type":"start","time":0}',
+        '{"suite":{"id":0,"platform":"vm","path":"test\\\\broken_test.dart"},"type":"suite"}',
+        '{"test":{"id":1,"name":"loading test\\\\broken_test.dart","suiteID":0,"groupIDs":[]},'
+        '"type":"testStart","time":1}',
+        '{"testID":1,"error":"Failed to load \\"test/broken_test.dart\\":\\n'
+        "test/broken_test.dart:3:7: Error: Undefined name 'nope'.\","
+        '"stackTrace":"","isFailure":false,"type":"error","time":2}',
+        '{"testID":1,"result":"error","skipped":false,"hidden":false,"type":"testDone"}',
+    ]
+    [failure] = parse_report("broken.json", "\n".join(lines).encode()).failures
+    assert (failure.test_id, failure.name) == ("test/broken_test.dart", "test/broken_test.dart")
+    assert failure.location == "test/broken_test.dart:3"
+    assert failure.message.startswith('Failed to load "test/broken_test.dart":')

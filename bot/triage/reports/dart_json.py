@@ -36,6 +36,7 @@ _MAX_ERRORS = 20
 _MAX_EXCEPTION = 16 * 1024
 # Flutter's test binding prints the exception and its stack, then reports this error.
 _FLUTTER_BANNER = "EXCEPTION CAUGHT BY"
+_LOADING = "loading "
 _SEE_ABOVE = "Test failed. See exception logs above."
 
 
@@ -121,12 +122,18 @@ def _event(line: str) -> dict[str, object] | None:
     return event if isinstance(event, dict) else None
 
 
+def _chain(test: _Test) -> list[str]:
+    """The test's innermost group and title below its file; none for the file's own
+    `loading` test (the file did not compile or load)."""
+    if test.name.startswith(_LOADING) and stated_path(test.name[len(_LOADING) :]) == test.suite:
+        return []
+    if test.group and test.name.startswith(f"{test.group} "):
+        return [test.group, test.name.removeprefix(f"{test.group} ")]
+    return [test.name]
+
+
 def _failure(test: _Test) -> Failure:
-    prefix = f"{test.group} "
-    title = (
-        test.name.removeprefix(prefix) if test.group and test.name.startswith(prefix) else test.name
-    )
-    suites = test.group if title != test.name else ""
+    chain = _chain(test)
     error, stack = test.errors[0] if test.errors else ("", "")
     if test.exception and (error.startswith(_SEE_ABOVE) or not error):
         error = stack = test.exception.split("\n", 1)[-1]
@@ -137,8 +144,8 @@ def _failure(test: _Test) -> Failure:
     found = choose(stack=frames, attribute=None, message=error, stack_text=stack)
     failed = sum(1 for r in test.results if r != "success")
     return Failure(
-        test_id=TITLE_SEPARATOR.join(p for p in (test.suite, suites, title) if p),
-        name=TITLE_SEPARATOR.join(p for p in (suites, title) if p),
+        test_id=TITLE_SEPARATOR.join(p for p in (test.suite, *chain) if p),
+        name=TITLE_SEPARATOR.join(chain) or test.suite,
         file=test.suite or None,
         framework=FRAMEWORK,
         location=found.location,
