@@ -23,6 +23,7 @@ from bot.config import ConfigError, Settings, settings_problems
 from bot.logs import configure
 from bot.report.text import reveal
 from bot.store import DeliveryState, open_store
+from bot.triage.reports import FORMATS as REPORT_FORMATS
 
 if TYPE_CHECKING:
     from bot.triage.models import Extraction
@@ -259,23 +260,46 @@ def _fast_loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
     return uvloop.new_event_loop
 
 
-PARSE_FORMATS = ("auto", "log", "junit", "trx", "nunit", "xunit", "go-json", "mocha-json")
+PARSE_FORMATS = ("auto", "log", *REPORT_FORMATS)
 PARSE_EPILOG = """formats (--format; auto tells each from its content):
-  log         a job log: gh run view --log-failed, the raw log, a run's log archive
-  junit       JUnit XML: pytest --junitxml, jest-junit, Surefire, go-junit-report, ...
-  trx         .NET TRX: dotnet test --logger trx
-  nunit       NUnit 2 and 3 XML: nunit3-console --result=TestResult.xml
-  xunit       xUnit.net v1 and v2 XML: dotnet test --logger xunit, xunit.console -xml
-  go-json     go test -json output
-  mocha-json  mocha --reporter json
+  log              a job log: gh run view --log-failed, the raw log, a run's log archive
+  junit            JUnit XML: pytest --junitxml, jest-junit, Surefire, go-junit-report, ...
+  trx              .NET TRX: dotnet test --logger trx
+  nunit            NUnit 2 and 3 XML: nunit3-console --result=TestResult.xml
+  xunit            xUnit.net v1 and v2 XML: dotnet test --logger xunit, xunit.console -xml
+  go-json          go test -json output
+  dart-json        dart test --reporter json, flutter test --machine
+  tap              TAP 13 and 14: node --test --test-reporter tap, tap, prove
+  mocha-json       mocha --reporter json
+  rspec-json       rspec --format json
+  ctrf             CTRF JSON (Common Test Report Format reporters)
+  jest-json        jest --json, vitest --reporter=json
+  playwright-json  playwright test --reporter=json
+  cucumber-json    cucumber-js --format json, Cucumber-JVM's json plugin
 
 examples:
   flakybot parse failed.log
   flakybot parse --json build/test-results/TEST-*.xml TestResult.xml
   flakybot parse --format nunit results.xml
+  flakybot parse --format dart-json flutter-machine.json
 """
 SCANNER_CHOICES = ("auto", "hyperscan", "re2")
-_REPORT_SUFFIXES = frozenset({".xml", ".trx", ".json", ".jsonl", ".ndjson"})
+# How reports open: XML (JUnit, TRX, NUnit, xUnit.net), go test -json and Dart's event
+# streams, TAP.
+_REPORT_STARTS = (
+    b"<?xml",
+    b"<testsuite",
+    b"<TestRun",
+    b"<test-run",
+    b"<test-results",
+    b"<test-suite",
+    b"<assembl",
+    b'{"Time"',
+    b'{"Action"',
+    b'{"protocolVersion"',
+    b"TAP version",
+)
+_REPORT_SUFFIXES = frozenset({".xml", ".trx", ".json", ".jsonl", ".ndjson", ".tap"})
 
 
 def parse_files(files: Sequence[Path], fmt: str, *, as_json: bool) -> int:
@@ -362,8 +386,7 @@ def _sniff(path: Path) -> str:
     # run's log archive is a zip.
     if head.startswith(b"PK\x03\x04"):
         return "log"
-    roots = (b"<testsuite", b"<TestRun", b"<test-run", b"<test-results", b"<test-suite")
-    if head.startswith((b"<?xml", *roots, b"<assembl", b'{"Time"', b'{"Action"')):
+    if head.startswith(_REPORT_STARTS):
         return "auto"
     return "log"
 

@@ -32,6 +32,7 @@ from bot.triage.parsers.rspec import MARKER as RSPEC_MARKER
 from bot.triage.parsers.rspec import parse_rspec
 from bot.triage.parsers.unittest import MARKER as UNITTEST_MARKER
 from bot.triage.parsers.unittest import parse_unittest
+from bot.triage.reports import parse_report
 
 CORPUS = Path(__file__).resolve().parent / "fixtures" / "corpus"
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "logs"
@@ -108,21 +109,52 @@ def _foreign_fixtures(runner: str) -> list[tuple[str, Path]]:
 # --- go test --------------------------------------------------------------------------------
 
 
-def test_go_corpus_subtests_report_leaves_and_the_report_xml_parents_are_implied() -> None:
+def _report_failures(name: str) -> set[str]:
+    """The `classname.name` of each failed case in one of go-junit-report's expected reports."""
+    xml = (CORPUS / "logs" / "go-junit-report" / name).read_text(encoding="utf-8")
+    cases = re.findall(r'<testcase name="([^"]+)" classname="([^"]+)"[^>]*>\s*<failure', xml)
+    return {f"{classname}.{name}" for name, classname in cases}
+
+
+def test_go_corpus_subtests_report_the_leaves_and_their_parents_as_the_report_xml() -> None:
     failures = parse_go_test(_corpus("go-junit-report/012-subtests.txt"))
 
-    ids = [f.test_id for f in failures]
-    assert ids == [
-        "package/subtests.TestSubtests/Subtest#01",
-        "package/subtests.TestFailingSubtestWithNestedSubtest/Subtest",
-    ]
-    # 012-report.xml fails 4 cases: these two leaves and their parents, which failed only
-    # because a subtest did (they print nothing of their own).
-    xml = (CORPUS / "logs" / "go-junit-report" / "012-report.xml").read_text(encoding="utf-8")
-    expected = set(re.findall(r'<testcase name="([^"]+)"[^>]*>\s*<failure', xml))
-    implied = {f.name.rsplit("/", 1)[0] for f in failures}
-    assert {f.name for f in failures} | implied == expected
-    assert _by_id(failures)["package/subtests.TestSubtests/Subtest#01"].message == "error message"
+    # 012-report.xml fails 4 cases: two leaves and their parents, which failed only because a
+    # subtest did; `go test -json` reports the parents too.
+    assert {f.test_id for f in failures} == _report_failures("012-report.xml")
+    assert len(failures) == 4
+    by_id = _by_id(failures)
+    assert by_id["package/subtests.TestSubtests/Subtest#01"].message == "error message"
+    assert by_id["package/subtests.TestSubtests"].message == ""
+
+
+@pytest.mark.parametrize(
+    ("log", "report"),
+    [("036-benchfail.txt", "036-report.xml"), ("037-legacy-fail.txt", "037-report.xml")],
+)
+def test_go_corpus_failing_benchmarks_and_go_1_4_results_are_the_tests_the_report_fails(
+    log: str, report: str
+) -> None:
+    failures = parse_go_test(_corpus(f"go-junit-report/{log}"))
+    assert {f.test_id for f in failures} == _report_failures(report)
+    assert len(failures) == len(_report_failures(report))
+
+
+def test_go_corpus_benchmark_and_legacy_messages() -> None:
+    bench = _by_id(parse_go_test(_corpus("go-junit-report/036-benchfail.txt")))
+    fatal = bench["package/name/benchfail.BenchmarkFatal"]
+    assert (fatal.message, fatal.location) == ("fatal message", "bench_test.go:10")
+    [legacy] = parse_go_test(_corpus("go-junit-report/037-legacy-fail.txt"))
+    # The last message, its tab-indented further lines with it.
+    assert (legacy.message, legacy.location) == ("Longer\nerror\nmessage.", "file_test.go:11")
+
+
+def test_go_v_and_go_json_of_one_run_agree() -> None:
+    as_log = parse_go_test(_corpus("go-junit-report/036-benchfail.txt"))
+    as_json = parse_report(
+        "110.json", (CORPUS / "logs" / "go-junit-report" / "110-benchfail.gojson.txt").read_bytes()
+    )
+    assert {f.test_id for f in as_log} == {f.test_id for f in as_json.failures}
 
 
 def test_go_corpus_race_is_a_failure_of_the_racing_test() -> None:
@@ -139,6 +171,7 @@ def test_go_subtests_parent_messages_and_panics() -> None:
 
     cart, queue = "example.com/shop/internal/cart", "example.com/shop/internal/queue"
     assert list(failures) == [
+        f"{cart}.TestDiscount",  # failed with its subtests, as go test -json says
         f"{cart}.TestDiscount/ten_percent",
         f"{cart}.TestDiscount/coupon_[EU]_ünïcode",
         f"{cart}.TestRefund",  # its subtest passed; it failed on its own line

@@ -15,6 +15,8 @@ from bot.triage.signature import signature
 CORPUS = Path(__file__).resolve().parent / "fixtures" / "corpus"
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "reports"
 TEST_REPORTER = "reports/test-reporter/__tests__/fixtures"
+BENCH = "package/name/benchfail"
+SUBTEST = "package/name/subtest"
 ENRICO = "reports/publish-unit-test-result-action/python/test/files"
 GO = "logs/go-junit-report"
 SEP = " \u203a "
@@ -171,6 +173,33 @@ CORPUS_EXPECTED: list[tuple[str, str, set[str]]] = [
         },
     ),
     (f"{GO}/017-report.xml", "junit", {"package/race.TestRace"}),
+    (f"{GO}/036-report.xml", "junit", {f"{BENCH}.BenchmarkError", f"{BENCH}.BenchmarkFatal"}),
+    (f"{GO}/110-report.xml", "junit", {f"{BENCH}.BenchmarkError", f"{BENCH}.BenchmarkFatal"}),
+    (
+        f"{GO}/110-benchfail.gojson.txt",
+        "go-json",
+        {f"{BENCH}.BenchmarkError", f"{BENCH}.BenchmarkFatal"},
+    ),
+    (f"{GO}/037-report.xml", "junit", {"package/name.TestOne"}),
+    (
+        f"{GO}/103-report.xml",
+        "junit",
+        {f"{SUBTEST}.TestMultiple", f"{SUBTEST}.TestMultiple/Single"},
+    ),
+    (
+        f"{GO}/103-subtests.gojson.txt",
+        "go-json",
+        {f"{SUBTEST}.TestMultiple", f"{SUBTEST}.TestMultiple/Single"},
+    ),
+    (
+        f"{TEST_REPORTER}/rspec-json.json",
+        "rspec-json",
+        {
+            "spec/config/check_env_vars_spec.rb"
+            f"{SEP}CheckEnvVars#call when all env vars are defined behaves like success load"
+            " fails in assertion"
+        },
+    ),
     (f"{GO}/101-report.xml", "junit", {"package/name/fail.TestOne"}),
     (f"{GO}/101-fail.gojson.txt", "go-json", {"package/name/fail.TestOne"}),
     # A binary that panics before any test: the package failed.
@@ -198,7 +227,6 @@ def test_corpus_report_files_are_all_covered() -> None:
         pytest.fail(f"{CORPUS} is absent: the corpus is in tests/fixtures/corpus")
     covered = {c[0] for c in CORPUS_EXPECTED} | {
         f"{ENRICO}/junit-xml/pytest/corrupt-xml.xml",
-        f"{TEST_REPORTER}/rspec-json.json",
     }
     reports = {
         str(p.relative_to(CORPUS))
@@ -221,8 +249,11 @@ def test_corpus_corrupt_xml_is_a_problem_naming_file_and_position() -> None:
 
 def test_corpus_rspec_json_is_not_taken_for_mocha() -> None:
     result = _corpus(f"{TEST_REPORTER}/rspec-json.json")
-    assert result.failures == []
-    assert result.problems == ["rspec-json.json: JSON but not mocha's JSON report"]
+    assert (result.format, len(result.failures)) == ("rspec-json", 1)
+    unknown = parse_report("other.json", b'{"results": 1}')
+    assert unknown.problems == ["other.json: JSON but not a test report format this bot reads"]
+    as_mocha = parse_report("rspec.json", b'{"examples": [], "summary": {}}', fmt="mocha-json")
+    assert as_mocha.problems == ["rspec.json: JSON but not mocha-json"]
 
 
 def test_corpus_pytest_details() -> None:

@@ -32,7 +32,8 @@ class Failure(BaseModel):
     message: str = ""  # first line(s) of the error, raw (escaping is report/'s job)
     signature: str = ""  # normalised message: stable across runs of the same failure
     trace_paths: list[str] = Field(default_factory=list)  # repo paths seen in its traceback
-    # Where it was read: "junit", "trx", "go-json", "mocha-json", "annotation" or "log".
+    # Where it was read: a report format (reports.FORMATS: "junit", "tap", ...),
+    # "annotation" or "log".
     source: str = "log"
     # Retries inside one run (pytest-rerunfailures, Surefire rerunFailingTestsCount, nextest
     # retries): failed `attempts_failed` of `attempts_total`. Fewer failures than attempts

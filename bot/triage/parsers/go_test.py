@@ -12,10 +12,12 @@ paths, one a line, the test's own file among them), made repository-relative; el
 names its folder it is kept as printed (`clock_test.go:41`), for the tree to place (the
 package's folder, `imports/locate.py`), and is not the test's file.
 
-A failing subtest makes its parent fail too; the parent is reported only when it printed a
-message of its own, so a failure is counted once, at its leaf. Panics, data races and build
-failures name their cause; a package that fails with no failing test is reported under the
-package's own name.
+A failing subtest makes its parent fail too: both are reported, as `go test -json` and
+go-junit-report's JUnit report them, so the readers of one run agree. A benchmark names itself
+alone on a line before its output and fails with `--- FAIL: BenchmarkX` (no time); Go 1.4
+and before print `(0.02 seconds)` and indent a message's further lines with tabs. Panics, data
+races and build failures name their cause; a package that fails with no failing test is
+reported under the package's own name.
 """
 
 from __future__ import annotations
@@ -37,7 +39,14 @@ _MAX_MESSAGE_LINES = 5
 MARKER = re.compile(r"^\s*--- FAIL: |^FAIL\s|^panic: |^WARNING: DATA RACE|^# \S+")
 
 _RUN = re.compile(r"^=== (?:RUN|CONT|NAME|PAUSE)\s+(?P<name>\S*)\s*$")
-_RESULT = re.compile(r"^(?P<indent>\s*)--- (?P<status>FAIL|PASS|SKIP): (?P<name>\S+) \([\d.]+s\)")
+# `(0.00s)`; Go 1.4 and before `(0.02 seconds)`; a benchmark's result line has no time.
+_RESULT = re.compile(
+    r"^(?P<indent>\s*)--- (?P<status>FAIL|PASS|SKIP): (?P<name>\S+)"
+    r"(?: \([\d.]+(?:s| seconds)\))?\s*$"
+)
+# A benchmark names itself alone on a line before its output (`BenchmarkFatal`); its
+# measurements follow the name on the same line (`BenchmarkX-8  1000  12 ns/op`).
+_BENCHMARK = re.compile(r"^(?P<name>Benchmark\S*)$")
 _PACKAGE = re.compile(
     r"^(?P<status>FAIL|ok)\s+(?P<pkg>\S+)\s+(?:[\d.]+s|\(cached\)|\[(?P<note>[^\]\n]+)\])"
 )
@@ -55,6 +64,8 @@ _TRACE_HEAD = re.compile(r"^\s+Error Trace:\s+(?P<rest>\S.*)$")
 _TRACE_MORE = re.compile(r"^\s*(?P<path>(?:[A-Za-z]:)?[^\s:]+\.go):(?P<line>\d+)\s*$")
 _BUILD_ERROR = re.compile(r"^(?P<path>[^\s:]+\.go):(?P<line>\d+):(?:\d+:)? (?P<text>.+)$")
 _RACE = "WARNING: DATA RACE"
+# A message's further lines: indented under it, with spaces (Go 1.14+) or tabs (before).
+_CONTINUED = ("        ", "\t\t")
 
 
 @dataclass
@@ -115,6 +126,11 @@ class _Parser:
             if run.group("name"):
                 self.current = self.package.test(run.group("name"))
             return
+        benchmark = _BENCHMARK.match(line)
+        if benchmark:
+            self.entry = None
+            self.current = self.package.test(benchmark.group("name"))
+            return
         result = _RESULT.match(line)
         if result:
             self.entry = None
@@ -145,7 +161,7 @@ class _Parser:
         if line == _RACE and self.current is not None:
             self.current.race = True
             return
-        if self.entry is not None and line.startswith("        ") and line.strip():
+        if self.entry is not None and line.startswith(_CONTINUED) and line.strip():
             self.entry.lines.append(line.strip())
         elif not line.startswith(" "):
             self.entry = None
@@ -203,10 +219,9 @@ class _Parser:
         if not failed:
             return
         failing = [package.tests[n] for n in package.order if package.tests[n].failed]
-        leaves = [t for t in failing if not _has_failing_child(t, failing) or t.entries]
-        for test in leaves:
+        for test in failing:
             self.failures[f"{pkg}.{test.name}"] = (pkg, test, package)
-        if not leaves:
+        if not failing:
             self.failures[pkg] = (pkg, None, package)
 
     def result(self) -> list[Failure]:
@@ -279,11 +294,6 @@ class _Parser:
 
 def _at(path: str | None, line: int) -> str | None:
     return f"{path}:{line}" if path is not None else None
-
-
-def _has_failing_child(test: _Test, failing: list[_Test]) -> bool:
-    prefix = test.name + "/"
-    return any(other.name.startswith(prefix) for other in failing)
 
 
 def parse_go_test(lines: Sequence[str]) -> list[Failure]:

@@ -14,7 +14,7 @@ are. A test cancelled because its parent failed is not reported either: the pare
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from bot.triage.models import Failure
@@ -38,7 +38,10 @@ _MAX_LINE = 4096
 _MAX_MESSAGE_LINES = 5
 _NOT_REPORTED = frozenset({"subtestsFailed", "cancelledByParent"})
 
-_TAP_RESULT = re.compile(r"^(?P<indent> *)(?P<ok>not ok|ok) \d+(?: - (?P<rest>.*))?$")
+# `ok 3 - name`; TAP also allows no number, no dash (`not ok 1 Resolve address`), no name.
+_TAP_RESULT = re.compile(
+    r"^(?P<indent> *)(?P<ok>not ok|ok)\b(?: (?P<number>\d+))?(?: -)?(?: (?P<rest>.*))?$"
+)
 _TAP_SUBTEST = re.compile(r"^(?P<indent> *)# Subtest: (?P<name>.*)$")
 _DIRECTIVE = re.compile(r"(?<!\\) # (?:TODO|SKIP)\b.*$", re.IGNORECASE)
 _YAML_KEY = re.compile(r"^(?P<indent> *)(?P<key>[A-Za-z_]\w*):(?: (?P<value>.*))?$")
@@ -121,6 +124,7 @@ class _Tap:
         self.yaml_indent = 0
         self.block_key: str | None = None
         self.block_indent = 0
+        self.ran = 0  # results not skipped
 
     def feed(self, line: str) -> None:
         if self.yaml_for is not None:
@@ -137,13 +141,14 @@ class _Tap:
         if result is None:
             return
         indent = len(result.group("indent"))
-        name = _tap_name(result.group("rest") or "")
+        name = _tap_name(result.group("rest") or "") or f"test {result.group('number') or ''}"
         directive = _DIRECTIVE.search(result.group("rest") or "")
         self.close_deeper(indent)
         chain = [n for i, n in self.open if i < indent] + [name]
         if self.open and self.open[-1][0] == indent:
             self.open.pop()
         failed = result.group("ok") == "not ok" and directive is None
+        self.ran += 1 if directive is None or "TODO" in directive.group().upper() else 0
         test = _Test(chain, failed_children=self.failed_at.pop(indent + 4, []))
         if failed:
             self.failed_at.setdefault(indent, []).append(test)
@@ -184,7 +189,7 @@ class _Tap:
             test.location = text
         elif key == "failureType":
             test.failure_type = text
-        elif key == "error":
+        elif key in ("error", "message"):  # node's test runner; the TAP 13 specification
             test.error.append(text)
         elif key == "name":
             test.error_class = text
@@ -283,6 +288,15 @@ class _Spec:
             trace.extend(failure.lines)
             found.append(_to_failure(failure.test, _first_lines(failure.lines), trace, paths))
         return found
+
+
+def read_tap(lines: Iterable[str]) -> tuple[list[Failure], int]:
+    """The failed tests of a TAP stream (a report file, nothing else in it), as the log's
+    TAP is read, and how many results were not skipped."""
+    tap = _Tap()
+    for line in lines:
+        tap.feed(line[:_MAX_LINE].rstrip())
+    return tap.failures(PathMap()), tap.ran
 
 
 def parse_node_test(lines: Sequence[str]) -> list[Failure]:

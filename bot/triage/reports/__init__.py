@@ -1,5 +1,6 @@
 """Failed tests from test-report files: JUnit XML, .NET TRX, NUnit 2 and 3 XML, xUnit.net
-v1 and v2 XML, mocha JSON, go test -json.
+v1 and v2 XML; go test -json, Dart/Flutter JSON and TAP read line by line; mocha, RSpec,
+jest, Playwright, CTRF and Cucumber JSON documents.
 
 Pure: takes a file's name and its bytes (whole, or as chunks read from an archive), returns
 plain data. A file that cannot be read gives a problem naming it, never an exception.
@@ -21,15 +22,23 @@ import itertools
 import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 from xml.etree.ElementTree import Element
 
 from pydantic import BaseModel, Field
 
 from bot.triage.models import Failure
+from bot.triage.reports.ctrf_json import is_ctrf, parse_ctrf
+from bot.triage.reports.cucumber_json import is_cucumber_json, parse_cucumber_json
+from bot.triage.reports.dart_json import is_dart_event, parse_dart_json
 from bot.triage.reports.go_json import is_event, parse_go_json
+from bot.triage.reports.jest_json import is_jest_json, parse_jest_json
 from bot.triage.reports.junit import JUnitReader
 from bot.triage.reports.mocha_json import is_mocha_json, parse_mocha_json
 from bot.triage.reports.nunit import is_nunit, nunit_counted, parse_nunit
+from bot.triage.reports.playwright_json import is_playwright_json, parse_playwright_json
+from bot.triage.reports.rspec_json import is_rspec_json, parse_rspec_json
+from bot.triage.reports.tap import is_tap, parse_tap
 from bot.triage.reports.trx import is_trx, parse_trx, trx_counted
 from bot.triage.reports.xml_safe import MAX_ELEMENTS, XmlStream, local_name
 from bot.triage.reports.xunit import is_xunit, parse_xunit, xunit_counted
@@ -53,12 +62,50 @@ XML_FORMATS = (
     XmlFormat("xunit", is_xunit, parse_xunit, xunit_counted),
 )
 _BY_NAME = {f.name: f for f in XML_FORMATS}
-FORMATS = ("junit", *_BY_NAME, "mocha-json", "go-json")
+
+
+@dataclass(frozen=True)
+class StreamFormat:
+    """A report read line by line as it arrives: one event (or TAP line) a line."""
+
+    name: str
+    detect: Callable[[str], bool]  # on the stream's first non-blank line
+    parse: Callable[[Iterable[str]], tuple[list[Failure], int]]
+
+
+@dataclass(frozen=True)
+class DocumentFormat:
+    """A report that is one JSON document, parsed whole under MAX_JSON_BYTES."""
+
+    name: str
+    detect: Callable[[object], bool]
+    parse: Callable[[Any], tuple[list[Failure], int]]
+
+
+# Every text report format, in the order content is tried against them ("auto"); the XML
+# formats are told apart by their root. A document format's `detect` must not accept
+# another's documents: each keys on fields only its producer writes.
+STREAMS: tuple[StreamFormat, ...] = (
+    StreamFormat("go-json", is_event, parse_go_json),
+    StreamFormat("dart-json", is_dart_event, parse_dart_json),
+    StreamFormat("tap", is_tap, parse_tap),
+)
+DOCUMENTS: tuple[DocumentFormat, ...] = (
+    DocumentFormat("mocha-json", is_mocha_json, parse_mocha_json),
+    DocumentFormat("rspec-json", is_rspec_json, parse_rspec_json),
+    DocumentFormat("ctrf", is_ctrf, parse_ctrf),
+    DocumentFormat("jest-json", is_jest_json, parse_jest_json),
+    DocumentFormat("playwright-json", is_playwright_json, parse_playwright_json),
+    DocumentFormat("cucumber-json", is_cucumber_json, parse_cucumber_json),
+)
+FORMATS = ("junit", *_BY_NAME, *(f.name for f in STREAMS), *(f.name for f in DOCUMENTS))
 # A JSON document is parsed whole: its bytes and its containers (`{`, `[`: 56-64 bytes each
-# once parsed) are capped. mocha's JSON for thousands of tests fits well within both.
+# once parsed) are capped. mocha's, jest's, RSpec's or Playwright's JSON for thousands of
+# tests fits well within both; a larger one is refused with a problem naming it.
 MAX_JSON_BYTES = 4 * 1024 * 1024
 MAX_JSON_CONTAINERS = MAX_ELEMENTS
 _BLANK = b"\xef\xbb\xbf \t\r\n"
+_MAX_OPENING_LINES = 20
 
 
 class ReportResult(BaseModel):
@@ -91,19 +138,43 @@ def read_report(
         return _xml(name, stream, fmt, max_elements)
     try:
         lines = _lines(stream)
-        first = next((line for line in lines if line.strip()), "")
-        if fmt == "go-json" or (fmt == "auto" and is_event(first)):
-            failures, total = parse_go_json(itertools.chain((first,), lines))
-            return ReportResult(failures=failures, tests_total=total, format="go-json")
-        document = _json(name, itertools.chain((first,), lines))
+        head, first = _opening(lines)
+        stream_format = _stream_format(fmt, first)
+        if stream_format is not None:
+            failures, total = stream_format.parse(itertools.chain(head, (first,), lines))
+            return ReportResult(failures=failures, tests_total=total, format=stream_format.name)
+        document = _json(name, itertools.chain(head, (first,), lines))
     except UnicodeDecodeError as error:
         return ReportResult(problems=[f"{name}: not UTF-8 text (byte {error.start})"])
     if isinstance(document, str):
         return ReportResult(problems=[document])
-    if is_mocha_json(document):
-        failures, total = parse_mocha_json(document)
-        return ReportResult(failures=failures, tests_total=total, format="mocha-json")
-    return ReportResult(problems=[f"{name}: JSON but not mocha's JSON report"])
+    for known in DOCUMENTS:
+        if fmt in ("auto", known.name) and known.detect(document):
+            failures, total = known.parse(document)
+            return ReportResult(failures=failures, tests_total=total, format=known.name)
+    wanted = fmt if fmt != "auto" else "a test report format this bot reads"
+    return ReportResult(problems=[f"{name}: JSON but not {wanted}"])
+
+
+def _opening(lines: Iterator[str]) -> tuple[list[str], str]:
+    """The lines before the first that tells the format, and that line: blank lines and a
+    few `#` comments (Perl's Test::More opens its TAP with one) come before it."""
+    head: list[str] = []
+    for line in lines:
+        if line.strip() and not line.startswith("#"):
+            return head, line
+        head.append(line)
+        if len(head) > _MAX_OPENING_LINES:
+            break
+    return head, ""
+
+
+def _stream_format(fmt: str, first: str) -> StreamFormat | None:
+    """The line-stream format `fmt` names, or under "auto" the one whose first line this is."""
+    for known in STREAMS:
+        if fmt == known.name or (fmt == "auto" and known.detect(first)):
+            return known
+    return None
 
 
 def _first_byte(chunks: Iterator[bytes]) -> tuple[bytes, Iterator[bytes]]:
@@ -222,4 +293,15 @@ def _kind(root: Element, fmt: str) -> str:
     return "junit" if local_name(root) in ("testsuites", "testsuite") else "other"
 
 
-__all__ = ["FORMATS", "XML_FORMATS", "ReportResult", "XmlFormat", "parse_report", "read_report"]
+__all__ = [
+    "DOCUMENTS",
+    "FORMATS",
+    "STREAMS",
+    "XML_FORMATS",
+    "DocumentFormat",
+    "ReportResult",
+    "StreamFormat",
+    "XmlFormat",
+    "parse_report",
+    "read_report",
+]

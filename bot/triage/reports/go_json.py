@@ -23,10 +23,11 @@ from bot.triage.signature import signature
 SOURCE = "go-json"
 FRAMEWORK = "go"
 
-# Output a test's events carry that is the framework's framing, not the test's own words.
+# Output a test's events carry that is the framework's framing, not the test's own words: a
+# benchmark's name alone on a line opens its output.
 _FRAMING = re.compile(
     r"^\s*(?:=== (?:RUN|PAUSE|CONT|NAME)\b|--- (?:FAIL|PASS|SKIP):|FAIL$|PASS$"
-    r"|ok\s|FAIL\t|exit status \d+$)"
+    r"|ok\s|FAIL\t|exit status \d+$|Benchmark\S*$)"
 )
 _TERMINAL = frozenset({"pass", "fail"})
 # Output kept per test: enough for a message and a panic's stack.

@@ -1,0 +1,27 @@
+"""Typed reads of a parsed JSON report's fields: a field of the wrong type reads as empty."""
+
+from __future__ import annotations
+
+
+def text(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def dicts(value: object) -> list[dict[str, object]]:
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+def mapping(value: object) -> dict[str, object]:
+    return value if isinstance(value, dict) else {}
+
+
+def number(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def items(value: object) -> list[object]:
+    return value if isinstance(value, list) else []
+
+
+def strings(value: object) -> list[str]:
+    return [v for v in items(value) if isinstance(v, str)]
