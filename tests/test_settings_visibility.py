@@ -23,7 +23,7 @@ SECRET_KEY = "deploytoken"
 def fresh_caches(monkeypatch: pytest.MonkeyPatch) -> None:
     """What was read is remembered per process: start each test with none of it."""
     monkeypatch.setattr(scope, "_CONFIG_WARNED", cachetools.LRUCache(16))
-    monkeypatch.setattr(scope, "_VISIBILITY", cachetools.TTLCache(16, ttl=60), raising=False)
+    monkeypatch.setattr(scope, "_VISIBILITY", cachetools.TTLCache(16, ttl=60))
 
 
 def overrides(own: str, repos: dict[str, OtherRepoSpec]) -> Scenario:

@@ -46,9 +46,10 @@ _PARSED: cachetools.LRUCache[bytes, tuple[ParsedSettings, int]] = cachetools.LRU
     PARSED_SETTINGS_BYTES, getsizeof=lambda entry: entry[1]
 )
 
-# Whether a repository is private (None: not readable), by installation and lower-case name.
+# Whether a repository is private (None: not readable), by API, installation and lower-case
+# name.
 VISIBILITY_SECONDS = 600
-_VISIBILITY: cachetools.TTLCache[tuple[int | None, str], bool | None] = cachetools.TTLCache(
+_VISIBILITY: cachetools.TTLCache[tuple[str, int | None, str], bool | None] = cachetools.TTLCache(
     4096, ttl=VISIBILITY_SECONDS
 )
 
@@ -121,7 +122,7 @@ async def _hidden(gh: GitHubClient, repo: str, others: list[str]) -> set[str]:
 async def _private(gh: GitHubClient, repo: str) -> bool | None:
     """Whether the repository is private (None: the App cannot read it), remembered a few
     minutes per installation: one read per repository, not per delivery."""
-    key = (gh.installation_id, repo.lower())
+    key = (gh.base_url, gh.installation_id, repo.lower())
     if key not in _VISIBILITY:
         _VISIBILITY[key] = await api.repo_private(gh, repo)
     return _VISIBILITY[key]
