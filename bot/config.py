@@ -387,6 +387,10 @@ class LoadedRepoConfig(BaseModel):
     # the PR comment's footer then says.
     applied: list[str] = Field(default_factory=list)
     outside: bool = False
+    # What the PR comment may say: the problems and files, without the names, keys or
+    # problems of a private repository other than the repository's own when it is public.
+    shown_errors: list[str] = Field(default_factory=list)
+    shown_from: list[str] = Field(default_factory=list)
     # For the log only: an organisation's `.github` repository the App could not read.
     notes: list[str] = Field(default_factory=list)
 

@@ -5,12 +5,19 @@ As Probot's config does: the repository's own file; when it has none, its organi
 `other-org/repo`, `other-org/repo:path.yml`), whose keys the extending file overrides.
 `SettingsChain` is told what each read gave and names the next file to read, so the reading
 (handlers/scope.py) holds no decision and this module no I/O.
+
+Who may extend what: a file may name any repository of the repository's own owner that the
+installation can read, and only a public repository of another owner (`crosses_owner`: the
+reader checks its visibility first, and `refuse` names it as a problem, unread). What the PR
+comment may say of a file in a private repository other than the repository's own, when the
+repository is public (`result(hidden=...)`): not its name, keys or problems, only that
+settings came from such a repository and how many problems it has.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -115,7 +122,8 @@ class SettingsChain:
 
     repo: str
     reads: list[_Read] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
+    # Each problem of following `_extends`, with the file whose `_extends` it is.
+    problems: list[tuple[SettingsFile, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     _hops: int = 0
 
@@ -147,26 +155,36 @@ class SettingsChain:
             why = "not installed or no such file" if status == 404 else f"status {status}"
             self.notes.append(f"{file.label} {file.path}: not read ({why})")
         else:
-            self.problems.append(
-                f"{self._name(self.reads[-1].file)}_extends: {file.label} is not there or "
-                "the App cannot read it"
-            )
+            self._problem(f"{file.label} is not there or the App cannot read it")
         return None
 
+    def crosses_owner(self, file: SettingsFile) -> bool:
+        """Whether `file` is another owner's: read only if its repository is public."""
+        return file.repo.split("/", 1)[0].lower() != self.repo.split("/", 1)[0].lower()
+
+    def refuse(self, file: SettingsFile) -> None:
+        """`file` is another owner's and its repository is not public (or not readable):
+        named, not read."""
+        self._problem(f"{file.label} is another owner's and not public: not read")
+
+    def _problem(self, text: str) -> None:
+        """A problem of the last file read's `_extends`."""
+        file = self.reads[-1].file
+        self.problems.append((file, f"{self._name(file)}_extends: {text}"))
+
     def _follow(self, file: SettingsFile, extends: object) -> SettingsFile | None:
-        where = f"{self._name(file)}_extends"
         target = extends_target(extends, self.repo.split("/", 1)[0])
         if target is None:
-            self.problems.append(f"{where}: not [owner/]repo[:path.yml]: {str(extends)[:100]!r}")
+            self._problem(f"not [owner/]repo[:path.yml]: {str(extends)[:100]!r}")
             return None
         chain = [read.file.key for read in self.reads]
         if target.key in chain:
             files = [read.file for read in self.reads[chain.index(target.key) :]]
             cycle = " → ".join(f.label for f in [*files, target])
-            self.problems.append(f"{where}: {cycle} is a cycle; {target.label} not read again")
+            self._problem(f"{cycle} is a cycle; {target.label} not read again")
             return None
         if self._hops >= MAX_HOPS:
-            self.problems.append(f"{where}: more than {MAX_HOPS} hops; {target.label} not read")
+            self._problem(f"more than {MAX_HOPS} hops; {target.label} not read")
             return None
         self._hops += 1
         return target
@@ -175,18 +193,61 @@ class SettingsChain:
         """How a problem names its file: the repository's own goes unnamed."""
         return "" if file.key == self.first().key else f"{file.label}: "
 
-    def result(self) -> LoadedRepoConfig:
+    def outside_repos(self) -> list[str]:
+        """The other repositories read: the reader learns which of them are private."""
+        own = self.repo.lower()
+        return sorted({r.file.repo.lower() for r in self.reads} - {own})
+
+    def result(self, hidden: Collection[str] = ()) -> LoadedRepoConfig:
+        """The merged settings. `hidden`: the repositories (lower case) whose files the PR
+        comment may not name: private ones other than the repository's own, when it is
+        public."""
         values: dict[str, Any] = {}
         for read in reversed(self.reads):  # the deepest base first
             values = merge(values, read.values)
         # Each file's values were valid alone; merged, a list or mapping may pass its limit.
         config, _, merged = validate_leniently(values)
         problems = [self._name(read.file) + p for read in self.reads for p in read.problems]
+        merged_problems = [f"merged settings: {p}" for p in merged]
         applied = [read.file for read in self.reads if read.values]
         return LoadedRepoConfig(
             config=config,
-            errors=problems + self.problems + [f"merged settings: {p}" for p in merged],
+            errors=problems + [text for _, text in self.problems] + merged_problems,
             applied=[file.label for file in applied],
             outside=any(file.repo.lower() != self.repo.lower() for file in applied),
             notes=list(self.notes),
+            shown_errors=self._shown_problems(hidden) + merged_problems,
+            shown_from=[_shown_label(f, hidden) for f in applied],
         )
+
+    def _shown_problems(self, hidden: Collection[str]) -> list[str]:
+        """The problems as the PR comment may say them: a hidden file's only counted, and a
+        hidden file named in another's problem (a cycle) not by its name."""
+        shown: list[str] = []
+        for read in self.reads:
+            own = [text for by, text in self.problems if by.key == read.file.key]
+            if read.file.repo.lower() not in hidden:
+                shown += [self._name(read.file) + p for p in read.problems]
+                shown += [_unnamed(text, self.reads, hidden) for text in own]
+            elif count := len(read.problems) + len(own):
+                many = "problem" if count == 1 else "problems"
+                shown.append(f"{_shown_label(read.file, hidden)}: {count} {many}, in the bot's log")
+        return shown
+
+
+def _shown_label(file: SettingsFile, hidden: Collection[str]) -> str:
+    """A file's label, or what may be said of it when its repository is hidden."""
+    if file.repo.lower() not in hidden:
+        return file.label
+    if file.repo.split("/", 1)[1].lower() == ORG_REPO:
+        return "the organisation's private .github repository"
+    return "a private repository of the same owner"
+
+
+def _unnamed(text: str, reads: list[_Read], hidden: Collection[str]) -> str:
+    """`text` with the label of every hidden file read replaced by what may be said."""
+    files = sorted({r.file for r in reads}, key=lambda f: -len(f.label))
+    for file in files:
+        if file.repo.lower() in hidden:
+            text = text.replace(file.label, _shown_label(file, hidden))
+    return text

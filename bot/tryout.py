@@ -174,7 +174,7 @@ async def triage_pull_request(
     comment = None
     if tried:
         inp = comment_input(target.repo, target.number, pull.head_sha, [t.attempt for t in tried])
-        inp.config_problems = list(config.errors)
+        inp.config_problems = list(config.shown_errors)
         inp.settings_from = settings_from(config)
         comment = render_comment(inp)
     return Tryout(

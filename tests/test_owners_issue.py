@@ -22,7 +22,7 @@ def _section(owners: list[str], *, mention: bool) -> str:
         tests=["tests/a.py::test_x"],
         owners=owners,
         owners_file=".github/CODEOWNERS",
-        mention_owners=mention,
+        mentioned=owners if mention else [],
     )
     return render.render_section(inp)
 

@@ -74,8 +74,11 @@ def test_extends_values(value: object, target: SettingsFile | None) -> None:
     assert extends_target(value, "acme") == target
 
 
-def chain_of(files: dict[SettingsFile, str | int]) -> tuple[LoadedRepoConfig, list[SettingsFile]]:
-    """Read acme/bus's settings from `files` (text, or the status GitHub answers)."""
+def chain_of(
+    files: dict[SettingsFile, str | int], hidden: frozenset[str] = frozenset()
+) -> tuple[LoadedRepoConfig, list[SettingsFile]]:
+    """Read acme/bus's settings from `files` (text, or the status GitHub answers); `hidden`:
+    the repositories the comment may not name."""
     chain, read = SettingsChain("acme/bus"), []
     target: SettingsFile | None = chain.first()
     while target is not None:
@@ -83,7 +86,7 @@ def chain_of(files: dict[SettingsFile, str | int]) -> tuple[LoadedRepoConfig, li
         found = files.get(target, 404)
         text, status = (found, 200) if isinstance(found, str) else (None, found)
         target = chain.take(target, text, status)
-    return chain.result(), read
+    return chain.result(hidden), read
 
 
 def test_no_file_anywhere_is_the_built_in_defaults_and_a_note_for_the_log() -> None:
@@ -205,3 +208,40 @@ def test_a_file_of_the_organisation_repository_itself_has_no_fallback() -> None:
     chain = SettingsChain("acme/.github")
     assert chain.take(chain.first(), None, 404) is None
     assert chain.result().notes == []
+
+
+def test_a_hidden_files_name_keys_and_problems_are_not_shown() -> None:
+    """acme/bus is public, acme/.github and acme/vault private: the comment says neither's
+    name nor keys, only that settings came from them and how many problems they hold; the
+    log (`errors`) keeps every problem."""
+    vault = SettingsFile("acme/vault", "ci/secret.yml")
+    files: dict[SettingsFile, str | int] = {
+        OWN: "_extends: .github\nrerun: maybe\nmax_reruns: 1\n",
+        ORG: "_extends: vault:ci/secret.yml\nmax_reruns: 2\ndbpassword: x\n",
+        vault: "_extends: bus\ncomment: never\napikey: y\n",
+    }
+    config, _ = chain_of(files, frozenset({"acme/.github", "acme/vault"}))
+    assert config.shown_from == [
+        "acme/bus",
+        "the organisation's private .github repository",
+        "a private repository of the same owner",
+    ]
+    assert config.shown_errors == [
+        "rerun: Input should be a valid boolean, unable to interpret input",
+        "the organisation's private .github repository: 1 problem, in the bot's log",
+        "a private repository of the same owner: 2 problems, in the bot's log",
+    ]
+    shown = " ".join(config.shown_errors + config.shown_from)
+    assert not any(word in shown for word in ("dbpassword", "apikey", "vault", "acme/.github"))
+    assert "acme/.github: unknown key 'dbpassword'" in config.errors
+
+
+def test_another_owners_base_is_refused_as_a_problem_of_the_file_naming_it() -> None:
+    chain = SettingsChain("acme/bus")
+    target = chain.take(OWN, "_extends: other/settings\nrerun: false\n")
+    assert target == SettingsFile("other/settings") and chain.crosses_owner(target)
+    assert not chain.crosses_owner(SettingsFile("ACME/vault"))
+    chain.refuse(target)
+    config = chain.result()
+    assert config.errors == ["_extends: other/settings is another owner's and not public: not read"]
+    assert config.config.rerun is False and config.applied == ["acme/bus"]

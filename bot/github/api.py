@@ -16,7 +16,7 @@ from gidgethub.abc import GitHubAPI
 from pydantic import BaseModel
 
 from bot.github.client import GitHubClient
-from bot.github.errors import UNTIMED_LIMIT_SECONDS, RateLimited
+from bot.github.errors import UNTIMED_LIMIT_SECONDS, RateLimited, rate_limited
 from bot.shared import GITHUB_FILES_LIMIT, GitHubIssue, Source, Tree, TreeFile, Unreadable
 from bot.shared import PullSummary as PullSummary
 
@@ -134,6 +134,17 @@ async def get_file(gh: GitHubAPI, repo: str, path: str) -> str | None:
     if not isinstance(data, dict) or data.get("type") != "file":
         return None
     return base64.b64decode(data.get("content", "")).decode("utf-8", errors="replace")
+
+
+async def repo_private(gh: GitHubAPI, repo: str) -> bool | None:
+    """Whether the repository is private or internal; None when the token cannot read it."""
+    try:
+        data = await gh.getitem(f"/repos/{repo}")
+    except BadRequest as exc:
+        if exc.status_code not in (403, 404) or rate_limited(exc):
+            raise
+        return None
+    return bool(data.get("private", True)) or data.get("visibility", "public") != "public"
 
 
 async def find_comment(

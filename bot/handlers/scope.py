@@ -46,6 +46,13 @@ _PARSED: cachetools.LRUCache[bytes, tuple[ParsedSettings, int]] = cachetools.LRU
     PARSED_SETTINGS_BYTES, getsizeof=lambda entry: entry[1]
 )
 
+# Whether a repository is private (None: not readable), by API, installation and lower-case
+# name.
+VISIBILITY_SECONDS = 600
+_VISIBILITY: cachetools.TTLCache[tuple[str, int | None, str], bool | None] = cachetools.TTLCache(
+    4096, ttl=VISIBILITY_SECONDS
+)
+
 
 @dataclass
 class Scope:
@@ -77,22 +84,48 @@ class Scope:
 
 
 def settings_from(config: LoadedRepoConfig) -> list[str]:
-    """The files to name in the comment's footer: any, when a key came from outside."""
-    return config.applied if config.outside else []
+    """The files to name in the comment's footer: any, when a key came from outside; a
+    private repository's other than the PR's own not by name when the PR's is public."""
+    return config.shown_from if config.outside else []
 
 
 async def read_settings(gh: GitHubClient, repo: str) -> LoadedRepoConfig:
     """The repository's settings: its `.github/flaky.yml`, else its organisation's, and the
-    files they `_extends` (bot/repo_settings.py decides which), each read conditionally."""
+    files they `_extends` (bot/repo_settings.py decides which), each read conditionally;
+    another owner's only when its repository is public."""
     chain = SettingsChain(repo)
     target: SettingsFile | None = chain.first()
     while target is not None:
+        if chain.crosses_owner(target) and await _private(gh, target.repo) is not False:
+            chain.refuse(target)
+            break
         text, status = await _read_file(gh, repo, target)
         parsed = None if text is None else await _parsed(text)
         target = chain.take_parsed(target, parsed, status)
-    config = await in_thread(chain.result)
+    config = await in_thread(chain.result, await _hidden(gh, repo, chain.outside_repos()))
     _log_once(repo, config)
     return config
+
+
+async def _hidden(gh: GitHubClient, repo: str, others: list[str]) -> set[str]:
+    """The repositories among `others` whose files a reader of `repo`'s PRs may not see
+    named: every private one, when `repo` is public."""
+    if not others:
+        return set()
+    private = await asyncio.gather(*(_private(gh, name) for name in [repo, *others]))
+    if private[0]:
+        return set()
+    # One whose visibility cannot be read counts as private.
+    return {name for name, hidden in zip(others, private[1:], strict=True) if hidden is not False}
+
+
+async def _private(gh: GitHubClient, repo: str) -> bool | None:
+    """Whether the repository is private (None: the App cannot read it), remembered a few
+    minutes per installation: one read per repository, not per delivery."""
+    key = (gh.base_url, gh.installation_id, repo.lower())
+    if key not in _VISIBILITY:
+        _VISIBILITY[key] = await api.repo_private(gh, repo)
+    return _VISIBILITY[key]
 
 
 async def _parsed(text: str) -> ParsedSettings:

@@ -78,7 +78,7 @@ async def update_sticky_comment(
         tracking = await ctx.store.tracking_numbers(repo, keys)
         inp = comment_input(repo, pull.number, pull.head_sha, attempts, tracking)
         inp.passing_checks = passing_checks
-        inp.config_problems = list(config.errors)
+        inp.config_problems = list(config.shown_errors)
         inp.settings_from = settings_from(config)
         if ctx.dashboard_url:
             inp.dashboard_url = pull_page(ctx.dashboard_url, repo, pull.number)

@@ -35,7 +35,7 @@ from bot.report.dashboard import page_of_test
 from bot.report.markdown import code_span, escape_inline, shorten
 from bot.report.models import CheckRate, IssueInput, IssueOccurrence
 from bot.shared import GitHubIssue
-from bot.triage import tracking
+from bot.triage import mentions, tracking
 from bot.triage.failures import match_key
 from bot.triage.footprint import locate_test_file
 from bot.triage.models import Decision, Failure, Occurrence, RunHint, RunRate, RunRecord
@@ -605,8 +605,40 @@ async def _issue_input(
         dashboard_url=_dashboard_page(ctx.dashboard_url, repo, record.tests),
         owners=record.owners,
         owners_file=codeowners.path,
-        mention_owners=config.owners == OwnersMode.MENTION,
+        mentioned=await _mentions(scope, record, occurrences, now)
+        if config.owners == OwnersMode.MENTION
+        else [],
     )
+
+
+async def _mentions(
+    scope: Scope, record: TrackingIssue, occurrences: Sequence[Occurrence], now: float
+) -> list[str]:
+    """The owners the issue @-mentions (bot/triage/mentions.py decides which), recorded
+    before the issue is written: a retry mentions the same and spends no more budget."""
+    store, repo = scope.store, scope.repo
+    owners = [o for o in record.owners if mentions.mentionable(o)]
+    if not owners:
+        return []
+    before, spent = await asyncio.gather(
+        store.owners_mentioned(repo, record.key),
+        store.mentions_since(repo, owners, now - DAY),
+    )
+    if all(o.lower() in before for o in owners):
+        evidence = True  # nobody new to mention: no need to ask who the author is
+    else:
+        evidence = mentions.corroborated(occurrences) or await _trusted(scope, occurrences)
+    chosen = mentions.to_mention(owners, before, spent, evidence=evidence)
+    new = [o for o in chosen if o.lower() not in before]
+    if new:
+        await store.add_mentions(repo, record.key, new, now)
+    return chosen
+
+
+async def _trusted(scope: Scope, occurrences: Sequence[Occurrence]) -> bool:
+    """Whether the one author of the failing pull requests has write access or more."""
+    author = mentions.sole_author(occurrences)
+    return author is not None and await api.can_write(scope.gh, scope.repo, author)
 
 
 def tracked_files(record: TrackingIssue) -> list[str]:

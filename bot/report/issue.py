@@ -23,8 +23,8 @@ from bot.report.markdown import (
     shorten,
 )
 from bot.report.models import IssueInput, IssueOccurrence
+from bot.triage.mentions import mentionable
 from bot.triage.models import RunHint
-from bot.triage.owners import OwnerKind, owner_of
 from bot.triage.stats import describe_rate
 
 MAX_LENGTH = 65_536  # GitHub refuses longer issue bodies
@@ -194,18 +194,12 @@ def _summary(inp: IssueInput) -> str:
 
 def _owners(inp: IssueInput) -> str:
     """Who owns the test's file. Named without `@` (in code, so GitHub neither notifies nor
-    links), unless the repository asked for mentions; an email address never notifies."""
+    links), unless it is one of those to mention; an email address never notifies."""
     names = [
-        owner if inp.mention_owners and _mentionable(owner) else code_span(owner.lstrip("@"))
+        owner if owner in inp.mentioned and mentionable(owner) else code_span(owner.lstrip("@"))
         for owner in inp.owners
     ]
     return f"**Owners** (from {code_span(inp.owners_file)}): {', '.join(names)}."
-
-
-def _mentionable(owner: str) -> bool:
-    """A user or team as CODEOWNERS accepts them: nothing else goes out unescaped."""
-    parsed = owner_of(owner)
-    return parsed is not None and parsed.kind != OwnerKind.EMAIL
 
 
 def _cluster(inp: IssueInput) -> str:

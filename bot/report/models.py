@@ -71,7 +71,8 @@ class IssueInput(BaseModel):
     # The test's page on the dashboard (a cluster's: the repository's); empty: no dashboard.
     dashboard_url: str = ""
     # The test's owners by CODEOWNERS, as written there (`@user`, `@org/team`, an email), and
-    # the file they come from; `mention_owners`: `@`-mention them (else named, notifying none).
+    # the file they come from; `mentioned`: those to `@`-mention (the others are named without
+    # `@`, notifying none).
     owners: list[str] = Field(default_factory=list)
     owners_file: str = ""
-    mention_owners: bool = False
+    mentioned: list[str] = Field(default_factory=list)

@@ -205,7 +205,7 @@ class Routes:
             *ManifestRoutes(self.sim).table(),
         ]
         for method, path, handler in table:
-            if handler == self.get_content:
+            if handler in (self.get_content, self.get_repo):
                 guarded = self._repo_guard(handler, others=True)
             else:
                 guarded = self._repo_guard(handler) if path.startswith(repo) else handler
@@ -251,6 +251,10 @@ class Routes:
     # Repository, pulls, contents, permissions
 
     async def get_repo(self, request: web.Request) -> web.Response:
+        full_name = f"{request.match_info['owner']}/{request.match_info['repo']}"
+        other = self.world.other_repo(full_name)
+        if other is not None:
+            return web.json_response(self.shapes.other_repository(full_name, other))
         return web.json_response(self.shapes.repository())
 
     async def get_pull(self, request: web.Request) -> web.Response:

@@ -52,6 +52,8 @@ class OtherRepoSpec(_Strict):
     # False: the App's installation does not include it, and GitHub answers 404 for it, as
     # for a private repository a token cannot see.
     installed: bool = True
+    # Its visibility, as `GET /repos/{owner}/{repo}` shows it.
+    private: bool = False
     files: dict[str, str | bytes] = Field(default_factory=dict)
 
 

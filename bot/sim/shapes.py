@@ -11,6 +11,7 @@ from typing import Any
 from urllib.parse import quote
 
 from bot.sim.app_checks import AppCheckRun
+from bot.sim.scenario import OtherRepoSpec
 from bot.sim.state import Artifact, CheckRun, Comment, Issue, Label, Reaction, SimPullRequest, World
 
 Json = dict[str, Any]
@@ -161,6 +162,27 @@ class Shapes:
             "watchers": 0,
             "default_branch": spec.default_branch,
         }
+
+    def other_repository(self, full_name: str, spec: OtherRepoSpec) -> Json:
+        """Another repository of the scenario (`repos:`), shaped as the world's, with its own
+        name, visibility and default branch."""
+        mine = self.world.repo.full_name
+        data = {
+            key: value.replace(f"/{mine}", f"/{full_name}") if isinstance(value, str) else value
+            for key, value in self.repository().items()
+        }
+        owner, name = full_name.split("/", 1)
+        data |= {
+            "id": self.world.repo_id(full_name.lower()),
+            "node_id": node_id("Repository", self.world.repo_id(full_name.lower())),
+            "name": name,
+            "full_name": full_name,
+            "owner": self.user(owner),
+            "private": spec.private,
+            "visibility": "private" if spec.private else "public",
+            "default_branch": spec.default_branch,
+        }
+        return data
 
     def app(self, slug: str) -> Json:
         """An App (integration) object: ours, GitHub Actions, or another CI's."""

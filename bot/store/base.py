@@ -187,6 +187,18 @@ class Store(Protocol):
     async def tracking_created_since(self, repo: str, since: float) -> int:
         """How many tracking issues the bot created in this repository at or after `since`."""
 
+    async def owners_mentioned(self, repo: str, key: str) -> list[str]:
+        """The owners (lower case) the tracking issue of `key` has @-mentioned."""
+
+    async def mentions_since(
+        self, repo: str, owners: Sequence[str], since: float
+    ) -> dict[str, int]:
+        """How many tracking issues @-mentioned each of these owners (by lower-case name) at
+        or after `since`; an owner never mentioned is left out."""
+
+    async def add_mentions(self, repo: str, key: str, owners: Sequence[str], now: float) -> None:
+        """Record that the issue of `key` @-mentions these owners (once per owner and issue)."""
+
     # --- `/flaky` commands -----------------------------------------------------------------
     async def claim_command(
         self,

@@ -99,6 +99,36 @@ class Tracking:
         )
         return int(count)
 
+    # --- owners @-mentioned by tracking issues -----------------------------------------------
+    async def owners_mentioned(self, repo: str, key: str) -> list[str]:
+        rows = await self._sql.fetch(
+            "SELECT owner FROM owner_mentions WHERE repo = $1 AND key = $2 ORDER BY owner",
+            repo,
+            key,
+        )
+        return [str(r[0]) for r in rows]
+
+    async def mentions_since(
+        self, repo: str, owners: Sequence[str], since: float
+    ) -> dict[str, int]:
+        if not owners:
+            return {}
+        rows = await self._sql.fetch(
+            "SELECT owner, count(*) FROM owner_mentions WHERE repo = $1 "
+            f"AND {self._sql.any_of('owner', 2)} AND at >= $3 GROUP BY owner",
+            repo,
+            self._sql.listed(sorted({o.lower() for o in owners})),
+            since,
+        )
+        return {str(r[0]): int(r[1]) for r in rows}
+
+    async def add_mentions(self, repo: str, key: str, owners: Sequence[str], now: float) -> None:
+        await self._sql.executemany(
+            "INSERT INTO owner_mentions (repo, owner, key, at) VALUES ($1, $2, $3, $4) "
+            "ON CONFLICT (repo, owner, key) DO NOTHING",
+            [(repo, owner.lower(), key, now) for owner in dict.fromkeys(owners)],
+        )
+
     # --- automatic closing of tracking issues ----------------------------------------------
     async def open_tracking_issues(self, repo: str, check_name: str) -> list[TrackingIssue]:
         rows = await self._sql.fetch(
