@@ -166,7 +166,7 @@ async def decide_and_act(
     await track_failures(scope, pull.author, decided.decisions, run.conclusion or "")
     if config.comment is not CommentMode.NEVER:
         await update_sticky_comment(scope, pull)
-    await update_check_run(scope, pull)
+    await update_check_run(scope, pull, run.head_sha)
 
 
 @dataclass(frozen=True)
