@@ -126,6 +126,31 @@ async def test_a_create_whose_answer_was_lost_is_found_not_made_again(tmp_path: 
     assert [t.status for t in posts] == [0]  # carried out, its answer dropped
 
 
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [("POST", "/check-runs$"), ("PATCH", r"/check-runs/\d+$")],
+    ids=["create", "update"],
+)
+async def test_annotations_are_sent_once_though_a_write_answer_was_lost(
+    method: str, path: str, tmp_path: Path, store_url: str
+) -> None:
+    scenario = load_scenario(SCENARIOS / "check-run-many-annotations.yml")
+    lost = FaultRule(method=method, path=path, drop_connection=True, after_applying=True, times=1)
+    faulty = scenario.model_copy(update={"faults": Faults(rules=[lost])})
+    async with running(faulty, tmp_path, database_url=store_url) as (sim, bot):
+        await _play(sim, bot)
+        dead = await bot.store.list_deliveries(100, [DeliveryState.DEAD])
+
+    dropped = [t for t in sim.timeline if t.kind == "api" and t.status == 0]
+    assert [t.method for t in dropped] == [method]  # the fault fired, after GitHub applied it
+    assert dead == []
+    (run,) = sim.world.app_runs.values()
+    titles = [note["title"] for note in run.annotations]
+    assert len(titles) == len(set(titles)) == 60
+    # The run's annotations are read once, after the lost answer, not on every write.
+    assert sim.calls["GET /repos/{owner}/{repo}/check-runs/{check_run_id}/annotations"] == 1
+
+
 async def test_an_installation_without_checks_write_is_told_once_and_still_commented(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -205,3 +230,65 @@ async def test_a_merge_group_delivery_is_kept_and_never_crashes(tmp_path: Path) 
     assert status == 202
     assert (delivery.id, delivery.event, delivery.state) == ("queue-1", "merge_group", "done")
     assert sim.writes == []
+
+
+# --- a head the PR moved on from keeps a check run of its own (strict) --------------------
+
+NEW_HEAD = "5" * 40
+
+
+def _strict_two_checks() -> Scenario:
+    """check-run-strict.yml with a second job whose failure is never rerun."""
+    scenario = load_scenario(SCENARIOS / "check-run-strict.yml")
+    (check,) = scenario.checks
+    failing = check.model_copy(update={"name": "tests (3.13)", "attempts": check.attempts[:1]})
+    return scenario.model_copy(update={"checks": [check, failing]})
+
+
+async def _deliver(sim: Simulator, bot: Bot, event: str, payload: dict[str, object]) -> None:
+    await sim.send_webhook(event, payload)
+    await bot.wait_idle(settle_seconds=0.05)
+
+
+def _own_run_on(sim: Simulator, sha: str) -> str | None:
+    (run,) = [run for run in sim.world.app_runs.values() if run.head_sha == sha]
+    return run.conclusion
+
+
+async def test_an_old_heads_check_run_succeeds_when_its_rerun_passes_after_a_push(
+    tmp_path: Path, store_url: str
+) -> None:
+    scenario = load_scenario(SCENARIOS / "check-run-strict.yml")
+    async with running(scenario, tmp_path, database_url=store_url) as (sim, bot):
+        sim.rerun_delay_s = 1e9  # reruns are completed by hand, not by the simulator
+        await _deliver(sim, bot, "check_run", sim.next_completion("tests (3.12)"))
+        assert _own_run_on(sim, HEAD) == "failure"  # unrelated, its rerun pending
+        (rerun,) = [run for run in sim.world.runs.values() if run.status != "completed"]
+        await _deliver(sim, bot, "pull_request", sim.push(7, NEW_HEAD))
+        await sim.complete_check(rerun)
+        await bot.wait_idle(settle_seconds=0.05)
+
+    assert rerun.head_sha == HEAD
+    assert _own_run_on(sim, HEAD) == "success"
+    assert [run.head_sha for run in sim.world.app_runs.values()] == [HEAD]
+
+
+async def test_an_old_heads_check_run_fails_with_a_failure_never_rerun(
+    tmp_path: Path, store_url: str
+) -> None:
+    async with running(_strict_two_checks(), tmp_path, database_url=store_url) as (sim, bot):
+        sim.rerun_delay_s = 1e9
+        await _deliver(sim, bot, "check_run", sim.next_completion("tests (3.12)"))
+        (rerun,) = [run for run in sim.world.runs.values() if run.status != "completed"]
+        await sim.complete_check(rerun)
+        await bot.wait_idle(settle_seconds=0.05)
+        assert _own_run_on(sim, HEAD) == "success"  # all that was known of the head
+        late = sim.next_completion("tests (3.13)")  # failed on this head...
+        await _deliver(sim, bot, "pull_request", sim.push(7, NEW_HEAD))  # ...then a push
+        await _deliver(sim, bot, "check_run", late)  # never rerun: no longer the head
+        attempts = await bot.store.check_attempts_for("acme/bus", HEAD, "tests (3.13)")
+
+    assert [a.rerun_note for a in attempts][-1] == (
+        f"not rerun: {HEAD[:7]} is no longer the head of the pull request"
+    )
+    assert _own_run_on(sim, HEAD) == "failure"

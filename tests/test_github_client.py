@@ -201,6 +201,22 @@ async def test_post_answered_502_is_not_retried(
     assert len(github.requests(path)) == 1
 
 
+async def test_patch_answered_502_is_retried_unless_unrepeated(
+    fake: tuple[FakeGitHub, str], session: aiohttp.ClientSession, metrics: Metrics
+) -> None:
+    """A check run's annotations are appended: such a PATCH is not repeated blindly."""
+    github, url = fake
+    path = "/repos/o/r/check-runs/1"
+    github.scripted[f"PATCH {path}"] = [_json(502)]
+    client = _client(session, url, metrics)
+    await client.patch(path, data={"output": {}})
+    assert len(github.requests(path)) == 2
+    github.scripted[f"PATCH {path}"] = [_json(502)]
+    with pytest.raises(GitHubBroken):
+        await client.unrepeated().patch(path, data={"output": {}})
+    assert len(github.requests(path)) == 3
+
+
 async def test_secondary_rate_limit_with_retry_after_zero_is_retried(
     fake: tuple[FakeGitHub, str], session: aiohttp.ClientSession, metrics: Metrics
 ) -> None:

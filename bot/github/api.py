@@ -179,13 +179,15 @@ class Artifact(BaseModel):
 ANNOTATIONS_LIMIT = 500
 
 
-async def check_annotations(gh: GitHubAPI, repo: str, check_run_id: int) -> list[dict[str, Any]]:
+async def check_annotations(
+    gh: GitHubAPI, repo: str, check_run_id: int, limit: int | None = ANNOTATIONS_LIMIT
+) -> list[dict[str, Any]]:
     found: list[dict[str, Any]] = []
     async for note in gh.getiter(
         f"/repos/{repo}/check-runs/{check_run_id}/annotations?per_page=100"
     ):
         found.append(dict(note))
-        if len(found) >= ANNOTATIONS_LIMIT:
+        if limit is not None and len(found) >= limit:
             break
     return found
 

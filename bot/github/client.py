@@ -51,8 +51,8 @@ MISSING_FILE_SECONDS = 300.0
 MAX_INLINE_WAIT = 10.0
 # Asked again on 5xx and dropped connections. The bot's PATCHes set whole fields (a body, a
 # title, a state), so one that reached GitHub changes nothing when repeated; a POST creates.
-# (A check run's annotations are the exception: GitHub appends them, so a repeat of a PATCH
-# that carried some shows those twice, which is read as noise, not as a wrong verdict.)
+# (A check run's annotations are the exception: GitHub appends them, so a PATCH that carries
+# some goes through `unrepeated()` and its caller reads back what came through.)
 REPEATABLE_METHODS = frozenset({"GET", "PATCH"})
 
 
@@ -191,6 +191,7 @@ class GitHubClient(gh_aiohttp.GitHubAPI):
             missing_files if missing_files is not None else {}
         )
         self.spare_writes = False
+        self.repeat_patches = True
 
     def spare(self) -> GitHubClient:
         """This client, but its writes are spare (`WritePacer.spare_turn`): they wait for
@@ -198,6 +199,17 @@ class GitHubClient(gh_aiohttp.GitHubAPI):
         clone = copy.copy(self)
         clone.spare_writes = True
         return clone
+
+    def unrepeated(self) -> GitHubClient:
+        """This client, but a PATCH whose answer fails (5xx, a dropped connection) is not
+        asked again: for an update GitHub does not take as a whole (a check run's
+        annotations are appended), whose caller reads back what came through instead."""
+        clone = copy.copy(self)
+        clone.repeat_patches = False
+        return clone
+
+    def _repeatable(self, method: str) -> bool:
+        return method in REPEATABLE_METHODS and (method != "PATCH" or self.repeat_patches)
 
     @property
     def session(self) -> aiohttp.ClientSession:
@@ -238,7 +250,7 @@ class GitHubClient(gh_aiohttp.GitHubAPI):
                         method, url, headers, body
                     )
             except (TimeoutError, aiohttp.ClientConnectionError):
-                if method not in REPEATABLE_METHODS or attempt > self.max_retries:
+                if not self._repeatable(method) or attempt > self.max_retries:
                     raise
                 await self.sleep(backoff(attempt))
                 continue
@@ -272,7 +284,7 @@ class GitHubClient(gh_aiohttp.GitHubAPI):
         if attempt > self.max_retries:
             return False
         if isinstance(exception, GitHubBroken):
-            if method not in REPEATABLE_METHODS:
+            if not self._repeatable(method):
                 return False
             await self.sleep(backoff(attempt))
             return True

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -30,6 +31,7 @@ from bot.report.check_run import (
     CheckRunReport,
     batches,
     check_run_report,
+    listed_keys,
 )
 from bot.report.dashboard_pull import pull_page
 from bot.store import TriageCheckRun
@@ -41,6 +43,9 @@ _T = TypeVar("_T")
 # Repositories whose installation refused to write check runs: said once an hour, not on
 # every delivery (an installation accepts the App's new `checks: write` when its owner does).
 _REFUSED: cachetools.TTLCache[str, bool] = cachetools.TTLCache(4096, 3600)
+# The stored output hash while a request carrying annotations is out: what GitHub holds is
+# not known until its answer comes back.
+UNSURE = ""
 
 
 def is_own(ctx: BotContext, run: CheckRun) -> bool:
@@ -49,9 +54,11 @@ def is_own(ctx: BotContext, run: CheckRun) -> bool:
     return run.app is not None and run.app.id == ctx.github.app_id
 
 
-async def update_check_run(scope: Scope, pull: api.PullSummary) -> None:
-    """Write the head's check run from every recorded attempt, when it is asked for and its
-    text or annotations changed."""
+async def update_check_run(scope: Scope, pull: api.PullSummary, head_sha: str) -> None:
+    """Write the check run of `head_sha` (the run's commit) from that head's recorded
+    attempts, when it is asked for and its text or annotations changed. A head the PR moved
+    on from keeps a run of its own, concluded by its own reruns; the comment describes the
+    current head."""
     config = await scope.config()
     if not config.check_run:
         return
@@ -59,18 +66,21 @@ async def update_check_run(scope: Scope, pull: api.PullSummary) -> None:
     strict = config.check_run_conclusion is CheckRunConclusion.STRICT
     async with ctx.store.pr_lock(repo, pull.number):
         attempts = await ctx.store.check_attempts_for_pr(repo, pull.number)
-        if not any(attempt.head_sha == pull.head_sha for attempt in attempts):
+        if head_sha != pull.head_sha:
+            # Not the PR's head: its run says nothing of the newer heads.
+            attempts = [attempt for attempt in attempts if attempt.head_sha == head_sha]
+        if not any(attempt.head_sha == head_sha for attempt in attempts):
             return  # nothing triaged on this head
         keys = [match_key(d.failure.test_id) for a in attempts for d in a.decisions if d.failure]
         tracking = await ctx.store.tracking_numbers(repo, keys)
-        inp = comment_input(repo, pull.number, pull.head_sha, attempts, tracking)
+        inp = comment_input(repo, pull.number, head_sha, attempts, tracking)
         if ctx.dashboard_url:
             inp.dashboard_url = pull_page(ctx.dashboard_url, repo, pull.number)
         report = check_run_report(inp, strict=strict)
-        known = await ctx.store.get_triage_check_run(repo, pull.head_sha)
+        known = await ctx.store.get_triage_check_run(repo, head_sha)
         try:
             async with refused_alone(repo, f"the {CHECK_NAME} check run"):
-                await _publish(scope, pull, report, known)
+                await _publish(scope, _Target(pull.number, head_sha), report, known)
         except BadRequest as exc:
             if exc.status_code != 403:
                 raise
@@ -85,71 +95,87 @@ async def update_check_run(scope: Scope, pull: api.PullSummary) -> None:
                 )
 
 
+@dataclass(frozen=True)
+class _Target:
+    pr_number: int
+    head_sha: str
+
+
 async def _publish(
-    scope: Scope, pull: api.PullSummary, report: CheckRunReport, known: TriageCheckRun | None
+    scope: Scope, target: _Target, report: CheckRunReport, known: TriageCheckRun | None
 ) -> None:
-    ctx, gh, repo = scope.ctx, scope.gh, scope.repo
-    sent = set(known.annotations) if known is not None else set()
+    """Send what changed. GitHub appends every request's annotations and never removes one,
+    so each is sent once: the store keeps the keys sent, marked UNSURE while a request that
+    carries some is out."""
+    ctx, repo = scope.ctx, scope.repo
+    run_id, sent = await _held(scope, target, known)
     new = [note for note in report.annotations if note.key not in sent]
     if known is not None and known.output_sha == report.output_sha and not new:
         return
     first, *rest = batches(new) or [[]]
-    run_id = await _write_run(scope, pull, report, known, first)
+    details = pull_page(ctx.dashboard_url, repo, target.pr_number) if ctx.dashboard_url else ""
 
-    async def saved(batch: Sequence[Annotation]) -> None:
-        # After each request: a retried delivery sends only the annotations not yet sent.
-        sent.update(note.key for note in batch)
+    async def save(run: int, output_sha: str) -> None:
         await ctx.store.save_triage_check_run(
             TriageCheckRun(
                 repo=repo,
-                head_sha=pull.head_sha,
-                pr_number=pull.number,
-                check_run_id=run_id,
-                output_sha=report.output_sha,
+                head_sha=target.head_sha,
+                pr_number=target.pr_number,
+                check_run_id=run,
+                output_sha=output_sha,
                 annotations=sorted(sent),
             )
         )
 
-    async def append(batch: Sequence[Annotation]) -> None:
-        await api.update_check_run(gh, repo, run_id, {"output": _output(report, batch)})
-
-    await saved(first)
-    for batch in rest:
-        # GitHub takes 50 annotations a request and appends each update's to the others.
-        await _annotating(repo, append, batch)
-        await saved(batch)
-
-
-async def _write_run(
-    scope: Scope,
-    pull: api.PullSummary,
-    report: CheckRunReport,
-    known: TriageCheckRun | None,
-    first: Sequence[Annotation],
-) -> int:
-    """Update the head's check run (the store's, else the one GitHub has) or create it, with
-    the first batch of annotations; its id."""
-    ctx, gh, repo = scope.ctx, scope.gh, scope.repo
-    details = pull_page(ctx.dashboard_url, repo, pull.number) if ctx.dashboard_url else ""
-    run_id = known.check_run_id if known is not None else None
     if run_id is None:
-        run_id = await api.find_check_run(gh, repo, pull.head_sha, CHECK_NAME, ctx.github.app_id)
-    if run_id is not None:
-        found = run_id
+        # Nothing to mark before a create: a lost answer leaves no record, and the run
+        # found by name is then read back.
+        run_id = await _create(scope, target, report, first, details)
+    else:
+        if first:
+            await save(run_id, UNSURE)
+        await _update(scope, run_id, first, lambda batch: _fields(report, batch, details))
+    sent.update(note.key for note in first)
+    for batch in rest:
+        # GitHub takes 50 annotations a request.
+        await save(run_id, UNSURE)
+        await _update(scope, run_id, batch, lambda batch: {"output": _output(report, batch)})
+        sent.update(note.key for note in batch)
+    await save(run_id, report.output_sha)
 
-        async def update(batch: Sequence[Annotation]) -> int:
-            await api.update_check_run(gh, repo, found, _fields(report, batch, details))
-            return found
 
-        return await _annotating(repo, update, first)
+async def _create(
+    scope: Scope,
+    target: _Target,
+    report: CheckRunReport,
+    first: Sequence[Annotation],
+    details: str,
+) -> int:
+    gh, repo = scope.gh, scope.repo
 
     async def create(batch: Sequence[Annotation]) -> int:
-        created = {"name": CHECK_NAME, "head_sha": pull.head_sha}
+        created = {"name": CHECK_NAME, "head_sha": target.head_sha}
         return await api.create_check_run(gh, repo, {**created, **_fields(report, batch, details)})
 
     run_id = await _annotating(repo, create, first)
-    log.info("created the %s check run on %s@%s", CHECK_NAME, repo, pull.head_sha[:7])
+    log.info("created the %s check run on %s@%s", CHECK_NAME, repo, target.head_sha[:7])
     return run_id
+
+
+async def _update(
+    scope: Scope,
+    run_id: int,
+    batch: Sequence[Annotation],
+    fields: Callable[[Sequence[Annotation]], dict[str, Any]],
+) -> None:
+    """One PATCH of the run; one that carries annotations is never repeated by the client
+    (a lost answer is read back on the delivery's retry instead: `_held`)."""
+    gh, repo = scope.gh, scope.repo
+
+    async def send(sent: Sequence[Annotation]) -> None:
+        await api.update_check_run(gh.unrepeated() if sent else gh, repo, run_id, fields(sent))
+
+    await _annotating(repo, send, batch)
 
 
 async def _annotating(
@@ -171,6 +197,28 @@ async def _annotating(
             exc,
         )
         return await send([])
+
+
+async def _held(
+    scope: Scope, target: _Target, known: TriageCheckRun | None
+) -> tuple[int | None, set[str]]:
+    """The run's id (None: there is none yet) and the keys of the annotations it holds: as
+    recorded, or read back from GitHub (one paginated list) when the record is UNSURE (an
+    answer lost, a crash) or missing while the run exists (a create's answer lost, a new
+    database)."""
+    if known is not None and known.output_sha != UNSURE:
+        return known.check_run_id, set(known.annotations)
+    gh, repo = scope.gh, scope.repo
+    if known is not None:
+        run_id: int | None = known.check_run_id
+    else:
+        app_id = scope.ctx.github.app_id
+        run_id = await api.find_check_run(gh, repo, target.head_sha, CHECK_NAME, app_id)
+    if run_id is None:
+        return None, set()
+    listed = await api.check_annotations(gh, repo, run_id, limit=None)
+    recorded = set(known.annotations) if known is not None else set()
+    return run_id, recorded | listed_keys(listed)
 
 
 def _fields(

@@ -168,7 +168,7 @@ async def decide_and_act(
     if config.comment is not CommentMode.NEVER:
         async with refused_alone(repo, "the comment"):
             await update_sticky_comment(scope, pull)
-    await update_check_run(scope, pull)
+    await update_check_run(scope, pull, run.head_sha)
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Literal
 
 from pydantic import BaseModel
@@ -57,8 +57,26 @@ class Annotation(BaseModel):
         out: a failure whose verdict changes within its level (unrelated, then flaky) keeps
         its first annotation, and the summary says what holds now; one that changes level
         gets a new one."""
-        fields = (self.path, str(self.start_line), self.annotation_level, self.title)
-        return hashlib.sha256("\0".join(fields).encode()).hexdigest()[:32]
+        return annotation_key(self.path, self.start_line, self.annotation_level, self.title)
+
+
+def annotation_key(path: str, line: int, level: str, title: str) -> str:
+    """An annotation's key from its fields, as sent or as GitHub lists them back."""
+    fields = (path, str(line), level, title)
+    return hashlib.sha256("\0".join(fields).encode()).hexdigest()[:32]
+
+
+def listed_keys(listed: Sequence[Mapping[str, object]]) -> set[str]:
+    """The keys of the annotations GitHub lists on a check run."""
+    return {
+        annotation_key(
+            str(note.get("path")),
+            int(str(note.get("start_line") or 0)),
+            str(note.get("annotation_level")),
+            str(note.get("title") or ""),
+        )
+        for note in listed
+    }
 
 
 class CheckRunReport(BaseModel):
