@@ -20,7 +20,7 @@ from pydantic import ValidationError
 
 from bot.config import ConfigError, Settings, settings_problems
 from bot.logs import configure
-from bot.store import DeliveryState, open_store
+from bot.store import DatabaseUnavailable, DeliveryState, open_store
 
 if TYPE_CHECKING:
     from bot.triage.models import Extraction
@@ -44,7 +44,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings.log_level,
         settings.secret_values(),
     )
-    return _run_with_settings(args, settings)
+    try:
+        return _run_with_settings(args, settings)
+    except DatabaseUnavailable as exc:
+        print(f"flakybot {args.command}: cannot start: {exc}", file=sys.stderr)
+        return 2
 
 
 def _parser() -> argparse.ArgumentParser:
