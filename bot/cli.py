@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from bot.config import ConfigError, Settings, settings_problems
+from bot.config import ConfigError, Settings, api_url_from_env, settings_problems
 from bot.logs import configure
 from bot.store import DatabaseUnavailable, DeliveryState, open_store
 
@@ -144,7 +144,8 @@ def _triage_arguments(triage: argparse.ArgumentParser) -> None:
         "--token", help="a personal access token (default: $GITHUB_TOKEN, which keeps it out of ps)"
     )
     triage.add_argument(
-        "--api-url", help="the REST API root (default: $GITHUB_API_URL, else api.github.com)"
+        "--api-url",
+        help="the REST API root (default: $GITHUB_API_URL, else $GHE_HOST's, else api.github.com)",
     )
     triage.add_argument("--json", action="store_true", help="print a machine-readable record")
 
@@ -161,7 +162,8 @@ def _config_arguments(config: argparse.ArgumentParser) -> None:
         help="for OWNER/REPO: a token that can read it (default: $GITHUB_TOKEN)",
     )
     check.add_argument(
-        "--api-url", help="the REST API root (default: $GITHUB_API_URL, else api.github.com)"
+        "--api-url",
+        help="the REST API root (default: $GITHUB_API_URL, else $GHE_HOST's, else api.github.com)",
     )
     check.add_argument("--json", action="store_true", help="print a machine-readable record")
     actions.add_parser("schema", help="print the JSON Schema of .github/flaky.yml")
@@ -425,7 +427,7 @@ def _github_addresses(args: argparse.Namespace, env: dict[str, str]) -> tuple[st
     Enterprise Server), else github.com's."""
     host, protocol = env.get("GHE_HOST"), env.get("GHE_PROTOCOL") or "https"
     web = f"{protocol}://{host}" if host else "https://github.com"
-    api = env.get("GITHUB_API_URL") or (f"{web}/api/v3" if host else "https://api.github.com")
+    api = api_url_from_env(env) or "https://api.github.com"
     return args.github_url or web, args.api_url or api
 
 

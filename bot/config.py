@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import fnmatch
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -186,7 +187,7 @@ class Settings(BaseSettings):
     @field_validator("log_level", mode="before")
     @classmethod
     def _known_level(cls, value: Any) -> Any:
-        level = str(value).strip().lower()
+        level = str(value).strip().lower() or "info"  # set but empty: the default
         if level not in LOG_LEVELS:
             raise ValueError(f"not a log level: use one of {', '.join(PROBOT_LEVELS)}")
         return LOG_LEVELS[level]
@@ -246,9 +247,11 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _enterprise_server(self) -> Settings:
-        if self.ghe_host and "github_api_url" not in self.model_fields_set:
-            host = self.ghe_host.removeprefix("https://").removeprefix("http://").strip("/")
-            self.github_api_url = f"{self.ghe_protocol}://{host}/api/v3"
+        enterprise = api_url_from_env(
+            {"GHE_HOST": self.ghe_host, "GHE_PROTOCOL": self.ghe_protocol}
+        )
+        if enterprise and "github_api_url" not in self.model_fields_set:
+            self.github_api_url = enterprise
         return self
 
     def missing_for_serve(self) -> list[str]:
@@ -291,7 +294,20 @@ class Settings(BaseSettings):
             if s is not None
         ]
         password = urlsplit(self.database_url).password
-        return values + ([unquote(password), password] if password else [])
+        # A webhook proxy's channel: whoever knows it can read the deliveries.
+        proxy = [self.webhook_proxy_url] if self.webhook_proxy_url else []
+        return values + proxy + ([unquote(password), password] if password else [])
+
+
+def api_url_from_env(env: Mapping[str, str | None]) -> str | None:
+    """The REST API root the environment names, as Settings reads it: GITHUB_API_URL, else
+    GHE_HOST's (GitHub Enterprise Server, GHE_PROTOCOL or https), else None."""
+    if env.get("GITHUB_API_URL"):
+        return env["GITHUB_API_URL"]
+    host = (env.get("GHE_HOST") or "").strip().removeprefix("https://").removeprefix("http://")
+    if not host.strip("/"):
+        return None
+    return f"{env.get('GHE_PROTOCOL') or 'https'}://{host.strip('/')}/api/v3"
 
 
 def settings_problems(exc: ValidationError) -> list[str]:

@@ -22,7 +22,13 @@ from typing import Any
 import aiohttp
 import yaml
 
-from bot.config import EXTENDS_KEY, REPO_CONFIG_PATH, LoadedRepoConfig, RepoConfig
+from bot.config import (
+    EXTENDS_KEY,
+    REPO_CONFIG_PATH,
+    LoadedRepoConfig,
+    RepoConfig,
+    api_url_from_env,
+)
 from bot.handlers.scope import read_settings
 from bot.logs import configure
 from bot.metrics import Metrics
@@ -141,5 +147,5 @@ def _check(target: str, token: str | None, api_url: str | None) -> Checked:
         raise TryoutError(f"{target}: no such file, and not OWNER/REPO")
     if not token:
         raise TryoutError("no token to read a repository: set GITHUB_TOKEN or pass --token")
-    api_url = api_url or os.environ.get("GITHUB_API_URL") or DEFAULT_API_URL
+    api_url = api_url or api_url_from_env(os.environ) or DEFAULT_API_URL
     return asyncio.run(check_repository(target, token=token, api_url=api_url))

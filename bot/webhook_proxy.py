@@ -98,7 +98,8 @@ def delivery_request(data: str) -> tuple[dict[str, str], bytes] | None:
 
 
 class WebhookProxy:
-    """Reads the channel at `source` and posts each delivery to `target` until closed."""
+    """Reads the channel at `source` and posts each delivery to `target` until closed. The
+    channel's address is never logged: whoever has it can read the deliveries."""
 
     def __init__(self, session: aiohttp.ClientSession, source: str, target: str) -> None:
         self.session = session
@@ -123,7 +124,7 @@ class WebhookProxy:
                 await self._listen()
                 failures = 0
             except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
-                log.warning("webhook proxy %s: %s; connecting again", self.source, exc or "closed")
+                log.warning("webhook proxy: %s; connecting again", exc or "closed")
                 failures += 1
             await asyncio.sleep(RETRY_SECONDS[min(failures, len(RETRY_SECONDS) - 1)])
 
@@ -132,7 +133,7 @@ class WebhookProxy:
         headers = {"Accept": "text/event-stream"}
         async with self.session.get(self.source, headers=headers, timeout=timeout) as stream:
             stream.raise_for_status()
-            log.info("webhook proxy: relaying %s to %s", self.source, self.target)
+            log.info("webhook proxy: relaying the channel's deliveries to %s", self.target)
             events = ServerSentEvents()
             async for chunk in stream.content.iter_any():
                 for kind, data in events.feed(chunk):

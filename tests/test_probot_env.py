@@ -12,10 +12,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import pytest
 
 from bot.cli import _github_addresses, _holds_no_app_keys, _parser, _probot_env
-from bot.config import Settings
+from bot.config import Settings, api_url_from_env
 from bot.github.api import graphql_url
 from bot.sim.scenario import builtin_scenario
 from bot.sim.server import GHES_BASE, Simulator
@@ -62,6 +63,15 @@ def test_ghe_host_makes_the_api_an_enterprise_servers() -> None:
     # An explicit GITHUB_API_URL wins, as a flag does over Probot's environment.
     both = settings(GHE_HOST="ghe.example.com", GITHUB_API_URL="https://proxy.example.com/api")
     assert both.github_api_url == "https://proxy.example.com/api"
+
+
+def test_triage_and_config_check_read_ghe_host_too() -> None:
+    assert api_url_from_env({"GHE_HOST": "ghe.example.com"}) == "https://ghe.example.com/api/v3"
+    assert api_url_from_env({"GHE_HOST": "h:8080", "GHE_PROTOCOL": "http"}) == (
+        "http://h:8080/api/v3"
+    )
+    assert api_url_from_env({"GITHUB_API_URL": "https://x/api", "GHE_HOST": "h"}) == "https://x/api"
+    assert api_url_from_env({}) is None
 
 
 def test_setup_reads_the_proxy_and_the_enterprise_server_from_env(
@@ -162,6 +172,8 @@ async def test_serve_runs_a_probot_env_and_triages_a_delivery_through_the_proxy(
     assert smee.received >= 1
     assert any(call.startswith("POST /graphql") for call in sim.calls)  # at /api/graphql
     assert " DEBUG " in output and not output.lstrip().startswith("{")  # trace, pretty
+    assert "webhook proxy: relaying" in output
+    assert smee.url not in output  # whoever has the channel's address reads its deliveries
 
 
 async def _until(done: object, limit: float = 90.0) -> None:
@@ -172,3 +184,20 @@ async def _until(done: object, limit: float = 90.0) -> None:
         if loop.time() > deadline:
             raise AssertionError("condition not met in time")
         await asyncio.sleep(0.05)
+
+
+async def test_the_simulator_serves_an_enterprise_servers_paths() -> None:
+    async with (
+        Simulator(builtin_scenario(), webhook_secret="unused", api_base=GHES_BASE) as sim,
+        aiohttp.ClientSession(headers={"Authorization": f"token {sim.personal_token()}"}) as http,
+    ):
+        assert sim.url == sim.host_url + "/api/v3"
+        async with http.get(f"{sim.url}/repos/acme/bus") as answer:
+            assert answer.status == 200
+        async with http.get(f"{sim.host_url}/repos/acme/bus") as answer:
+            assert answer.status == 404  # not at api.github.com's paths
+        async with http.post(f"{sim.host_url}/api/graphql", json={"query": "{}"}) as answer:
+            assert answer.status == 200
+        async with http.post(f"{sim.url}/graphql", json={"query": "{}"}) as answer:
+            assert answer.status == 404
+    assert sim.calls["GET /repos/{owner}/{repo}"] == 1  # recorded as api.github.com's
