@@ -35,24 +35,33 @@ _HOP_HEADERS = frozenset(
 @dataclass
 class ServerSentEvents:
     """The events of a `text/event-stream`, fed as bytes arrive (the WHATWG rules: `event:`
-    and `data:` fields, a blank line ends an event, a line starting with `:` is a comment)."""
+    and `data:` fields, a blank line ends an event, a line starting with `:` is a comment;
+    lines end with LF or CR LF, as smee.io's do)."""
 
     limit: int = MAX_EVENT_BYTES
-    _pending: bytes = b""
+    # The bytes after the last line break: a 25 MB delivery arrives in many chunks, which
+    # are joined once, at its line's end, not once per chunk.
+    _parts: list[bytes] = field(default_factory=list)
+    _held: int = 0
     _event: str = ""
     _data: list[str] = field(default_factory=list)
     _size: int = 0
 
     def feed(self, chunk: bytes) -> list[tuple[str, str]]:
         """The (event type, data) of every event the chunk completes."""
-        self._pending += chunk
-        lines = self._pending.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")
-        self._pending = lines.pop()
-        if len(self._pending) > self.limit:
-            raise ValueError(f"an event over {self.limit:,} bytes")
+        cut = chunk.rfind(b"\n")
+        if cut < 0:
+            self._parts.append(chunk)
+            self._held += len(chunk)
+            if self._held > self.limit:
+                raise ValueError(f"an event over {self.limit:,} bytes")
+            return []
+        text = b"".join([*self._parts, chunk[:cut]])
+        self._parts, self._held = [chunk[cut + 1 :]], len(chunk) - cut - 1
         done: list[tuple[str, str]] = []
-        for raw in lines:
-            event = self._line(raw.decode("utf-8", errors="replace"))
+        for raw in text.split(b"\n"):
+            line = raw[:-1] if raw.endswith(b"\r") else raw
+            event = self._line(line.decode("utf-8", errors="replace"))
             if event is not None:
                 done.append(event)
         return done
