@@ -1,4 +1,4 @@
-"""`flakybot serve|setup|demo|triage|parse|deliveries|migrate`."""
+"""`flakybot serve|setup|demo|triage|config|parse|deliveries|migrate`."""
 
 from __future__ import annotations
 
@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from pydantic import ValidationError
 
-from bot.config import ConfigError, Settings, settings_problems
+from bot.config import ConfigError, Settings, api_url_from_env, settings_problems
 from bot.logs import configure
 from bot.report.text import reveal
-from bot.store import DeliveryState, open_store
+from bot.store import DatabaseUnavailable, DeliveryState, open_store
 from bot.triage.reports import FORMATS as REPORT_FORMATS
 
 if TYPE_CHECKING:
@@ -78,7 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
-    if args.command in ("parse", "triage", "demo", "setup"):
+    if args.command in ("parse", "triage", "demo", "setup", "config"):
         return _run_without_settings(args)
     try:
         settings = Settings()
@@ -92,7 +92,11 @@ def _main(argv: Sequence[str] | None) -> int:
         settings.log_level,
         settings.secret_values(),
     )
-    return _run_with_settings(args, settings)
+    try:
+        return _run_with_settings(args, settings)
+    except DatabaseUnavailable as exc:
+        print(f"flakybot {args.command}: cannot start: {exc}", file=sys.stderr)
+        return 2
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -118,6 +122,13 @@ def _parser() -> argparse.ArgumentParser:
             "triage",
             help="triage a pull request's failed checks with a personal token, read-only: "
             "prints the comment the bot would post",
+        )
+    )
+    _config_arguments(
+        commands.add_parser(
+            "config",
+            help="check a .github/flaky.yml (a file, or a repository's with a token) and print "
+            "the settings that apply; print its JSON Schema",
         )
     )
     _deliveries_arguments(
@@ -168,11 +179,12 @@ def _setup_arguments(setup: argparse.ArgumentParser) -> None:
     )
     setup.add_argument(
         "--github-url",
-        default="https://github.com",
-        help="GitHub's web address (GHES: https://HOST)",
+        help="GitHub's web address (default: $GHE_PROTOCOL://$GHE_HOST, else github.com)",
     )
     setup.add_argument(
-        "--api-url", help="the REST API root (default: $GITHUB_API_URL, else api.github.com)"
+        "--api-url",
+        help="the REST API root (default: $GITHUB_API_URL, else $GHE_HOST's /api/v3, "
+        "else api.github.com)",
     )
     setup.add_argument("--no-browser", action="store_true", help="only print the page's address")
 
@@ -183,9 +195,29 @@ def _triage_arguments(triage: argparse.ArgumentParser) -> None:
         "--token", help="a personal access token (default: $GITHUB_TOKEN, which keeps it out of ps)"
     )
     triage.add_argument(
-        "--api-url", help="the REST API root (default: $GITHUB_API_URL, else api.github.com)"
+        "--api-url",
+        help="the REST API root (default: $GITHUB_API_URL, else $GHE_HOST's, else api.github.com)",
     )
     triage.add_argument("--json", action="store_true", help="print a machine-readable record")
+
+
+def _config_arguments(config: argparse.ArgumentParser) -> None:
+    actions = config.add_subparsers(dest="action", required=True)
+    check = actions.add_parser(
+        "check",
+        help="print a settings file's problems and the effective settings; exit 1 on problems",
+    )
+    check.add_argument("target", metavar="FILE|OWNER/REPO")
+    check.add_argument(
+        "--token",
+        help="for OWNER/REPO: a token that can read it (default: $GITHUB_TOKEN)",
+    )
+    check.add_argument(
+        "--api-url",
+        help="the REST API root (default: $GITHUB_API_URL, else $GHE_HOST's, else api.github.com)",
+    )
+    check.add_argument("--json", action="store_true", help="print a machine-readable record")
+    actions.add_parser("schema", help="print the JSON Schema of .github/flaky.yml")
 
 
 def _deliveries_arguments(deliveries: argparse.ArgumentParser) -> None:
@@ -232,6 +264,15 @@ def _run_without_settings(args: argparse.Namespace) -> int:
         return command(args.target, token=args.token, api_url=args.api_url, as_json=args.json)
     if args.command == "setup":
         return setup(args)
+    if args.command == "config":
+        from bot import config_check
+
+        if args.action == "schema":
+            print(config_check.schema_text(), end="")
+            return 0
+        return config_check.command(
+            args.target, token=args.token, api_url=args.api_url, as_json=args.json
+        )
     from bot.demo import run_demo
 
     try:
@@ -284,6 +325,7 @@ examples:
   flakybot parse --format dart-json flutter-machine.json
 """
 SCANNER_CHOICES = ("auto", "hyperscan", "re2")
+UNNAMED = "(not named)"  # what the log or report did not say, rather than Python's None
 # How reports open: XML (JUnit, TRX, NUnit, xUnit.net), go test -json and Dart's event
 # streams, TAP.
 _REPORT_STARTS = (
@@ -402,7 +444,8 @@ def _describe(result: dict[str, Any]) -> str:
         lines.append("  job: unknown, no failed test found")
     else:
         mass = ", mass failure" if result["job"] == "mass-failure" else ""
-        lines.append(f"  job: {len(failures)} failed tests{mass}")
+        count = len(failures)
+        lines.append(f"  job: {count} failed test{'' if count == 1 else 's'}{mass}")
         if result["infra"]:
             lines.append(f"  note: {result['infra']['kind']}: {result['infra']['line']}")
     for problem in result["problems"]:
@@ -411,7 +454,7 @@ def _describe(result: dict[str, Any]) -> str:
         head = f["message"].splitlines()[0] if f["message"] else ""
         lines += [
             f"  - {f['test_id']}",
-            f"    file: {f['file']}  location: {f['location']}{_from(f)}",
+            f"    file: {f['file'] or UNNAMED}  location: {f['location'] or UNNAMED}{_from(f)}",
             f"    framework: {f['framework']}  source: {f['source']}"
             f"  attempts: {f['attempts_failed']}/{f['attempts_total']} failed",
             f"    signature: {f['signature']}",
@@ -430,25 +473,24 @@ def setup(args: argparse.Namespace) -> int:
     from bot.registration import SetupError, find_manifest, load_manifest, web_address
     from bot.setup_page import SetupOptions, run_setup
 
+    env = _probot_env(args.env_file)
     try:
-        hook = args.webhook_url or os.environ.get("WEBHOOK_PROXY_URL")
+        hook = args.webhook_url or env.get("WEBHOOK_PROXY_URL")
         if not hook:
             raise SetupError(
                 "give --webhook-url https://HOST/api/github/webhooks, or set WEBHOOK_PROXY_URL "
                 "to a smee.io channel for a local trial"
             )
+        github_url, api_url = _github_addresses(args, env)
         options = SetupOptions(
             manifest=load_manifest(find_manifest(args.manifest)),
             webhook_url=web_address(hook, "the webhook URL"),
             env_file=args.env_file,
-            github_url=web_address(args.github_url, "--github-url"),
-            api_url=web_address(
-                args.api_url or os.environ.get("GITHUB_API_URL") or "https://api.github.com",
-                "the API URL",
-            ),
+            github_url=web_address(github_url, "--github-url"),
+            api_url=web_address(api_url, "the API URL"),
             org=args.org,
             name=args.name,
-            force=args.force,
+            force=args.force or _holds_no_app_keys(args.env_file, env),
             port=args.port,
         )
         done = asyncio.run(run_setup(options, open_browser=not args.no_browser))
@@ -459,11 +501,39 @@ def setup(args: argparse.Namespace) -> int:
         print("flakybot setup: stopped; no App was registered", file=sys.stderr)
         return 1
     if not args.webhook_url:  # a webhook proxy's channel: deliveries wait there for a relay
-        print(
-            f"Relay the channel's deliveries to the bot: npx smee-client --url {hook} "
-            "--target http://127.0.0.1:3000/api/github/webhooks"
-        )
+        print(f"flakybot serve relays the channel's deliveries from {hook} (WEBHOOK_PROXY_URL)")
     return done
+
+
+def _probot_env(env_file: Path) -> dict[str, str]:
+    """The variables setup reads, as Probot's does: the environment's, else the env file's."""
+    from dotenv import dotenv_values
+
+    names = ("WEBHOOK_PROXY_URL", "GHE_HOST", "GHE_PROTOCOL", "GITHUB_API_URL")
+    in_file = dotenv_values(env_file) if env_file.is_file() else {}
+    found = {name: os.environ.get(name) or in_file.get(name) for name in names}
+    return {name: value for name, value in found.items() if value}
+
+
+def _github_addresses(args: argparse.Namespace, env: dict[str, str]) -> tuple[str, str]:
+    """GitHub's web address and REST API root: the options', else GHE_HOST's (GitHub
+    Enterprise Server), else github.com's."""
+    host, protocol = env.get("GHE_HOST"), env.get("GHE_PROTOCOL") or "https"
+    web = f"{protocol}://{host}" if host else "https://github.com"
+    api = api_url_from_env(env) or "https://api.github.com"
+    return args.github_url or web, args.api_url or api
+
+
+def _holds_no_app_keys(env_file: Path, env: dict[str, str]) -> bool:
+    """A plain env file with none of the App's keys (one holding WEBHOOK_PROXY_URL, as
+    Probot's instructions make it): setup adds its lines and keeps the others."""
+    from dotenv import dotenv_values
+
+    from bot.registration import ENV_KEYS
+
+    if not env_file.is_file() or env_file.is_symlink():
+        return False
+    return not set(dotenv_values(env_file)) & set(ENV_KEYS)
 
 
 async def serve(settings: Settings) -> int:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import base64
 import fnmatch
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -84,6 +86,21 @@ class CacheMemory:
         return self.total_mb * _MIB - self.trees - self.blobs - self.walks
 
 
+# LOG_LEVEL: Probot's names (pino's) and Python's, as Python's. Python has no `trace`: it
+# is its most detailed level, DEBUG.
+PROBOT_LEVELS = ("trace", "debug", "info", "warn", "error", "fatal")
+LOG_LEVELS = {
+    "trace": "DEBUG",
+    "debug": "DEBUG",
+    "info": "INFO",
+    "warn": "WARNING",
+    "warning": "WARNING",
+    "error": "ERROR",
+    "fatal": "CRITICAL",
+    "critical": "CRITICAL",
+}
+
+
 class ConfigError(ValueError):
     """A setting `flakybot serve` cannot start with; the message names its variable."""
 
@@ -102,9 +119,17 @@ class Settings(BaseSettings):
     webhook_secret: SecretStr | None = None
     webhook_path: str = "/api/github/webhooks"
     github_api_url: str = "https://api.github.com"
+    # GitHub Enterprise Server, as Probot reads it: GHE_HOST=github.example.com makes the API
+    # GHE_PROTOCOL://GHE_HOST/api/v3 (GraphQL: /api/graphql) unless GITHUB_API_URL is set.
+    ghe_host: str | None = None
+    ghe_protocol: Literal["https", "http"] = "https"
+    # A webhook proxy's channel (https://smee.io/...): `serve` relays its deliveries to the
+    # webhook path, for a trial on a machine GitHub cannot reach.
+    webhook_proxy_url: str | None = None
     database_url: str = DEFAULT_DATABASE_URL
     host: str = "0.0.0.0"
     port: int = 3000
+    # Probot's levels (trace, debug, info, warn, error, fatal) or Python's names.
     log_level: str = "INFO"
     # Worker tuning; the defaults suit one small instance.
     worker_concurrency: int = Field(default=4, ge=1, le=64)
@@ -152,11 +177,39 @@ class Settings(BaseSettings):
     # the dashboard's per-address sign-in throttle. Unset: the connecting address is the
     # client, and X-Forwarded-For, which anyone can send, is ignored.
     trusted_proxies: Annotated[list[IPvAnyNetwork] | None, NoDecode] = None
-    # `serve`'s log lines: one JSON object each, or text for a person at a terminal.
+    # `serve`'s log lines: one JSON object each, or text for a person at a terminal (Probot's
+    # `pretty`).
     log_format: Literal["json", "text"] = "json"
     # The log pre-filter's search (bot/triage/literals.py): Hyperscan when it is installed,
     # else RE2; both keep the same lines.
     log_scanner: Literal["auto", "hyperscan", "re2"] = "auto"
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _known_level(cls, value: Any) -> Any:
+        level = str(value).strip().lower() or "info"  # set but empty: the default
+        if level not in LOG_LEVELS:
+            raise ValueError(f"not a log level: use one of {', '.join(PROBOT_LEVELS)}")
+        return LOG_LEVELS[level]
+
+    @field_validator("log_format", mode="before")
+    @classmethod
+    def _pretty_is_text(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return {"pretty": "text", "": "json"}.get(value.strip().lower(), value.strip().lower())
+        return value
+
+    @field_validator("ghe_host", "webhook_proxy_url", mode="before")
+    @classmethod
+    def _empty_is_unset(cls, value: Any) -> Any:
+        return (value.strip() or None) if isinstance(value, str) else value
+
+    @field_validator("webhook_proxy_url")
+    @classmethod
+    def _proxy_address(cls, url: str | None) -> str | None:
+        if url and (urlsplit(url).scheme not in ("https", "http") or not urlsplit(url).netloc):
+            raise ValueError("not a web address: give the channel as https://smee.io/ID")
+        return url
 
     @field_validator("dashboard_token")
     @classmethod
@@ -192,6 +245,15 @@ class Settings(BaseSettings):
             self.webhook_path = "/" + self.webhook_path
         return self
 
+    @model_validator(mode="after")
+    def _enterprise_server(self) -> Settings:
+        enterprise = api_url_from_env(
+            {"GHE_HOST": self.ghe_host, "GHE_PROTOCOL": self.ghe_protocol}
+        )
+        if enterprise and "github_api_url" not in self.model_fields_set:
+            self.github_api_url = enterprise
+        return self
+
     def missing_for_serve(self) -> list[str]:
         """Names of the variables `flakybot serve` cannot start without."""
         missing = []
@@ -207,8 +269,7 @@ class Settings(BaseSettings):
         """The App's private key, PEM text that holds an RSA private key (GitHub Apps sign
         their JWTs with one): anything else would fail every delivery, not the start."""
         if self.private_key is not None:
-            # Probot users often paste the key with literal "\n" into one env line.
-            name, pem = "PRIVATE_KEY", self.private_key.get_secret_value().replace("\\n", "\n")
+            name, pem = "PRIVATE_KEY", _pem_text(self.private_key.get_secret_value())
         elif self.private_key_path is not None:
             name, pem = "PRIVATE_KEY_PATH", _read_key_file(self.private_key_path)
         else:
@@ -233,7 +294,20 @@ class Settings(BaseSettings):
             if s is not None
         ]
         password = urlsplit(self.database_url).password
-        return values + ([unquote(password), password] if password else [])
+        # A webhook proxy's channel: whoever knows it can read the deliveries.
+        proxy = [self.webhook_proxy_url] if self.webhook_proxy_url else []
+        return values + proxy + ([unquote(password), password] if password else [])
+
+
+def api_url_from_env(env: Mapping[str, str | None]) -> str | None:
+    """The REST API root the environment names, as Settings reads it: GITHUB_API_URL, else
+    GHE_HOST's (GitHub Enterprise Server, GHE_PROTOCOL or https), else None."""
+    if env.get("GITHUB_API_URL"):
+        return env["GITHUB_API_URL"]
+    host = (env.get("GHE_HOST") or "").strip().removeprefix("https://").removeprefix("http://")
+    if not host.strip("/"):
+        return None
+    return f"{env.get('GHE_PROTOCOL') or 'https'}://{host.strip('/')}/api/v3"
 
 
 def settings_problems(exc: ValidationError) -> list[str]:
@@ -244,6 +318,19 @@ def settings_problems(exc: ValidationError) -> list[str]:
         f"{err['msg'].removeprefix('Value error, ')}"
         for err in exc.errors(include_input=False)
     ]
+
+
+def _pem_text(value: str) -> str:
+    """PRIVATE_KEY as Probot reads it: PEM text, with its newlines written `\\n` in one env
+    line, or the PEM file base64-encoded (which keeps it on one line too)."""
+    value = value.strip().replace("\\n", "\n")
+    if "-----BEGIN" in value:
+        return value
+    try:
+        decoded = base64.b64decode(value, validate=True).decode()
+    except (ValueError, UnicodeDecodeError):  # binascii.Error is a ValueError
+        return value
+    return decoded if "-----BEGIN" in decoded else value
 
 
 def _read_key_file(path: Path) -> str:

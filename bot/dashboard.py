@@ -224,7 +224,8 @@ async def test_page(request: web.Request) -> web.Response:
     if not summaries:
         raise web.HTTPNotFound(text="No failure of that test in the last 30 days.\n")
     summaries[0].owners = (await request.app[STORE].tracking_owners(repo, [key])).get(key, [])
-    return _html(render_test(repo, summaries[0], mine, chart_days(mine, runs, now, WINDOW_DAYS)))
+    days = chart_days(mine, runs, now, WINDOW_DAYS)
+    return _html(render_test(repo, summaries[0], mine, days, runs))
 
 
 async def pull_page(request: web.Request) -> web.Response:

@@ -62,6 +62,9 @@ async def final_decisions(store: Store, repo: str, pr_numbers: list[int]) -> dic
     return verdicts
 
 
+DASHBOARD_HINT = "closed with the demo; `flakybot demo --serve` keeps it open to browse"
+
+
 @asynccontextmanager
 async def running(
     scenario: Scenario, workdir: Path, *, port: int = 0, **overrides: Any
@@ -187,11 +190,13 @@ async def run_demo(
     with tempfile.TemporaryDirectory(prefix="flakybot-demo-") as tmp:
         async with running(scenario, Path(tmp), port=port) as (sim, bot):
             result = await _play(scenario, sim, bot)
+            # The dashboard closes with the demo: its address only when it stays open.
+            dashboard = f"{bot.url}/{scenario.repo.full_name}" if serve else None
             if as_json:
-                print(json.dumps({**_record(result), "dashboard": bot.url + "/"}, indent=2))
+                print(json.dumps({**_record(result), "dashboard": dashboard}, indent=2))
             else:
                 _print_timeline(scenario, result)
-                print(f"\ndashboard: {bot.url}/{scenario.repo.full_name}")
+                print(f"\ndashboard: {dashboard or DASHBOARD_HINT}")
             if serve:
                 print("serving the dashboard until interrupted (Ctrl-C)", flush=True)
                 await asyncio.Event().wait()

@@ -21,6 +21,7 @@ from bot.metrics import Metrics
 from bot.store import Delivery, Store, open_store
 from bot.triage.imports import WalkLimits
 from bot.web import create_app
+from bot.webhook_proxy import WebhookProxy
 
 
 @dataclass
@@ -34,6 +35,7 @@ class Bot:
     app: web.Application
     _runner: web.AppRunner | None = field(default=None, init=False)
     _listener: asyncio.Server | None = field(default=None, init=False)
+    proxy: WebhookProxy | None = field(default=None, init=False)
     url: str = field(default="", init=False)
 
     @classmethod
@@ -100,6 +102,10 @@ class Bot:
         bound_host, bound_port = self._listener.sockets[0].getsockname()[:2]
         self.url = f"http://{bound_host}:{bound_port}"
         self.worker.start()
+        if self.settings.webhook_proxy_url:
+            local = f"http://{_loopback(bound_host)}:{bound_port}{self.settings.webhook_path}"
+            self.proxy = WebhookProxy(self.session, self.settings.webhook_proxy_url, local)
+            self.proxy.start()
         return self.url
 
     async def wait_idle(self, settle_seconds: float = 0.3, limit_seconds: float = 60.0) -> None:
@@ -126,6 +132,8 @@ class Bot:
         raise TimeoutError(f"the bot still had {event} deliveries in hand when the wait ended")
 
     async def close(self) -> None:
+        if self.proxy is not None:
+            await self.proxy.close()
         await self.worker.stop()
         if self._listener is not None:
             self._listener.close()
@@ -133,6 +141,15 @@ class Bot:
             await self._runner.cleanup()
         await self.session.close()
         await self.store.close()
+
+
+def _loopback(host: str) -> str:
+    """Where this machine reaches a server listening on `host` (any address: loopback)."""
+    if host in ("0.0.0.0", ""):
+        return "127.0.0.1"
+    if ":" in host:
+        return "[::1]" if host == "::" else f"[{host}]"
+    return host
 
 
 def _context(settings: Settings, store: Store, github: GitHubApp, metrics: Metrics) -> BotContext:

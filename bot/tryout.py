@@ -25,7 +25,7 @@ from typing import Any
 import aiohttp
 from gidgethub import BadRequest, GitHubBroken
 
-from bot.config import CommentMode, LoadedRepoConfig
+from bot.config import CommentMode, LoadedRepoConfig, api_url_from_env
 from bot.events import CheckRun
 from bot.github import api
 from bot.github.client import GitHubClient
@@ -348,7 +348,7 @@ def command(target: str, *, token: str | None, api_url: str | None, as_json: boo
     """`flakybot triage`: 0 with the result printed, 2 with one line on stderr."""
     token = token or os.environ.get("GITHUB_TOKEN")
     configure("text", "WARNING", [token] if token else [])
-    api_url = api_url or os.environ.get("GITHUB_API_URL") or DEFAULT_API_URL
+    api_url = api_url or api_url_from_env(os.environ) or DEFAULT_API_URL
     try:
         parsed = parse_target(target)
         if not token:

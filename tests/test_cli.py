@@ -319,3 +319,32 @@ def test_serve_refuses_a_log_scanner_it_does_not_know(tmp_path: Path) -> None:
 
     assert result.returncode == 2
     assert "log_scanner" in result.stderr.lower()
+
+
+@pytest.mark.parametrize("command", ["serve", "migrate", "deliveries"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "sqlite:///{tmp}/a-file/bot.sqlite3",
+        "postgresql://flaky:pa55word-not-shown@127.0.0.1:{port}/flaky",
+        "mysql://127.0.0.1/flaky",
+    ],
+)
+def test_a_database_it_cannot_open_is_one_line_naming_database_url(
+    tmp_path: Path, private_key: str, command: str, url: str
+) -> None:
+    """Before, a 23 to 56 line traceback that never named the variable."""
+    (tmp_path / "a-file").write_text("not a folder")
+    env = clean_env(
+        APP_ID="12",
+        PRIVATE_KEY=private_key,
+        WEBHOOK_SECRET="s3cr3t-for-the-database-test",
+        DATABASE_URL=url.format(port=free_port(), tmp=tmp_path),
+    )
+
+    result = flakybot(command, cwd=tmp_path, env=env)
+
+    assert result.returncode == 2
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith(f"flakybot {command}: cannot start: DATABASE_URL: ")
+    assert "pa55word" not in line

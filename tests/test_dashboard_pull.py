@@ -87,3 +87,20 @@ async def test_a_tracking_issue_links_its_tests_page_on_the_dashboard(tmp_path: 
     key = match_key("tests/bus/test_core.py::test_publish_waits_for_ack")
     link = f"Every occurrence is on [the dashboard]({DASHBOARD}/acme/bus/tests/{key})."
     assert link in issue.body
+
+
+async def test_the_pr_page_names_an_unknown_failure_that_passed_on_rerun_as_the_comment_does(
+    tmp_path: Path, session: aiohttp.ClientSession
+) -> None:
+    scenario = load_scenario(SCENARIOS / "go-package-not-located-unknown.yml")
+    async with running(scenario, tmp_path) as (sim, bot):
+        await sim.play()
+        await settle(sim, bot)
+        (comment,) = sim.bot_comments(62)
+        page = await session.get(bot.url + "/acme/clock/pull/62")
+        text = await page.text()
+
+    assert page.status == 200
+    assert "flaky, change not ruled out" in comment.body
+    # Before, the page's heading said "unknown" where the comment said this.
+    assert "</a>: flaky, change not ruled out (confidence:" in text

@@ -70,8 +70,11 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
             "bot.store",
             "bot.triage",
             "bot.web",
+            "bot.webhook_proxy",
         }
     ),
+    # WEBHOOK_PROXY_URL: a smee.io channel's deliveries relayed to the webhook path.
+    "bot.webhook_proxy": frozenset(),
     "bot.demo": frozenset(
         {
             "bot.config",
@@ -96,6 +99,17 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
             "bot.triage",
         }
     ),
+    # `flakybot config check|schema`: settings read as the bot reads them, with a token.
+    "bot.config_check": frozenset(
+        {
+            "bot.config",
+            "bot.handlers",
+            "bot.logs",
+            "bot.metrics",
+            "bot.repo_settings",
+            "bot.tryout",
+        }
+    ),
     # Job-log files on disk (a log, gh's output, a run's log archive) for `flakybot parse`.
     "bot.job_logs": frozenset({"bot.triage"}),
     # `flakybot setup`: the manifest flow and the page that drives it.
@@ -104,6 +118,7 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
     "bot.cli": frozenset(
         {
             "bot.config",
+            "bot.config_check",
             "bot.demo",
             "bot.job_logs",
             "bot.logs",

@@ -61,7 +61,7 @@ def test_a_pytest_log_prints_its_failure() -> None:
     done = _run(log)
 
     assert done.returncode == 0, done.stderr
-    assert "job: 1 failed tests" in done.stdout
+    assert "job: 1 failed test\n" in done.stdout
     assert (
         "  - distributed/test_c10d_spawn_gloo.py::TestDistributedNNFunctionsGloo::test_all_gather"
         in done.stdout.splitlines()

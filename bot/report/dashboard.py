@@ -13,10 +13,11 @@ from html import escape
 from typing import Protocol
 from urllib.parse import quote
 
+from bot.report.comment import NOT_RULED_OUT_WORDS, VERDICT_WORDS
 from bot.report.flaky_tests import RepoSummary, TestSummary, day_label, owner_name
 from bot.report.svg import outcome_chart, sparkline
 from bot.report.text import reveal
-from bot.triage.models import Occurrence, RunRecord
+from bot.triage.models import Occurrence, RunRecord, Verdict
 from bot.triage.stats import describe_rate
 
 _STYLE = """
@@ -138,7 +139,9 @@ def render_test(
     test: TestSummary,
     occurrences: Sequence[Occurrence],
     chart_days: Sequence[tuple[str, int, int]],
+    runs: Sequence[RunRecord] = (),
 ) -> str:
+    """`runs`: the repository's, from which an occurrence's later attempts are read."""
     crumbs = [(repo, f"/{repo}"), (test.test_id, page_of_test(repo, test.test_key))]
     where = [f"{test.prs:,} pull request{'s' if test.prs != 1 else ''}"] + [
         f"<code>{_text(branch)}</code>" for branch in test.branches
@@ -167,7 +170,7 @@ def render_test(
         for m in test.modes
     )
     shown = sorted(occurrences, key=lambda o: o.at, reverse=True)[:_OCCURRENCES_SHOWN]
-    rows = "".join(_occurrence_row(repo, o) for o in shown)
+    rows = "".join(_occurrence_row(repo, o, occurrence_words(o, runs)) for o in shown)
     older = len(occurrences) - len(shown)
     more = f'<p class="muted">and {older:,} older.</p>' if older > 0 else ""
     return page(
@@ -228,7 +231,29 @@ def _test_row(repo: str, rank: int, test: TestSummary, days: int) -> str:
     )
 
 
-def _occurrence_row(repo: str, o: Occurrence) -> str:
+def occurrence_words(o: Occurrence, runs: Sequence[RunRecord]) -> str:
+    """The occurrence's verdict in the PR comment's words (report/comment.py), as the comment
+    says it now: a failure whose check then passed on a rerun of the same commit is the
+    "likely flaky" the comment then calls it, not the "unrelated" decided before the rerun."""
+    try:
+        verdict = Verdict(o.verdict)
+    except ValueError:
+        return o.verdict
+    rerun_passed = any(
+        r.check_name == o.check_name
+        and r.head_sha == o.head_sha
+        and r.attempt > o.attempt
+        and r.conclusion == "success"
+        for r in runs
+    )
+    if rerun_passed and verdict == Verdict.UNRELATED:
+        return VERDICT_WORDS[Verdict.FLAKY]
+    if rerun_passed and verdict == Verdict.UNKNOWN:
+        return NOT_RULED_OUT_WORDS
+    return VERDICT_WORDS[verdict]
+
+
+def _occurrence_row(repo: str, o: Occurrence, verdict: str) -> str:
     if o.pr_number is not None:
         where = (
             f'<a href="https://github.com/{escape(repo, quote=True)}/pull/{o.pr_number}">'
@@ -243,7 +268,7 @@ def _occurrence_row(repo: str, o: Occurrence) -> str:
     )
     return (
         f"<tr><td>{day_label(o.at)}</td><td>{where}</td><td><code>{escape(o.head_sha[:7])}"
-        f"</code></td><td>{check}</td><td>{o.attempt}</td><td>{escape(o.verdict)}</td></tr>"
+        f"</code></td><td>{check}</td><td>{o.attempt}</td><td>{escape(verdict)}</td></tr>"
     )
 
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from urllib.parse import quote
 
-from bot.report.comment import VERDICT_WORDS
+from bot.report.comment import verdict_words
 from bot.report.dashboard import page, page_of_test
 from bot.report.models import CheckReport
 from bot.report.text import reveal
@@ -66,7 +66,7 @@ def _check(repo: str, report: CheckReport, tracking: Mapping[str, int]) -> str:
     if report.html_url.startswith(("https://", "http://")):
         name = f'<a href="{escape(report.html_url, quote=True)}">{name}</a>'
     note = f"; {_text(report.rerun_note)}" if report.rerun_note else ""
-    decisions = "".join(_decision(repo, d, tracking) for d in report.decisions)
+    decisions = "".join(_decision(repo, report, d, tracking) for d in report.decisions)
     if not report.decisions:
         decisions = '<p class="muted">No failed test identified.</p>'
     return (
@@ -76,7 +76,9 @@ def _check(repo: str, report: CheckReport, tracking: Mapping[str, int]) -> str:
     )
 
 
-def _decision(repo: str, decision: Decision, tracking: Mapping[str, int]) -> str:
+def _decision(
+    repo: str, report: CheckReport, decision: Decision, tracking: Mapping[str, int]
+) -> str:
     failure = decision.failure
     title = "no test identified"
     facts: list[str] = []
@@ -97,7 +99,7 @@ def _decision(repo: str, decision: Decision, tracking: Mapping[str, int]) -> str
     facts += [f"Changed paths in its footprint: {changed}", f"Footprint: {footprint or 'unknown'}"]
     message = f"<pre>{_text(failure.message)}</pre>" if failure and failure.message else ""
     return (
-        f'<div class="decision"><h4>{title}: {escape(VERDICT_WORDS[decision.verdict])} '
+        f'<div class="decision"><h4>{title}: {escape(verdict_words(report, decision))} '
         f"(confidence: {escape(decision.confidence.value)})</h4>"
         f"<ul>{''.join(f'<li>{_text(text)}</li>' for text in items)}</ul>"
         f"<p>{'<br>'.join(facts)}</p>{message}</div>"

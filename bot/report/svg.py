@@ -41,27 +41,34 @@ def sparkline(counts: Sequence[int], *, label: str, width: int = 120, height: in
     )
 
 
+# The outcome chart's margins: the count axis's labels on the left, the days' below.
+_LEFT, _BOTTOM, _TOP = 36, 18, 8
+_AXIS_COLOUR = "#59636e"
+
+
 def outcome_chart(
     days: Sequence[tuple[str, int, int]], *, label: str, width: int = 600, height: int = 160
 ) -> str:
-    """Stacked bars per day: failed runs (red, bottom) and passed runs (green, on top).
+    """Stacked bars per day: failed runs (red, bottom) and passed runs (green, on top), over
+    axes: runs counted up the left (0 and the busiest day's), the first and last day below.
 
     `days` holds (day, failed, passed), oldest first.
     """
     columns = max(len(days), 1)
-    step = width / columns
+    step = (width - _LEFT) / columns
+    base = height - _BOTTOM
     peak = max((failed + passed for _, failed, passed in days), default=0) or 1
-    scale = (height - 16) / peak
-    parts = []
+    scale = (base - _TOP) / peak
+    parts = [_axes(days, peak, width=width, height=height)]
     for index, (day, failed, passed) in enumerate(days):
-        x = index * step
+        x = _LEFT + 1 + index * step
         fail_height = failed * scale
         pass_height = passed * scale
         tip = escape(f"{day}: {failed} failed, {passed} passed")
         parts.append(
-            f'<g><title>{tip}</title><rect x="{x:.1f}" y="{height - fail_height:.1f}" '
+            f'<g><title>{tip}</title><rect x="{x:.1f}" y="{base - fail_height:.1f}" '
             f'width="{max(step - 2, 1):.1f}" height="{fail_height:.1f}" fill="{FAIL_COLOUR}"/>'
-            f'<rect x="{x:.1f}" y="{height - fail_height - pass_height:.1f}" '
+            f'<rect x="{x:.1f}" y="{base - fail_height - pass_height:.1f}" '
             f'width="{max(step - 2, 1):.1f}" height="{pass_height:.1f}" fill="{PASS_COLOUR}"/>'
             "</g>"
         )
@@ -70,4 +77,23 @@ def outcome_chart(
         f'<svg class="outcomes" xmlns="http://www.w3.org/2000/svg" width="{width}" '
         f'height="{height}" viewBox="0 0 {width} {height}" role="img" aria-label="{text}">'
         f"<title>{text}</title>{''.join(parts)}</svg>"
+    )
+
+
+def _axes(days: Sequence[tuple[str, int, int]], peak: int, *, width: int, height: int) -> str:
+    base = height - _BOTTOM
+    first, last = (days[0][0], days[-1][0]) if days else ("", "")
+    label = f'font-size="10" fill="{_AXIS_COLOUR}"'
+    return (
+        f'<g class="axis" stroke="{_AXIS_COLOUR}" stroke-width="1">'
+        f'<line x1="{_LEFT}" y1="{_TOP}" x2="{_LEFT}" y2="{base}"/>'
+        f'<line x1="{_LEFT}" y1="{base}" x2="{width}" y2="{base}"/></g>'
+        f'<g class="axis-labels" font-family="sans-serif">'
+        f'<text x="{_LEFT - 4}" y="{base}" text-anchor="end" {label}>0</text>'
+        f'<text x="{_LEFT - 4}" y="{_TOP + 8}" text-anchor="end" {label}>{peak:,}</text>'
+        f'<text x="{_LEFT}" y="{height - 4}" text-anchor="start" {label}>{escape(first)}</text>'
+        f'<text x="{width}" y="{height - 4}" text-anchor="end" {label}>{escape(last)}</text>'
+        f'<text x="4" y="{_TOP + (base - _TOP) / 2:.0f}" {label} '
+        f'transform="rotate(-90 4 {_TOP + (base - _TOP) / 2:.0f})" text-anchor="middle" '
+        f'dominant-baseline="hanging">runs</text></g>'
     )

@@ -148,6 +148,13 @@ async def json_body(request: web.Request) -> Any:
     return body
 
 
+def _served_at(path: str, base: str) -> str:
+    """Where a route of api.github.com is served under the REST API's `base`."""
+    if not base or path.startswith("/_blobs/"):
+        return path
+    return "/api/graphql" if path == "/graphql" else base + path
+
+
 class Routes:
     """Handlers bound to one simulator. Repository routes 404 for any other owner/repo."""
 
@@ -162,7 +169,8 @@ class Routes:
     def shapes(self) -> Shapes:
         return self.sim.shapes
 
-    def install(self, app: web.Application) -> None:
+    def install(self, app: web.Application, base: str = "") -> None:
+        """`base`: where the REST API is served (GHES: /api/v3, its GraphQL /api/graphql)."""
         repo = "/repos/{owner}/{repo}"
         table: list[tuple[str, str, Handler]] = [
             ("GET", "/app", self.get_app),
@@ -209,7 +217,7 @@ class Routes:
                 guarded = self._repo_guard(handler, others=True)
             else:
                 guarded = self._repo_guard(handler) if path.startswith(repo) else handler
-            app.router.add_route(method, path, guarded)
+            app.router.add_route(method, _served_at(path, base), guarded)
 
     def _repo_guard(self, handler: Handler, *, others: bool = False) -> Handler:
         """404 for any repository but the world's (`others`: or one of `repos` installed)."""
@@ -479,7 +487,7 @@ class Routes:
     def _redirect_to_blob(self, data: bytes | blobs.PaddedLog, content_type: str) -> web.Response:
         key = secrets.token_urlsafe(24)
         self.sim.blobs[key] = blobs.Blob(data, content_type, time.monotonic() + BLOB_LIFETIME_S)
-        location = f"{self.sim.url}/_blobs/{key}?sig={secrets.token_hex(8)}"
+        location = f"{self.sim.host_url}/_blobs/{key}?sig={secrets.token_hex(8)}"
         return web.Response(status=302, headers={"Location": location})
 
     async def get_blob(self, request: web.Request) -> web.StreamResponse:

@@ -58,6 +58,10 @@ JWT_ROUTES = frozenset(
 )
 TOKEN_ROUTE = "/app/installations/{installation_id}/access_tokens"
 BLOB_PREFIX = "/_blobs/"
+# GitHub Enterprise Server's REST root; its GraphQL endpoint is GHES_GRAPHQL.
+GHES_BASE = "/api/v3"
+GHES_GRAPHQL = "/api/graphql"
+API_BASE = web.AppKey("api_base", str)
 WEBHOOK_TIMEOUT_S = 10  # GitHub gives up on a delivery after ten seconds
 PERSONAL_TOKEN_LIFETIME_S = 86_400
 
@@ -76,8 +80,12 @@ class Simulator:
         webhook_secret: str,
         webhook_url: str | None = None,
         rerun_delay_s: float = 0.05,
+        api_base: str = "",
     ) -> None:
+        """`api_base`: GHES_BASE serves the REST API under /api/v3 and GraphQL at
+        /api/graphql, as GitHub Enterprise Server does; "" as api.github.com does."""
         self.scenario = scenario
+        self.api_base = api_base
         self.webhook_secret = webhook_secret
         self.webhook_url = webhook_url
         self.rerun_delay_s = rerun_delay_s
@@ -97,6 +105,7 @@ class Simulator:
         self._runner: web.AppRunner | None = None
         self._session: aiohttp.ClientSession | None = None
         self._url: str | None = None
+        self.host_url = ""  # the server's root, where blobs are served
 
     # Lifecycle
 
@@ -110,7 +119,8 @@ class Simulator:
                 self._conditional,
             ]
         )
-        Routes(self).install(app)
+        app[API_BASE] = self.api_base
+        Routes(self).install(app, self.api_base)
         self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
         await self._runner.setup()
         site = web.TCPSite(self._runner, host, port)
@@ -118,7 +128,8 @@ class Simulator:
         server = site._server
         assert isinstance(server, asyncio.base_events.Server)
         bound_host, bound_port = server.sockets[0].getsockname()[:2]
-        self._url = f"http://{bound_host}:{bound_port}"
+        self.host_url = f"http://{bound_host}:{bound_port}"
+        self._url = self.host_url + self.api_base
         self._session = aiohttp.ClientSession(
             timeout=aiohttp.ClientTimeout(total=WEBHOOK_TIMEOUT_S)
         )
@@ -181,7 +192,9 @@ class Simulator:
         if self._session is None:
             raise RuntimeError("the simulator has not been started")
         delivery_id = delivery_id or str(uuid.uuid4())
-        body = json.dumps(payload).encode()
+        # Compact, as GitHub sends it: a webhook proxy that serialises the payload again the
+        # way JavaScript does (smee.io) passes on the bytes that were signed.
+        body = json.dumps(payload, separators=(",", ":")).encode()
         headers = delivery_headers(
             event, delivery_id, body, secret=self.webhook_secret, sign=sign, app_id=self.app_id
         )
@@ -319,7 +332,11 @@ class Simulator:
                 # Carried out, answer dropped (an `after_applying` fault): it happened.
                 self.writes.append(
                     Write(
-                        request.method, request.path, request[WRITE_BODY], applied, time.monotonic()
+                        request.method,
+                        _api_path(request),
+                        request[WRITE_BODY],
+                        applied,
+                        time.monotonic(),
                     )
                 )
             self.timeline.append(
@@ -328,7 +345,7 @@ class Simulator:
                     at=time.monotonic(),
                     status=0,
                     method=request.method,
-                    path=request.path_qs,
+                    path=_api_path_qs(request),
                 )
             )
             raise
@@ -339,7 +356,7 @@ class Simulator:
             self.writes.append(
                 Write(
                     request.method,
-                    request.path,
+                    _api_path(request),
                     request[WRITE_BODY],
                     response.status,
                     time.monotonic(),
@@ -351,7 +368,7 @@ class Simulator:
                 at=time.monotonic(),
                 status=response.status,
                 method=request.method,
-                path=request.path_qs,
+                path=_api_path_qs(request),
                 not_modified=not_modified,
             )
         )
@@ -362,7 +379,7 @@ class Simulator:
         delay = self.faults.latency_s()
         if delay:
             await asyncio.sleep(delay)
-        fault = self.faults.decide(request.method, request.path)
+        fault = self.faults.decide(request.method, _api_path(request))
         if fault is None:
             return await handler(request)
         if fault.status is None:
@@ -488,7 +505,26 @@ class Simulator:
 def _route_template(request: web.Request) -> str:
     route = request.match_info.route
     resource = route.resource
-    return resource.canonical if resource is not None else request.path
+    return _unprefixed(request, resource.canonical if resource is not None else request.path)
+
+
+def _api_path(request: web.Request) -> str:
+    """The request's path as api.github.com would have it, whatever the base it came to."""
+    return _unprefixed(request, request.path)
+
+
+def _api_path_qs(request: web.Request) -> str:
+    query = request.rel_url.raw_query_string
+    return _api_path(request) + (f"?{query}" if query else "")
+
+
+def _unprefixed(request: web.Request, path: str) -> str:
+    base = request.app.get(API_BASE, "")
+    if not base:
+        return path
+    if path == GHES_GRAPHQL:
+        return "/graphql"
+    return path.removeprefix(base) if path.startswith(base + "/") or path == base else path
 
 
 def _etags(header: str) -> set[str]:

@@ -86,9 +86,24 @@ _NUMBERED = re.compile(r"\$(\d+)")
 
 
 @functools.lru_cache(maxsize=256)
-def _sqlite_sql(sql: str) -> str:
-    """PostgreSQL's `$n` as SQLite's `?n`: the same numbered parameter."""
-    return _NUMBERED.sub(r"?\1", sql)
+def _sqlite_sql(sql: str) -> tuple[str, tuple[int, ...]]:
+    """PostgreSQL's `$n` as SQLite's plain `?`, and which argument each `?` takes.
+
+    Not SQLite's numbered `?n`: Python 3.12.0 to 3.12.3 took it for a named placeholder and
+    warned (a DeprecationWarning) on every statement given a sequence of arguments."""
+    order: list[int] = []
+
+    def plain(match: re.Match[str]) -> str:
+        order.append(int(match[1]) - 1)
+        return "?"
+
+    return _NUMBERED.sub(plain, sql), tuple(order)
+
+
+def _bound(sql: str, args: Sequence[Any]) -> tuple[str, tuple[Any, ...]]:
+    """The statement for sqlite3 and its arguments, one per `?` in order."""
+    text, order = _sqlite_sql(sql)
+    return text, tuple(args[n] for n in order)
 
 
 class _Connection(Session):
@@ -98,18 +113,19 @@ class _Connection(Session):
         self._db = db
 
     async def fetch(self, sql: str, *args: Any) -> list[Row]:
-        return list(await self._db.execute_fetchall(_sqlite_sql(sql), args))
+        return list(await self._db.execute_fetchall(*_bound(sql, args)))
 
     async def fetchrow(self, sql: str, *args: Any) -> Row | None:
         # One trip to the connection's thread, where a cursor's fetchone would take two.
-        return next(iter(await self._db.execute_fetchall(_sqlite_sql(sql), args)), None)
+        return next(iter(await self._db.execute_fetchall(*_bound(sql, args))), None)
 
     async def execute(self, sql: str, *args: Any) -> int:
-        cursor = await self._db.execute(_sqlite_sql(sql), args)
+        cursor = await self._db.execute(*_bound(sql, args))
         return cursor.rowcount
 
     async def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
-        await self._db.executemany(_sqlite_sql(sql), rows)
+        text, order = _sqlite_sql(sql)
+        await self._db.executemany(text, [tuple(row[n] for n in order) for row in rows])
 
     async def returning(self, sql: str, *args: Any) -> list[Row]:
         return await self.fetch(sql, *args)
