@@ -176,6 +176,8 @@ async def throughput_phase(args: argparse.Namespace, workdir: Path) -> dict[str,
         write_interval=0.0,
         worker_concurrency=args.concurrency,
         tracking_refresh_seconds=60.0,
+        # The burst comes from 127.0.0.1 alone, standing for GitHub's many senders.
+        max_connections_per_client=total,
     ) as (sim, bot):
         sim.rerun_delay_s = 1e9
         payloads = [

@@ -135,6 +135,9 @@ def serve_env(sim: Simulator, *, secret: str, database_url: str, **settings: str
         HOST="127.0.0.1",
         # A tally is written a moment after its failures, not a minute: runs end sooner.
         TRACKING_REFRESH_SECONDS="0.2",
+        # Every delivery comes from 127.0.0.1 here, standing for GitHub's many senders: the
+        # per-client cap (a defence against one slow peer) would cut the fleet's bursts.
+        MAX_CONNECTIONS_PER_CLIENT="1000",
     )
     env.update(settings)
     return env
