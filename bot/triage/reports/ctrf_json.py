@@ -17,8 +17,8 @@ from bot.triage.reports.fields import dicts, items, mapping, number, text
 from bot.triage.reports.junit import TITLE_SEPARATOR
 from bot.triage.reports.locations import attribute_location, choose, stated_path
 from bot.triage.reports.messages import head
-from bot.triage.reports.traces import repo_frames, trace_paths
-from bot.triage.signature import signature
+from bot.triage.reports.reported import reported_failure
+from bot.triage.reports.traces import repo_frames
 
 SOURCE = "ctrf"
 FRAMEWORK = "ctrf"
@@ -75,17 +75,14 @@ def _failure(test: dict[str, object], framework: str) -> Failure:
         stack_text=trace,
     )
     total = len(attempts) or number(test.get("retries")) + 1
-    return Failure(
+    return reported_failure(
         test_id=TITLE_SEPARATOR.join(p for p in (file, *chain) if p),
         name=TITLE_SEPARATOR.join(p for p in chain if p),
         file=file,
         framework=framework,
-        location=found.location,
-        location_source=found.source,
-        message=message,
-        signature=signature(message),
-        trace_paths=trace_paths(frames),
         source=SOURCE,
-        attempts_failed=total if failed and not attempts else max(_failed_attempts(test), 1),
-        attempts_total=total,
+        message=message,
+        found=found,
+        frames=frames,
+        attempts=(total if failed and not attempts else max(_failed_attempts(test), 1), total),
     )

@@ -20,8 +20,8 @@ from bot.triage.reports.fields import dicts, mapping, text
 from bot.triage.reports.junit import TITLE_SEPARATOR
 from bot.triage.reports.locations import choose, stated_path
 from bot.triage.reports.messages import head
-from bot.triage.reports.traces import repo_frames, trace_paths
-from bot.triage.signature import signature
+from bot.triage.reports.reported import reported_failure
+from bot.triage.reports.traces import repo_frames
 
 SOURCE = "cucumber-json"
 FRAMEWORK = "cucumber"
@@ -83,15 +83,13 @@ def _failure(file: str | None, chain: list[str], step: dict[str, object]) -> Fai
     matched = text(mapping(step.get("match")).get("location"))
     defined = stated_path(matched) if matched and ":" in matched else None
     found = choose(stack=frames, attribute=defined, message=error, stack_text=error)
-    return Failure(
+    return reported_failure(
         test_id=TITLE_SEPARATOR.join([file, *chain] if file else chain),
         name=TITLE_SEPARATOR.join(chain),
         file=file,
         framework=FRAMEWORK,
-        location=found.location,
-        location_source=found.source,
-        message=message,
-        signature=signature(message),
-        trace_paths=trace_paths(frames),
         source=SOURCE,
+        message=message,
+        found=found,
+        frames=frames,
     )

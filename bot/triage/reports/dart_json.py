@@ -21,8 +21,8 @@ from bot.triage.reports.fields import items, mapping, number, text
 from bot.triage.reports.junit import TITLE_SEPARATOR
 from bot.triage.reports.locations import choose, stated_path
 from bot.triage.reports.messages import head
-from bot.triage.reports.traces import repo_frames, trace_paths
-from bot.triage.signature import signature
+from bot.triage.reports.reported import reported_failure
+from bot.triage.reports.traces import repo_frames
 
 SOURCE = "dart-json"
 FRAMEWORK = "dart"
@@ -143,17 +143,14 @@ def _failure(test: _Test) -> Failure:
     frames = repo_frames(stack, PathMap(), test.suite or None)
     found = choose(stack=frames, attribute=None, message=error, stack_text=stack)
     failed = sum(1 for r in test.results if r != "success")
-    return Failure(
+    return reported_failure(
         test_id=TITLE_SEPARATOR.join(p for p in (test.suite, *chain) if p),
         name=TITLE_SEPARATOR.join(chain) or test.suite,
         file=test.suite or None,
         framework=FRAMEWORK,
-        location=found.location,
-        location_source=found.source,
-        message=message,
-        signature=signature(message),
-        trace_paths=trace_paths(frames),
         source=SOURCE,
-        attempts_failed=failed,
-        attempts_total=len(test.results),
+        message=message,
+        found=found,
+        frames=frames,
+        attempts=(failed, len(test.results)),
     )

@@ -10,9 +10,9 @@ from bot.triage.models import Failure
 from bot.triage.parsers.paths import PathMap
 from bot.triage.reports.locations import choose
 from bot.triage.reports.messages import head
-from bot.triage.reports.traces import repo_frames, trace_paths
+from bot.triage.reports.reported import reported_failure
+from bot.triage.reports.traces import repo_frames
 from bot.triage.reports.xml_safe import local_name
-from bot.triage.signature import signature
 
 FRAMEWORK = "dotnet"
 
@@ -49,18 +49,15 @@ def dotnet_failure(
     message = head(message_text)
     frames = repo_frames(stack, PathMap())
     found = choose(stack=frames, attribute=None, message=message_text, stack_text=stack)
-    return Failure(
+    return reported_failure(
         test_id=test_id,
         name=name,
         framework=FRAMEWORK,
-        location=found.location,
-        location_source=found.source,
-        message=message,
-        signature=signature(message),
-        trace_paths=trace_paths(frames),
         source=source,
-        attempts_failed=results.failed,
-        attempts_total=results.total,
+        message=message,
+        found=found,
+        frames=frames,
+        attempts=(results.failed, results.total),
     )
 
 

@@ -17,8 +17,8 @@ from bot.triage.models import Failure
 from bot.triage.parsers.paths import PathMap
 from bot.triage.reports.locations import choose
 from bot.triage.reports.messages import head
-from bot.triage.reports.traces import repo_frames, trace_paths
-from bot.triage.signature import signature
+from bot.triage.reports.reported import reported_failure
+from bot.triage.reports.traces import repo_frames
 
 SOURCE = "go-json"
 FRAMEWORK = "go"
@@ -103,16 +103,13 @@ def _failure(test_id: str, name: str, record: _Test) -> Failure:
     frames = repo_frames(output, PathMap())
     # `t.Errorf` prints the test file's bare name (`store_test.go:41: ...`): kept as printed.
     found = choose(stack=frames, attribute=None, message="\n".join(own), stack_text=output)
-    return Failure(
+    return reported_failure(
         test_id=test_id,
         name=name,
         framework=FRAMEWORK,
-        location=found.location,
-        location_source=found.source,
-        message=message,
-        signature=signature(message),
-        trace_paths=trace_paths(frames),
         source=SOURCE,
-        attempts_failed=record.outcomes.count("fail"),
-        attempts_total=len(record.outcomes),
+        message=message,
+        found=found,
+        frames=frames,
+        attempts=(record.outcomes.count("fail"), len(record.outcomes)),
     )

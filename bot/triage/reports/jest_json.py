@@ -17,8 +17,8 @@ from bot.triage.reports.fields import dicts, mapping, number, strings, text
 from bot.triage.reports.junit import TITLE_SEPARATOR
 from bot.triage.reports.locations import choose, stated_path
 from bot.triage.reports.messages import head
-from bot.triage.reports.traces import repo_frames, trace_paths
-from bot.triage.signature import signature
+from bot.triage.reports.reported import reported_failure
+from bot.triage.reports.traces import repo_frames
 
 SOURCE = "jest-json"
 FRAMEWORK = "jest"
@@ -80,17 +80,14 @@ def _made(
     message = head(error)
     found = choose(stack=frames, attribute=declared, message=message, stack_text=error)
     named = [p for p in chain if p]
-    return Failure(
+    return reported_failure(
         test_id=TITLE_SEPARATOR.join([file, *named] if file else named),
         name=TITLE_SEPARATOR.join(named) or (file or ""),
         file=file,
         framework=FRAMEWORK,
-        location=found.location,
-        location_source=found.source,
-        message=message,
-        signature=signature(message),
-        trace_paths=trace_paths(frames),
         source=SOURCE,
-        attempts_failed=attempts[0],
-        attempts_total=attempts[1],
+        message=message,
+        found=found,
+        frames=frames,
+        attempts=(attempts[0], attempts[1]),
     )

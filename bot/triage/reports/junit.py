@@ -23,9 +23,9 @@ from bot.triage.models import Failure
 from bot.triage.parsers.paths import PathMap
 from bot.triage.reports.locations import attribute_location, choose, stated_path
 from bot.triage.reports.messages import error_message
-from bot.triage.reports.traces import Frame, repo_frames, trace_paths
+from bot.triage.reports.reported import reported_failure
+from bot.triage.reports.traces import Frame, repo_frames
 from bot.triage.reports.xml_safe import counter, local_name
-from bot.triage.signature import signature
 
 SOURCE = "junit"
 # How jest and vitest join a test's file, describe blocks and title (U+203A).
@@ -375,15 +375,13 @@ def _failure(
     found = choose(
         stack=frames, attribute=attribute, message=run.said, stack_text="\n".join(run.traces)
     )
-    return Failure(
+    return reported_failure(
         test_id=test_id,
         name=name,
         file=file,
         framework=framework,
-        location=found.location,
-        location_source=found.source,
-        message=run.message,
-        signature=signature(run.message),
-        trace_paths=trace_paths(frames + output_frames),
         source=SOURCE,
+        message=run.message,
+        found=found,
+        frames=frames + output_frames,
     )

@@ -16,8 +16,8 @@ from bot.triage.parsers.paths import PathMap
 from bot.triage.reports.junit import TITLE_SEPARATOR
 from bot.triage.reports.locations import choose
 from bot.triage.reports.messages import head
-from bot.triage.reports.traces import Frame, repo_frames, trace_paths
-from bot.triage.signature import signature
+from bot.triage.reports.reported import reported_failure
+from bot.triage.reports.traces import Frame, repo_frames
 
 SOURCE = "mocha-json"
 FRAMEWORK = "mocha"
@@ -86,17 +86,14 @@ def _failure(test: dict[str, object], paths: PathMap, *, passed: bool) -> Failur
     frames: list[Frame] = repo_frames(stack, paths, file)
     found = choose(stack=frames, attribute=None, message=_str(err.get("message")), stack_text=stack)
     retries = _retries(test)
-    return Failure(
+    return reported_failure(
         test_id=test_id,
         name=TITLE_SEPARATOR.join(p for p in (suites, title) if p),
         file=file,
         framework=FRAMEWORK,
-        location=found.location,
-        location_source=found.source,
-        message=message,
-        signature=signature(message),
-        trace_paths=trace_paths(frames),
         source=SOURCE,
-        attempts_failed=retries if passed else retries + 1,
-        attempts_total=retries + 1,
+        message=message,
+        found=found,
+        frames=frames,
+        attempts=(retries if passed else retries + 1, retries + 1),
     )

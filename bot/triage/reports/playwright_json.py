@@ -17,8 +17,8 @@ from bot.triage.reports.fields import dicts, mapping, number, text
 from bot.triage.reports.junit import TITLE_SEPARATOR
 from bot.triage.reports.locations import attribute_location, choose, stated_path
 from bot.triage.reports.messages import head
-from bot.triage.reports.traces import repo_frames, trace_paths
-from bot.triage.signature import signature
+from bot.triage.reports.reported import reported_failure
+from bot.triage.reports.traces import repo_frames
 
 SOURCE = "playwright-json"
 FRAMEWORK = "playwright"
@@ -79,17 +79,14 @@ def _failure(
     message = head(text(error.get("message")))
     attribute = attribute_location(text(at.get("file")), str(number(at.get("line")) or ""))
     found = choose(stack=frames, attribute=attribute, message=message, stack_text=stack)
-    return Failure(
+    return reported_failure(
         test_id=TITLE_SEPARATOR.join(p for p in (file, *shown, *chain) if p),
         name=TITLE_SEPARATOR.join(p for p in chain if p),
         file=file,
         framework=FRAMEWORK,
-        location=found.location,
-        location_source=found.source,
-        message=message,
-        signature=signature(message),
-        trace_paths=trace_paths(frames),
         source=SOURCE,
-        attempts_failed=max(len(failed), 1),
-        attempts_total=max(len(tries), 1),
+        message=message,
+        found=found,
+        frames=frames,
+        attempts=(max(len(failed), 1), max(len(tries), 1)),
     )

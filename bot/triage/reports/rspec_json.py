@@ -17,8 +17,8 @@ from bot.triage.reports.fields import dicts, mapping, number, strings, text
 from bot.triage.reports.junit import TITLE_SEPARATOR
 from bot.triage.reports.locations import choose, stated_path
 from bot.triage.reports.messages import head
-from bot.triage.reports.traces import repo_frames, trace_paths
-from bot.triage.signature import signature
+from bot.triage.reports.reported import reported_failure
+from bot.triage.reports.traces import repo_frames
 
 SOURCE = "rspec-json"
 FRAMEWORK = "rspec"
@@ -70,15 +70,13 @@ def _failure(example: dict[str, object]) -> Failure:
 def _made(test_id: str, name: str, file: str | None, message: str, trace: str) -> Failure:
     frames = repo_frames(trace, PathMap(), file)
     found = choose(stack=frames, attribute=None, message=message, stack_text=trace)
-    return Failure(
+    return reported_failure(
         test_id=test_id,
         name=name,
         file=file,
         framework=FRAMEWORK,
-        location=found.location,
-        location_source=found.source,
-        message=message,
-        signature=signature(message),
-        trace_paths=trace_paths(frames),
         source=SOURCE,
+        message=message,
+        found=found,
+        frames=frames,
     )

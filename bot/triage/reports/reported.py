@@ -1,0 +1,39 @@
+"""A failed test read from a report, built one way for every format: its location chosen
+from what the report states (`locations.choose`), its signature made from its message, the
+repository files its stack names kept as trace paths. Pure."""
+
+from __future__ import annotations
+
+from bot.triage.models import Failure
+from bot.triage.reports.locations import Located
+from bot.triage.reports.traces import Frame, trace_paths
+from bot.triage.signature import signature
+
+
+def reported_failure(
+    *,
+    test_id: str,
+    name: str,
+    framework: str,
+    source: str,
+    message: str,
+    found: Located,
+    frames: list[Frame],
+    file: str | None = None,
+    attempts: tuple[int, int] = (1, 1),
+) -> Failure:
+    """`attempts`: the runner's tries of the test, failed and in all (retries)."""
+    return Failure(
+        test_id=test_id,
+        name=name,
+        file=file,
+        framework=framework,
+        location=found.location,
+        location_source=found.source,
+        message=message,
+        signature=signature(message),
+        trace_paths=trace_paths(frames),
+        source=source,
+        attempts_failed=attempts[0],
+        attempts_total=attempts[1],
+    )
