@@ -17,7 +17,7 @@ import pytest
 from bot.demo import final_verdicts, running, settle
 from bot.sim.expect import check_expectations
 from bot.sim.scenario import builtin_scenario
-from bot.store import open_store
+from bot.store import DatabaseUnavailable, open_store
 from bot.store.migrations import migration_files
 from bot.store.postgres import PostgresStore
 
@@ -36,7 +36,9 @@ async def test_open_store_picks_postgres_for_both_url_schemes(pg_url: str) -> No
 
 
 async def test_open_store_names_the_schemes_it_knows() -> None:
-    with pytest.raises(ValueError, match=r"'mysql'.*sqlite:///.*postgresql://"):
+    with pytest.raises(
+        DatabaseUnavailable, match=r"^DATABASE_URL: .*'mysql'.*sqlite:///.*postgresql://"
+    ):
         await open_store("mysql://root@127.0.0.1/bot")
 
 
