@@ -299,3 +299,40 @@ async def test_a_secondary_rate_limit_on_one_replica_holds_back_the_other(
     writes = [start for method, start, _ in recorder.spans if method == "POST"]
     assert len(writes) == 2
     assert all(start - refused >= 0.4 - 0.02 for start in writes)
+
+
+async def test_graphql_queries_are_reads_and_never_wait_in_the_write_pacer(
+    serve: Serve, session: aiohttp.ClientSession
+) -> None:
+    """A GraphQL query is POSTed but reads: writes held back by a rate limit (here for ten
+    minutes) do not hold it. A mutation is a write and waits its turn like any other."""
+    asked: list[str] = []
+
+    async def answer(request: web.Request) -> web.Response:
+        asked.append((await request.json())["query"].split()[0])
+        return web.json_response({"data": {"repository": None}})
+
+    app = web.Application()
+    app.router.add_post("/graphql", answer)
+    url = await serve(app)
+    pacer = WritePacer(INTERVAL)
+    await pacer.back_off(600)
+    gh = GitHubClient(
+        session,
+        base_url=url,
+        metrics=Metrics(),
+        installation_id=1,
+        oauth_token="t",
+        pacer=pacer,
+        max_inline_wait=1.0,
+    )
+
+    endpoint = f"{url}/graphql"
+    await gh.graphql(
+        "query($o: String!) { repository(owner: $o) { id } }", endpoint=endpoint, o="x"
+    )
+    await gh.graphql("{ viewer { login } }", endpoint=endpoint)
+    with pytest.raises(RateLimited):
+        await gh.graphql("mutation { addStar(input: {}) { clientMutationId } }", endpoint=endpoint)
+
+    assert asked == ["query($o:", "{"]
