@@ -14,7 +14,7 @@ import aiohttp
 import pytest
 from aiohttp import web
 
-from bot.github.client import GitHubClient, WritePacer, WriteSkipped
+from bot.github.client import GitHubClient, WriteClass, WritePacer, WriteSkipped
 from bot.github.errors import RateLimited
 from bot.metrics import Metrics
 from bot.store.postgres import PostgresStore
@@ -155,6 +155,28 @@ async def test_spare_writes_wait_for_every_other_write_and_only_one_waits(
         f"spare{n}" for n, answer in zip((1, 2), answers, strict=True) if answer == {"id": 1}
     ]
     assert gate.order == ["held", "triage", made]
+
+
+async def test_command_replies_wait_while_a_triage_write_waits(
+    serve: Serve, session: aiohttp.ClientSession
+) -> None:
+    gate = Gate()
+    url = await serve(gate.app())
+    gh = client(session, url, WritePacer(0.0))
+    replies = gh.writing_as(WriteClass.REPLY)
+
+    held = asyncio.create_task(replies.post("/held", data={}))
+    await asyncio.wait_for(gate.holding.wait(), 30)
+    # While a reply is in flight: two more replies, then a write for triage.
+    more = [asyncio.create_task(replies.post(f"/reply{n}", data={})) for n in (1, 2)]
+    await asyncio.sleep(0)
+    triage = asyncio.create_task(gh.post("/triage", data={}))
+    await asyncio.sleep(0)
+    gate.opened.set()
+    await asyncio.wait_for(asyncio.gather(held, triage, *more), 30)
+
+    # First come first served, the triage write came last.
+    assert gate.order == ["held", "triage", "reply1", "reply2"]
 
 
 async def test_without_spare_writes_a_later_write_waits_for_all_before_it(

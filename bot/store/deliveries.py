@@ -20,9 +20,8 @@ DELIVERY_COLUMNS = (
 # Comments (`/flaky` commands, which anyone who may comment can send) are claimed after every
 # other due delivery: a flood of them never holds a failed check's triage back for a slot.
 LATER_EVENTS = ("issue_comment",)
-CLAIM_ORDER = "CASE WHEN event IN ({}) THEN 1 ELSE 0 END, next_attempt_at, id".format(
-    ", ".join(f"'{event}'" for event in LATER_EVENTS)
-)
+_LATER = ", ".join(f"'{event}'" for event in LATER_EVENTS)
+CLAIM_ORDER = f"CASE WHEN event IN ({_LATER}) THEN 1 ELSE 0 END, next_attempt_at, id"
 
 
 def claim_order(delivery: Delivery) -> tuple[bool, float, str]:
