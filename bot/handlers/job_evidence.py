@@ -8,6 +8,7 @@ the other jobs are answered while a large or hostile log is read.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import importlib.metadata
 import logging
@@ -43,11 +44,16 @@ READ_SETTINGS = frozenset(
 )
 
 
+@functools.cache
+def _bot_version() -> str:
+    return importlib.metadata.version("flaky-triage")
+
+
 def read_key(config: RepoConfig, log_cap_bytes: int) -> str:
     """What a job's extraction is kept under besides its check run: the bot's version (its
     parsers) and the settings that read it."""
     settings = config.model_dump_json(include=set(READ_SETTINGS))
-    text = f"{importlib.metadata.version('flaky-triage')}:{log_cap_bytes}:{settings}"
+    text = f"{_bot_version()}:{log_cap_bytes}:{settings}"
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
