@@ -116,8 +116,8 @@ def _unquote(text: str) -> str:
 
 
 def refusal_answer(refused_by_login: int, refused_on_pr: int) -> Answer:
-    """How to answer a refused comment, given how many of the PR's comments were refused in
-    the hour before it: by the same person, and by anyone."""
+    """How to answer a refused comment, given how many comments were refused in the hour
+    before it: the same person's on any PR of the repository, and anyone's on this PR."""
     if refused_by_login == 0 and refused_on_pr < REFUSAL_REPLIES_PER_PR:
         return Answer.REPLY
     if refused_by_login < REFUSAL_ANSWERS_PER_PERSON and refused_on_pr < REFUSAL_ANSWERS_PER_PR:

@@ -450,6 +450,7 @@ class RepoConfig(BaseModel):
     # --- reruns and commands --------------------------------------------------------------
     max_reruns_per_pr_per_day: int = Field(default=10, ge=0, le=100)
     commands_per_hour: int = Field(default=10, ge=1, le=100)  # per user and PR
+    commands_per_repo_hour: int = Field(default=20, ge=1, le=1000)  # per user, all PRs
     # --- tracking issues ------------------------------------------------------------------
     tracking_issues: bool = True
     max_new_issues_per_hour: int = Field(default=5, ge=0, le=100)  # per repository

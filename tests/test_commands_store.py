@@ -80,11 +80,19 @@ async def claim(
     login: str = "octo",
     pr: int = 7,
     per_hour: int = 10,
+    per_repo_hour: int = 100,
     at: float = T0,
     repo: str = "o/r",
 ) -> str:
     found = await store.claim_command(
-        repo, pr, comment_id, delivery, login, per_hour=per_hour, now=at
+        repo,
+        pr,
+        comment_id,
+        delivery,
+        login,
+        per_hour=per_hour,
+        per_repo_hour=per_repo_hour,
+        now=at,
     )
     return str(found)
 
@@ -119,6 +127,31 @@ async def test_commands_are_limited_per_person_and_pr_per_hour(store: Store) -> 
     assert await at_most_two(6, at=T0 + HOUR_SECONDS + 1) == "act"
     await store.finish_command("o/r", 3)
     assert await at_most_two(3) == "handled"
+
+
+async def test_commands_are_limited_per_person_across_the_repos_prs(store: Store) -> None:
+    """A person with many PRs (or commenting on many) has one budget for all of them."""
+
+    def within_three(comment_id: int, pr: int, **where: Any) -> Awaitable[str]:
+        return claim(store, comment_id, delivery=f"d{comment_id}", pr=pr, per_repo_hour=3, **where)
+
+    assert [await within_three(n, pr=n) for n in (1, 2, 3)] == ["act"] * 3
+    assert await within_three(4, pr=4) == "limited-in-repo"
+    assert await within_three(4, pr=4) == "limited-in-repo"  # the same delivery retried
+    assert await within_three(5, pr=1, login="mo") == "act"
+    assert await within_three(6, pr=1, repo="o/other") == "act"
+    assert await within_three(7, pr=1, at=T0 + HOUR_SECONDS + 1) == "act"
+    # Over both budgets, the PR's is named: the one that frees when the PR's calm down.
+    assert await claim(store, 8, delivery="d8", pr=1, per_hour=1, per_repo_hour=1) == "limited"
+
+
+async def test_concurrent_commands_on_many_prs_never_exceed_the_repos_limit(
+    store: Store,
+) -> None:
+    claims = await asyncio.gather(
+        *(claim(store, n, delivery=f"d{n}", pr=n, per_repo_hour=3) for n in range(12))
+    )
+    assert sorted(claims) == ["act"] * 3 + ["limited-in-repo"] * 9
 
 
 async def test_concurrent_commands_never_exceed_the_hourly_limit(store: Store) -> None:
@@ -168,20 +201,23 @@ async def refuse(
     return found.by_login, found.on_pr
 
 
-async def test_refusals_are_counted_per_person_and_pr_within_the_hour(store: Store) -> None:
+async def test_refusals_are_counted_per_person_in_the_repo_and_per_pr_within_the_hour(
+    store: Store,
+) -> None:
     assert await refuse(store, 1) == (0, 0)
     assert await refuse(store, 2, at=T0 + 1) == (1, 1)
     assert await refuse(store, 3, login="mo", at=T0 + 2) == (0, 2)
-    assert await refuse(store, 4, pr=8, at=T0 + 3) == (0, 0)
+    # A person's refusals count on every PR of the repository: one reply, not one per PR.
+    assert await refuse(store, 4, pr=8, at=T0 + 3) == (2, 0)
     # Counted once: a retry of the same delivery is told the same, later or not.
     assert await store.refuse_command("o/r", 7, 2, "octo", now=T0 + 30) == Refusals(
         by_login=1, on_pr=1
     )
     # Comments acted on are not refusals.
     await claim(store, 5, delivery="d5", at=T0 + 4)
-    assert await refuse(store, 6, at=T0 + 5) == (2, 3)
+    assert await refuse(store, 6, at=T0 + 5) == (3, 3)
     # An hour after the first, it no longer counts.
-    assert await refuse(store, 7, at=T0 + HOUR_SECONDS + 0.5) == (2, 3)
+    assert await refuse(store, 7, at=T0 + HOUR_SECONDS + 0.5) == (3, 3)
 
 
 async def test_concurrent_refusals_are_counted_one_after_another(store: Store) -> None:

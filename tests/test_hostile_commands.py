@@ -34,13 +34,26 @@ NOT_PERMITTED = (
 )
 
 
-def two_prs(*more: int) -> Scenario:
+def two_prs(*more: int, more_by: str | None = None) -> Scenario:
     """The demo's PR #7 and a PR #8 like it, each with a failing check, and PRs numbered
-    `more` with none; no automatic rerun."""
+    `more` with none, opened by `more_by` (each by stranger-N when "each"); no automatic
+    rerun."""
     data = builtin_scenario().model_dump()
     pr7 = data["pull_requests"][0]
+
+    def author(number: int) -> str:
+        if number == 8 or more_by is None:
+            return str(pr7["author"])
+        return f"stranger-{number}" if more_by == "each" else more_by
+
     others = [
-        {**pr7, "number": number, "head_sha": f"{number:040d}", "head_ref": f"branch-{number}"}
+        {
+            **pr7,
+            "number": number,
+            "head_sha": f"{number:040d}",
+            "head_ref": f"branch-{number}",
+            "author": author(number),
+        }
         for number in (8, *more)
     ]
     check7 = {**data["checks"][0], "attempts": data["checks"][0]["attempts"][:1]}
@@ -169,6 +182,60 @@ async def test_strangers_commands_on_many_prs_do_not_queue_ahead_of_triage(
     # triage delivery waited for a handler slot behind 16 of them at least, 32 writes.
     assert triage < len(prs)
     assert all(reactions(sim, c.id) in ([], ["confused"]) for c in sim.world.comments.values())
+
+
+async def test_a_backlog_of_strangers_command_replies_never_delays_a_triage(
+    tmp_path: Path,
+) -> None:
+    """30 people each ask `/flaky help` on their own PR (within every budget: each is
+    answered), and then PR #8's check fails: its triage comment is written before most of
+    the 30 replies. Command deliveries are claimed after the check's, and their writes wait
+    while a triage's write waits."""
+    prs = range(10, 40)
+    async with running(two_prs(*prs, more_by="each"), tmp_path, write_interval=0.1) as (sim, bot):
+        for number in prs:
+            await comment(sim, f"stranger-{number}", "/flaky help", issue=number)
+        await sim.complete_check(sim.world.queue_run("tests (3.13)"))
+        await settle(sim, bot)
+        writes = sim.writes
+
+    answered = [w.path for w in writes if w.method == "POST" and w.path.endswith("/comments")]
+    assert sum(f"/issues/{n}/comments" in path for path in answered for n in prs) == len(prs)
+    triage = answered.index(f"/repos/{REPO}/issues/8/comments")
+    # First come first served, it came after all 30 (a handler slot freed only as they
+    # finished, and each write waited its turn behind theirs). Now only the replies of the
+    # few handlers already running, and those written while the triage read, come first.
+    assert triage < len(prs) // 3, f"written after {triage} of {len(prs)} replies"
+
+
+async def test_a_person_has_one_command_budget_for_all_the_repositorys_prs(
+    tmp_path: Path,
+) -> None:
+    """One stranger opens 3 PRs and comments `/flaky help` 10 times on each: within the
+    per-PR budget every time, but not the budget on the repository's PRs together; past it,
+    one reply says so, then reactions, then nothing."""
+    prs = (10, 11, 12)
+    async with running(two_prs(*prs, more_by="stranger"), tmp_path) as (sim, bot):
+        ids = []
+        for number in prs:
+            for _ in range(10):
+                ids.append(await comment(sim, "stranger", "/flaky help", issue=number))
+        await settle(sim, bot)
+
+    bodies = [body for number in prs for body in replies(sim, number)]
+    helps = [body for body in bodies if body.startswith("`/flaky` commands")]
+    refused = [body for body in bodies if body not in helps]
+    assert len(helps) == 20  # commands_per_repo_hour's default
+    assert refused == [
+        "Not done: one person may give 20 `/flaky` comments on this repository's PRs in an "
+        "hour; try again later."
+    ]
+    not_acted = [i for i in ids if "eyes" not in reactions(sim, i)]
+    assert len(not_acted) == 10
+    answers = [reactions(sim, i) for i in not_acted]
+    # Spare writes: one arriving while another waits is skipped, so some may go unanswered.
+    assert all(answer in ([], ["confused"]) for answer in answers)
+    assert 1 <= answers.count(["confused"]) <= REFUSAL_ANSWERS_PER_PERSON
 
 
 # --- the bot's own marker ----------------------------------------------------------------------

@@ -21,7 +21,7 @@ from bot.store import DeliveryState, Store
 from bot.triage.imports import ImportWalk, Unreadable, WalkLimits
 from bot.triage.imports.plan import QueryBounds
 from bot.triage.imports.walk import cache_key, walk_from_json
-from bot.triage.models import Failure, Verdict
+from bot.triage.models import Extraction, Failure, Verdict
 from bot.tryout import ReadOnlyClient
 from tests.test_tryout import flakybot
 
@@ -184,6 +184,22 @@ async def test_kept_sources_are_pruned_with_the_deliveries(store: Store) -> None
     await store.save_import_walk("acme/shop", "a" * 40, "k", walked, 10.0)
     assert await store.prune_sources(20.0) == 3
     assert await store.blobs(["b" * 40]) == {}
+
+
+async def test_a_jobs_extraction_is_kept_by_check_run_and_reading_and_pruned(
+    store: Store,
+) -> None:
+    """What a failed job said is kept, so a retried delivery does not download its log again."""
+    failure = Failure(test_id="t.py::test_a", name="test_a", framework="pytest", message="x")
+    said = Extraction(failures=[failure], problems=["log: all but its last 64 MiB"])
+    assert await store.job_extraction("acme/shop", 41, "key") is None
+    await store.save_job_extraction("acme/shop", 41, "key", said, 10.0)
+    await store.save_job_extraction("acme/shop", 41, "key", Extraction(), 11.0)  # kept as is
+    assert await store.job_extraction("acme/shop", 41, "key") == said
+    assert await store.job_extraction("acme/shop", 41, "other settings") is None
+    assert await store.job_extraction("acme/other", 41, "key") is None
+    assert await store.prune_sources(20.0) == 1
+    assert await store.job_extraction("acme/shop", 41, "key") is None
 
 
 @pytest.mark.parametrize(

@@ -14,6 +14,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from bot.demo import running, settle
 from bot.runtime import Bot
 from bot.sim.scenario import FaultRule, Faults, Scenario, builtin_scenario
@@ -24,6 +26,7 @@ from bot.store import Delivery, DeliveryState
 REPO = "acme/bus"
 CHECK = "tests (3.12)"
 RERUN_PATH = r"/actions/jobs/\d+/rerun$"
+COMMENT_PATH = r"/issues/7/comments$"
 WAIT_LIMIT_S = 30.0  # generous: what each step is given before the test gives up
 
 
@@ -115,6 +118,46 @@ async def test_a_real_403_on_the_rerun_stays_a_refusal(tmp_path: Path) -> None:
     assert stored == [403]
     assert (first.state, first.attempts) == (DeliveryState.DONE, 1)
     assert "not rerun: GitHub refused (403): no permission" in sticky(sim)
+
+
+def log_downloads(sim: Simulator) -> int:
+    return sum(n for call, n in sim.calls.items() if call.startswith("GET ") and "/logs" in call)
+
+
+@pytest.mark.parametrize(
+    "interruption",
+    [
+        FaultRule(
+            method="POST", path=COMMENT_PATH, status=403, rate_limit="secondary", retry_after=11
+        ),
+        FaultRule(method="POST", path=COMMENT_PATH, status=502),
+    ],
+    ids=["secondary-limit", "fault"],
+)
+async def test_a_triage_interrupted_after_reading_the_log_resumes_without_reading_it_again(
+    tmp_path: Path, interruption: FaultRule
+) -> None:
+    """The triage comment's write is refused (GitHub's secondary limit, longer than the bot
+    waits in place; or a 502): the delivery goes back to the inbox, and its next try finds
+    what the job said in the store instead of downloading the log again."""
+    async with running(failing_then_passing(interruption), tmp_path) as (sim, bot):
+        sim.rerun_delay_s = 1e9  # the rerun stays queued
+        await sim.complete_check(sim.world.queue_run(CHECK))
+
+        async def handled() -> bool:
+            return (await delivery(bot, "check_run")).state == DeliveryState.DONE
+
+        await until(handled, "the failed attempt's delivery was handled")
+
+    comment_posts = [
+        entry.status
+        for entry in sim.timeline
+        if entry.kind == "api" and entry.method == "POST" and entry.path.endswith("/7/comments")
+    ]
+    assert comment_posts == [interruption.status, 201], "interrupted once, then written"
+    assert "flaky-triage:sticky-comment" in sticky(sim)
+    assert log_downloads(sim) == 1
+    assert [(r.endpoint, r.status) for r in sim.reruns] == [("job", 201)], "rerun once"
 
 
 def installation_created(sim: Simulator, installation_id: int) -> dict[str, Any]:

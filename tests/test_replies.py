@@ -18,7 +18,7 @@ def test_check_names_and_test_ids_never_mention_link_or_format() -> None:
             replies.nothing_failed(HEAD, hostile, [hostile]),
             replies.unknown_test(hostile, [hostile]),
             replies.feedback_recorded(hostile, new=True),
-            replies.help_text(10, f"unknown command /flaky {hostile}"),
+            replies.help_text(10, 20, f"unknown command /flaky {hostile}"),
         ]
     )
     # Code spans show their text as it is and never ping or link; outside them, it is escaped.
@@ -48,8 +48,8 @@ def test_long_lists_are_cut_with_a_count() -> None:
 
 
 def test_help_names_every_command_and_who_may() -> None:
-    text = replies.help_text(3)
+    text = replies.help_text(3, 20)
     for command in ("rerun", "status", "wrong", "track", "help"):
         assert f"- `/flaky {command}" in text
-    assert "at most 3 commands per person and PR in an hour" in text
+    assert "at most 3 commands per person and PR in an hour, 20 on all the repo" in text
     assert "!" not in text

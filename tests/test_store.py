@@ -146,6 +146,16 @@ async def test_claim_takes_only_due_pending_deliveries_up_to_limit(store: Store)
     assert await store.claim(T0 + 10, LEASE, 10) == []
 
 
+async def test_comment_deliveries_are_claimed_after_every_other_due_one(store: Store) -> None:
+    """`/flaky` comments, which anyone may send in floods, never hold a check's triage back."""
+    for i in range(3):
+        await store.put_delivery(f"c{i}", "issue_comment", "created", b"{}", T0 + i)
+    await _put(store, "check", now=T0 + 5)
+    first = await store.claim(T0 + 10, LEASE, 2)
+    assert [d.id for d in first] == ["check", "c0"]
+    assert [d.id for d in await store.claim(T0 + 10, LEASE, 10)] == ["c1", "c2"]
+
+
 async def test_claim_respects_next_attempt_at(store: Store) -> None:
     await _put(store, "d1")
     claimed = await _claim_one(store, T0)

@@ -14,7 +14,7 @@ import aiohttp
 import pytest
 from aiohttp import web
 
-from bot.github.client import GitHubClient, WritePacer, WriteSkipped
+from bot.github.client import GitHubClient, WriteClass, WritePacer, WriteSkipped
 from bot.github.errors import RateLimited
 from bot.metrics import Metrics
 from bot.store.postgres import PostgresStore
@@ -155,6 +155,28 @@ async def test_spare_writes_wait_for_every_other_write_and_only_one_waits(
         f"spare{n}" for n, answer in zip((1, 2), answers, strict=True) if answer == {"id": 1}
     ]
     assert gate.order == ["held", "triage", made]
+
+
+async def test_command_replies_wait_while_a_triage_write_waits(
+    serve: Serve, session: aiohttp.ClientSession
+) -> None:
+    gate = Gate()
+    url = await serve(gate.app())
+    gh = client(session, url, WritePacer(0.0))
+    replies = gh.writing_as(WriteClass.REPLY)
+
+    held = asyncio.create_task(replies.post("/held", data={}))
+    await asyncio.wait_for(gate.holding.wait(), 30)
+    # While a reply is in flight: two more replies, then a write for triage.
+    more = [asyncio.create_task(replies.post(f"/reply{n}", data={})) for n in (1, 2)]
+    await asyncio.sleep(0)
+    triage = asyncio.create_task(gh.post("/triage", data={}))
+    await asyncio.sleep(0)
+    gate.opened.set()
+    await asyncio.wait_for(asyncio.gather(held, triage, *more), 30)
+
+    # First come first served, the triage write came last.
+    assert gate.order == ["held", "triage", "reply1", "reply2"]
 
 
 async def test_without_spare_writes_a_later_write_waits_for_all_before_it(
@@ -299,3 +321,40 @@ async def test_a_secondary_rate_limit_on_one_replica_holds_back_the_other(
     writes = [start for method, start, _ in recorder.spans if method == "POST"]
     assert len(writes) == 2
     assert all(start - refused >= 0.4 - 0.02 for start in writes)
+
+
+async def test_graphql_queries_are_reads_and_never_wait_in_the_write_pacer(
+    serve: Serve, session: aiohttp.ClientSession
+) -> None:
+    """A GraphQL query is POSTed but reads: writes held back by a rate limit (here for ten
+    minutes) do not hold it. A mutation is a write and waits its turn like any other."""
+    asked: list[str] = []
+
+    async def answer(request: web.Request) -> web.Response:
+        asked.append((await request.json())["query"].split()[0])
+        return web.json_response({"data": {"repository": None}})
+
+    app = web.Application()
+    app.router.add_post("/graphql", answer)
+    url = await serve(app)
+    pacer = WritePacer(INTERVAL)
+    await pacer.back_off(600)
+    gh = GitHubClient(
+        session,
+        base_url=url,
+        metrics=Metrics(),
+        installation_id=1,
+        oauth_token="t",
+        pacer=pacer,
+        max_inline_wait=1.0,
+    )
+
+    endpoint = f"{url}/graphql"
+    await gh.graphql(
+        "query($o: String!) { repository(owner: $o) { id } }", endpoint=endpoint, o="x"
+    )
+    await gh.graphql("{ viewer { login } }", endpoint=endpoint)
+    with pytest.raises(RateLimited):
+        await gh.graphql("mutation { addStar(input: {}) { clientMutationId } }", endpoint=endpoint)
+
+    assert asked == ["query($o:", "{"]

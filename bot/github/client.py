@@ -13,6 +13,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, MutableMapping
 from contextlib import asynccontextmanager
 from datetime import datetime
+from enum import IntEnum
 from typing import Any
 
 import aiohttp
@@ -61,8 +62,32 @@ def backoff(attempt: int, base: float = 0.5, cap: float = 30.0) -> float:
     return random.uniform(0, min(cap, base * 2 ** (attempt - 1)))
 
 
+def is_write(method: str, url: str, body: bytes) -> bool:
+    """Whether a request creates or changes content, and so waits for the write pace: a
+    GraphQL query is a read sent with POST, and never waits behind writes."""
+    if method not in WRITE_METHODS:
+        return False
+    if method == "POST" and url.endswith("/graphql"):
+        try:
+            query = orjson.loads(body).get("query", "")
+        except (orjson.JSONDecodeError, AttributeError):
+            return True
+        return not isinstance(query, str) or query.lstrip().startswith("mutation")
+    return True
+
+
 class WriteSkipped(Exception):
     """A spare write was not made: another was already waiting for its turn."""
+
+
+class WriteClass(IntEnum):
+    """Whose write it is, first served first: a class waits while a write of a class before
+    it waits. Anyone who may comment can cause command replies and refusal answers; only a
+    failed check causes triage."""
+
+    TRIAGE = 0  # the triage of a check: its comment, rerun, issues, check run
+    REPLY = 1  # what a `/flaky` command does and answers
+    SPARE = 2  # answers to refused commands: skipped when one already waits
 
 
 class WritePacer:
@@ -73,10 +98,11 @@ class WritePacer:
     schedule (the PostgreSQL store) the pace also holds across replicas: each write takes
     a slot there, `interval` after the previous one whichever replica took it.
 
-    Spare writes (answers to refused commands, which anyone can cause) never hold up the
-    others: one at a time waits, and only while no other write waits; one arriving while
-    another waits is skipped. So a write waits behind one spare write at most, and a flood
-    of them costs a handler no more than a moment.
+    Writes go by `WriteClass`: a command reply waits while any triage write waits, and a
+    spare write while any other waits. The later classes queue in a lane of their own, one
+    write of each class in the pace's queue at a time, so a triage write waits behind one
+    reply and one spare write at most, however many of them are waiting; and one spare
+    write arriving while another waits is skipped, so a flood of them costs nothing.
     """
 
     def __init__(
@@ -91,36 +117,44 @@ class WritePacer:
         self.installation_id = installation_id
         self._lock = asyncio.Lock()
         self._next = 0.0
-        self._spare_lane = asyncio.Lock()
-        self._others = 0  # writes other than spare ones, waiting for or taking their turn
-        self._no_others = asyncio.Event()
-        self._no_others.set()
+        self._lanes = {kind: asyncio.Lock() for kind in WriteClass if kind > WriteClass.TRIAGE}
+        self._waiting = dict.fromkeys(WriteClass, 0)  # writes waiting for or taking their turn
+        self._idle = {kind: asyncio.Event() for kind in WriteClass}
+        for idle in self._idle.values():
+            idle.set()
 
     @asynccontextmanager
-    async def turn(self, max_wait: float = math.inf) -> AsyncIterator[None]:
-        """Wait for this installation's next write; a wait longer than `max_wait` (a rate
-        limit's) is not waited out here but raised as `RateLimited`, so the caller gives
-        back what it holds (a worker slot, a delivery's lease) and comes back then."""
-        self._others += 1
-        self._no_others.clear()
+    async def turn(
+        self, max_wait: float = math.inf, kind: WriteClass = WriteClass.TRIAGE
+    ) -> AsyncIterator[None]:
+        """Wait for this installation's next write of class `kind`; a wait longer than
+        `max_wait` (a rate limit's) is not waited out here but raised as `RateLimited`, so
+        the caller gives back what it holds (a worker slot, a delivery's lease) and comes
+        back then. A spare write raises WriteSkipped when another spare write waits."""
+        lane = self._lanes.get(kind)
+        if kind is WriteClass.SPARE and lane is not None and lane.locked():
+            raise WriteSkipped
+        self._waiting[kind] += 1
+        self._idle[kind].clear()
         try:
-            async with self._paced(max_wait):
-                yield
+            async with lane or contextlib.nullcontext():
+                await self._after_earlier_classes(kind)
+                async with self._paced(max_wait):
+                    yield
         finally:
-            self._others -= 1
-            if not self._others:
-                self._no_others.set()
+            self._waiting[kind] -= 1
+            if not self._waiting[kind]:
+                self._idle[kind].set()
 
     @asynccontextmanager
     async def spare_turn(self, max_wait: float = math.inf) -> AsyncIterator[None]:
         """A turn after every other write waiting; WriteSkipped when a spare write waits."""
-        if self._spare_lane.locked():
-            raise WriteSkipped
-        async with self._spare_lane:
-            while self._others:
-                await self._no_others.wait()
-            async with self._paced(max_wait):
-                yield
+        async with self.turn(max_wait, WriteClass.SPARE):
+            yield
+
+    async def _after_earlier_classes(self, kind: WriteClass) -> None:
+        while busy := [k for k in WriteClass if k < kind and self._waiting[k]]:
+            await self._idle[busy[0]].wait()
 
     @asynccontextmanager
     async def _paced(self, max_wait: float) -> AsyncIterator[None]:
@@ -190,14 +224,18 @@ class GitHubClient(gh_aiohttp.GitHubAPI):
         self.missing_files: MutableMapping[str, bool] = (
             missing_files if missing_files is not None else {}
         )
-        self.spare_writes = False
         self.repeat_patches = True
+        self.write_class = WriteClass.TRIAGE
 
     def spare(self) -> GitHubClient:
-        """This client, but its writes are spare (`WritePacer.spare_turn`): they wait for
-        every other write of the installation, and raise WriteSkipped when one already waits."""
+        """This client, but its writes are spare (`WriteClass.SPARE`): they wait for every
+        other write of the installation, and raise WriteSkipped when one already waits."""
+        return self.writing_as(WriteClass.SPARE)
+
+    def writing_as(self, kind: WriteClass) -> GitHubClient:
+        """This client, its writes paced as `kind` (`WritePacer`)."""
         clone = copy.copy(self)
-        clone.spare_writes = True
+        clone.write_class = kind
         return clone
 
     def unrepeated(self) -> GitHubClient:
@@ -235,13 +273,8 @@ class GitHubClient(gh_aiohttp.GitHubAPI):
         while True:
             attempt += 1
             try:
-                if self.pacer is not None and method in WRITE_METHODS:
-                    turn = (
-                        self.pacer.spare_turn(self.max_inline_wait)
-                        if self.spare_writes
-                        else self.pacer.turn(self.max_inline_wait)
-                    )
-                    async with turn:
+                if self.pacer is not None and is_write(method, url, body):
+                    async with self.pacer.turn(self.max_inline_wait, self.write_class):
                         status, response_headers, data = await super()._request(
                             method, url, headers, body
                         )

@@ -19,7 +19,7 @@ from bot.handlers.auto_close import close_quiet_issues
 from bot.handlers.check_report import is_own, update_check_run
 from bot.handlers.context import BotContext
 from bot.handlers.history import failure_contexts, occurrences_of, run_record
-from bot.handlers.job_evidence import read_job
+from bot.handlers.job_evidence import read_job, read_key
 from bot.handlers.pulls import pull_at_head
 from bot.handlers.queues import merge_queue_of
 from bot.handlers.refused import refused_alone
@@ -321,10 +321,18 @@ def _failed_before(
 
 
 async def _read_job_when_failed(scope: Scope, run: CheckRun) -> Extraction:
+    """The failed job's evidence, read once: a completed job's log never changes, so a
+    delivery retried after a rate limit or a fault (or `/flaky status`) finds it stored."""
     if run.conclusion not in FAILED_CONCLUSIONS:
         return Extraction()
     config = await scope.config()
-    return await read_job(scope.gh, scope.repo, run, config, log_cap_bytes=scope.ctx.log_cap_bytes)
+    key = read_key(config, scope.ctx.log_cap_bytes)
+    kept = await scope.store.job_extraction(scope.repo, run.id, key)
+    if kept is not None:
+        return kept
+    found = await read_job(scope.gh, scope.repo, run, config, log_cap_bytes=scope.ctx.log_cap_bytes)
+    await scope.store.save_job_extraction(scope.repo, run.id, key, found, time.time())
+    return found
 
 
 async def pull_and_changes(

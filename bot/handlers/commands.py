@@ -6,6 +6,8 @@ handled; the per-person hourly limit is counted there), and either refused or ac
 with 👀 and acted on (🚀, or 😕 when nothing could be done). A refusal is answered as
 `refusal_answer` decides from the PR's refusals counted in the store (a one-line reply and
 😕, 😕 alone, or nothing), with spare writes, which never hold up the installation's others.
+Every other write of a command is a reply (`WriteClass.REPLY`): it waits while a triage's
+write waits, so comments, whoever writes them, never delay the triage of a failed check.
 """
 
 from __future__ import annotations
@@ -19,10 +21,10 @@ from dataclasses import dataclass
 from gidgethub import routing, sansio
 
 from bot.commands import MAX_PER_COMMENT, Answer, Command, Name, parse_commands, refusal_answer
-from bot.config import CommentMode, LoadedRepoConfig
+from bot.config import CommentMode, LoadedRepoConfig, RepoConfig
 from bot.events import CheckRun, IssueCommentEvent
 from bot.github import api
-from bot.github.client import GitHubClient, WriteSkipped
+from bot.github.client import GitHubClient, WriteClass, WriteSkipped
 from bot.handlers.check_report import is_own
 from bot.handlers.checks import TRIAGED_CONCLUSIONS, triage_run
 from bot.handlers.context import BotContext
@@ -66,6 +68,13 @@ class Request:
         return self.scope.repo
 
 
+LIMITED_REPLIES: dict[CommandClaim, Callable[[RepoConfig], str]] = {
+    CommandClaim.LIMITED: lambda config: replies.rate_limited(config.commands_per_hour),
+    CommandClaim.LIMITED_IN_REPO: lambda config: replies.rate_limited_in_repo(
+        config.commands_per_repo_hour
+    ),
+}
+
 # (done, reply line): done is False when nothing could be done (answered with 😕).
 Outcome = tuple[bool, str | None]
 
@@ -80,21 +89,31 @@ async def on_comment_created(event: sansio.Event, gh: GitHubClient | None, ctx: 
     if not commands or user.login == await ctx.github.bot_login():
         return
     repo, number = payload.repository.full_name, payload.issue.number
+    # Anyone who may comment can cause these writes: they never hold up a triage's.
+    gh = gh.writing_as(WriteClass.REPLY)
     scope = Scope(ctx, gh, repo)
     config = await scope.settings()
-    per_hour = config.config.commands_per_hour
+    per_hour, per_repo_hour = config.config.commands_per_hour, config.config.commands_per_repo_hour
     claim = await ctx.store.claim_command(
-        repo, number, comment.id, event.delivery_id, user.login, per_hour=per_hour, now=time.time()
+        repo,
+        number,
+        comment.id,
+        event.delivery_id,
+        user.login,
+        per_hour=per_hour,
+        per_repo_hour=per_repo_hour,
+        now=time.time(),
     )
     if claim is CommandClaim.HANDLED:
         return
     author = payload.issue.user.login if payload.issue.user else None
+    limited = LIMITED_REPLIES.get(claim)
     may_write = None
-    if claim is not CommandClaim.LIMITED and user.login != author:
+    if limited is None and user.login != author:
         may_write = await api.can_write(gh, repo, user.login)
     request = Request(scope, number, user.login, config, may_write)
-    if claim is CommandClaim.LIMITED:
-        await _refuse(request, comment.id, replies.rate_limited(per_hour))
+    if limited is not None:
+        await _refuse(request, comment.id, limited(config.config))
     elif request.may_write is False:
         await _refuse(request, comment.id, replies.not_permitted())
     else:
@@ -146,7 +165,10 @@ async def _act(request: Request, comment_id: int, commands: list[Command]) -> No
 
 
 async def _help(request: Request, command: Command) -> Outcome:
-    text = replies.help_text(request.config.config.commands_per_hour, command.problem)
+    config = request.config.config
+    text = replies.help_text(
+        config.commands_per_hour, config.commands_per_repo_hour, command.problem
+    )
     return command.problem is None, text
 
 

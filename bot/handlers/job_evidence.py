@@ -8,6 +8,9 @@ the other jobs are answered while a large or hostile log is read.
 from __future__ import annotations
 
 import asyncio
+import functools
+import hashlib
+import importlib.metadata
 import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -33,6 +36,25 @@ ARTIFACT_CAP_BYTES = 50 * MIB
 ARTIFACT_EXPANDED_BYTES = 32 * MIB
 JOB_EXPANDED_BYTES = 64 * MIB
 ARTIFACTS_READ = 5  # at most this many matching artifacts per job, newest first
+
+
+# The settings that shape what a job's evidence says: a change to any reads it again.
+READ_SETTINGS = frozenset(
+    {"reports", "custom_patterns", "mass_failure_threshold", "generic_messages"}
+)
+
+
+@functools.cache
+def _bot_version() -> str:
+    return importlib.metadata.version("flaky-triage")
+
+
+def read_key(config: RepoConfig, log_cap_bytes: int) -> str:
+    """What a job's extraction is kept under besides its check run: the bot's version (its
+    parsers) and the settings that read it."""
+    settings = config.model_dump_json(include=set(READ_SETTINGS))
+    text = f"{_bot_version()}:{log_cap_bytes}:{settings}"
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
 async def read_job(

@@ -16,7 +16,9 @@ _NAME_LIMIT = 120
 _LISTED = 5
 
 
-def help_text(commands_per_hour: int, problem: str | None = None) -> str:
+def help_text(
+    commands_per_hour: int, commands_per_repo_hour: int, problem: str | None = None
+) -> str:
     lines = [f"{escape_inline(problem)}." if problem else ""]
     lines += [
         "`/flaky` commands, one per line at the start of a line:",
@@ -31,7 +33,8 @@ def help_text(commands_per_hour: int, problem: str | None = None) -> str:
         "- `/flaky help`: this text",
         "",
         "Who may: the PR's author and anyone with write, maintain or admin access to the "
-        f"repository, at most {commands_per_hour} commands per person and PR in an hour.",
+        f"repository, at most {commands_per_hour} commands per person and PR in an hour, "
+        f"{commands_per_repo_hour} on all the repository's PRs together.",
     ]
     return "\n".join(lines).strip("\n")
 
@@ -47,6 +50,13 @@ def rate_limited(commands_per_hour: int) -> str:
     return (
         f"Not done: one person may give {commands_per_hour} `/flaky` comments on a PR in an "
         "hour; try again later."
+    )
+
+
+def rate_limited_in_repo(commands_per_repo_hour: int) -> str:
+    return (
+        f"Not done: one person may give {commands_per_repo_hour} `/flaky` comments on this "
+        "repository's PRs in an hour; try again later."
     )
 
 

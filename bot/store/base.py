@@ -17,7 +17,7 @@ from bot.store.models import (
     TriageCheckRun,
 )
 from bot.triage.imports import ImportWalk
-from bot.triage.models import Occurrence, RunRecord
+from bot.triage.models import Extraction, Occurrence, RunRecord
 
 
 class Store(Protocol):
@@ -209,10 +209,12 @@ class Store(Protocol):
         login: str,
         *,
         per_hour: int,
+        per_repo_hour: int,
         now: float,
     ) -> CommandClaim:
         """Take a command comment for one delivery: ACT on it, or LIMITED when `login` had
-        already given `per_hour` command comments on this PR in the hour before `now`. The
+        already given `per_hour` command comments on this PR in the hour before `now`
+        (LIMITED_IN_REPO: `per_repo_hour` on all the repository's PRs together). The
         same delivery (a retry) gets the same answer until it finishes; any other delivery
         of the comment, and any after it finished, gets HANDLED."""
 
@@ -302,5 +304,16 @@ class Store(Protocol):
         self, repo: str, sha: str, walk_key: str, found: ImportWalk, now: float
     ) -> None: ...
 
+    async def job_extraction(
+        self, repo: str, check_run_id: int, read_key: str
+    ) -> Extraction | None:
+        """What the completed check run's job said, as read under `read_key` (the settings
+        that shape the reading), when a delivery read it before."""
+
+    async def save_job_extraction(
+        self, repo: str, check_run_id: int, read_key: str, found: Extraction, now: float
+    ) -> None: ...
+
     async def prune_sources(self, older_than: float) -> int:
-        """Delete blobs and walks kept before `older_than`; returns how many went."""
+        """Delete blobs, walks and jobs' extractions kept before `older_than`; returns how
+        many went."""

@@ -34,11 +34,12 @@ class RerunGrant(BaseModel):
 class CommandClaim(StrEnum):
     ACT = "act"  # a new comment, or this delivery's retry of one it has not finished
     LIMITED = "limited"  # the same, but over the person's commands per hour on this PR
+    LIMITED_IN_REPO = "limited-in-repo"  # over the person's per hour on all the repo's PRs
     HANDLED = "handled"  # finished, or taken by another delivery of the same comment
 
 
 class Refusals(BaseModel):
-    """How many of a PR's `/flaky` comments were refused in the hour before one more was."""
+    """How many `/flaky` comments were refused in the hour before one more was."""
 
-    by_login: int  # given by the same person
+    by_login: int  # given by the same person, on any PR of the repository
     on_pr: int  # given by anyone

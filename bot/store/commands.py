@@ -109,15 +109,21 @@ class Commands:
         login: str,
         *,
         per_hour: int,
+        per_repo_hour: int,
         now: float,
     ) -> CommandClaim:
-        # One statement counts and inserts; the person's key makes it one step across replicas.
-        async with self._sql.exclusive(json.dumps(["command", repo, pr_number, login])) as tx:
+        # One statement counts and inserts; the person's key in the repository makes it one
+        # step across replicas, for the budget on this PR and the one on all of them.
+        async with self._sql.exclusive(json.dumps(["command", repo, login])) as tx:
             await tx.execute(
                 "INSERT INTO command_comments (repo, comment_id, pr_number, login, delivery_id, "
-                "limited, received_at) SELECT $1, $2, $3, $4, $5, (SELECT count(*) FROM "
-                "command_comments WHERE repo = $1 AND pr_number = $3 AND login = $4 AND NOT "
-                "limited AND received_at > $6) >= $7, $8 ON CONFLICT (repo, comment_id) DO NOTHING",
+                "limited, limited_by, received_at) SELECT $1, $2, $3, $4, $5, "
+                "budget.spent IS NOT NULL, budget.spent, $8 FROM (SELECT CASE WHEN (SELECT "
+                "count(*) FROM command_comments WHERE repo = $1 AND pr_number = $3 AND "
+                "login = $4 AND NOT limited AND received_at > $6) >= $7 THEN 'pr' WHEN (SELECT "
+                "count(*) FROM command_comments WHERE repo = $1 AND login = $4 AND NOT limited "
+                "AND received_at > $6) >= $9 THEN 'repo' END AS spent) AS budget WHERE true "
+                "ON CONFLICT (repo, comment_id) DO NOTHING",
                 repo,
                 comment_id,
                 pr_number,
@@ -126,18 +132,21 @@ class Commands:
                 now - HOUR_SECONDS,
                 per_hour,
                 now,
+                per_repo_hour,
             )
             row = await tx.fetchrow(
-                "SELECT limited, finished, delivery_id FROM command_comments "
+                "SELECT limited_by, finished, delivery_id FROM command_comments "
                 "WHERE repo = $1 AND comment_id = $2",
                 repo,
                 comment_id,
             )
         assert row is not None  # inserted now or before
-        limited, finished, taken_by = bool(row[0]), bool(row[1]), str(row[2])
+        limited_by, finished, taken_by = row[0], bool(row[1]), str(row[2])
         if finished or taken_by != delivery_id:
             return CommandClaim.HANDLED
-        return CommandClaim.LIMITED if limited else CommandClaim.ACT
+        if limited_by is None:
+            return CommandClaim.ACT
+        return CommandClaim.LIMITED if limited_by == "pr" else CommandClaim.LIMITED_IN_REPO
 
     async def finish_command(self, repo: str, comment_id: int) -> None:
         await self._sql.execute(
@@ -149,12 +158,14 @@ class Commands:
     async def refuse_command(
         self, repo: str, pr_number: int, comment_id: int, login: str, *, now: float
     ) -> Refusals:
-        # One statement counts and marks; the PR's key makes it one step across replicas.
-        async with self._sql.exclusive(json.dumps(["refusal", repo, pr_number])) as tx:
+        # One statement counts and marks; the person's key in the repository and the PR's
+        # key (always in that order) make it one step across replicas.
+        keys = json.dumps(["refusal-login", repo, login]), json.dumps(["refusal", repo, pr_number])
+        async with self._sql.exclusive(*keys) as tx:
             await tx.execute(
                 "UPDATE command_comments SET refused_at = $5, refused_before_by_login = (SELECT "
-                "count(*) FROM command_comments WHERE repo = $1 AND pr_number = $2 AND "
-                "login = $3 AND refused_at > $6), refused_before_on_pr = (SELECT count(*) FROM "
+                "count(*) FROM command_comments WHERE repo = $1 AND login = $3 AND "
+                "refused_at > $6), refused_before_on_pr = (SELECT count(*) FROM "
                 "command_comments WHERE repo = $1 AND pr_number = $2 AND refused_at > $6) "
                 "WHERE repo = $1 AND comment_id = $4 AND refused_at IS NULL",
                 repo,

@@ -1,8 +1,10 @@
-"""What the import walks read: blob texts by SHA and finished walks by commit and test file.
+"""What triage read that never changes: blob texts by SHA, finished walks by commit and test
+file, and what a finished job's log, annotations and reports said, by check run.
 
-Both are facts that never go stale (a blob's SHA names its text; a commit's files never
-change), so they are kept without checking; they are pruned only to bound the database, with
-the deliveries' retention period.
+All are facts that never go stale (a blob's SHA names its text; a commit's files never
+change; a completed check run's log is final), so they are kept without checking; they are
+pruned only to bound the database, with the deliveries' retention period. A delivery retried
+after a rate limit or a fault reads them here instead of from GitHub.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from bot.shared import Source, Unreadable
 from bot.store.dialect import Dialect
 from bot.triage.imports import ImportWalk
 from bot.triage.imports.walk import walk_from_json, walk_to_json
+from bot.triage.models import Extraction
 
 
 class Sources:
@@ -70,13 +73,37 @@ class Sources:
             now,
         )
 
+    async def job_extraction(
+        self, repo: str, check_run_id: int, read_key: str
+    ) -> Extraction | None:
+        text = await self._sql.fetchval(
+            "SELECT extraction FROM job_extractions "
+            "WHERE repo = $1 AND check_run_id = $2 AND read_key = $3",
+            repo,
+            check_run_id,
+            read_key,
+        )
+        return None if text is None else Extraction.model_validate_json(text)
+
+    async def save_job_extraction(
+        self, repo: str, check_run_id: int, read_key: str, found: Extraction, now: float
+    ) -> None:
+        await self._sql.execute(
+            "INSERT INTO job_extractions (repo, check_run_id, read_key, extraction, stored_at) "
+            "VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
+            repo,
+            check_run_id,
+            read_key,
+            found.model_dump_json(),
+            now,
+        )
+
     async def prune_sources(self, older_than: float) -> int:
-        """Delete blobs and walks kept before `older_than`; returns how many went."""
+        """Delete blobs, walks and jobs' extractions kept before `older_than`; returns how
+        many went."""
         async with self._sql.transaction() as session:
-            blobs = await session.execute(
-                "DELETE FROM source_blobs WHERE stored_at < $1", older_than
-            )
-            walks = await session.execute(
-                "DELETE FROM import_walks WHERE stored_at < $1", older_than
-            )
-        return blobs + walks
+            pruned = [
+                await session.execute(f"DELETE FROM {table} WHERE stored_at < $1", older_than)
+                for table in ("source_blobs", "import_walks", "job_extractions")
+            ]
+        return sum(pruned)
