@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import aiohttp
 import yaml
 
 from bot.config import (
@@ -31,9 +30,8 @@ from bot.config import (
 )
 from bot.handlers.scope import read_settings
 from bot.logs import configure
-from bot.metrics import Metrics
 from bot.repo_settings import parse_settings
-from bot.tryout import DEFAULT_API_URL, ReadOnlyClient, TryoutError, _explain, _first_cause
+from bot.tryout import DEFAULT_API_URL, TryoutError, read_only_github
 
 _REPO = re.compile(r"[\w.-]+/[\w.-]+")
 
@@ -90,18 +88,8 @@ def from_loaded(repo: str, loaded: LoadedRepoConfig) -> Checked:
 
 
 async def check_repository(repo: str, *, token: str, api_url: str) -> Checked:
-    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=120)) as session:
-        gh = ReadOnlyClient(
-            session,
-            base_url=api_url.rstrip("/"),
-            metrics=Metrics(),
-            oauth_token=token,
-            max_inline_wait=5.0,
-        )
-        try:
-            return from_loaded(repo, await read_settings(gh, repo))
-        except Exception as exc:
-            raise TryoutError(_explain(_first_cause(exc), api_url)) from exc
+    async with read_only_github(token=token, api_url=api_url, seconds=120) as gh:
+        return from_loaded(repo, await read_settings(gh, repo))
 
 
 def schema() -> dict[str, Any]:

@@ -10,13 +10,14 @@ rendered and printed instead of posted. The client refuses any method but GET.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import re
 import sys
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -217,7 +218,18 @@ async def _decide(
 
 async def run_tryout(target: Target, *, token: str, api_url: str) -> Tryout:
     """Triage the PR; every failure GitHub or the network causes becomes a TryoutError."""
-    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=300)) as session:
+    async with read_only_github(token=token, api_url=api_url, seconds=300) as gh:
+        return await triage_pull_request(gh, target)
+
+
+@contextlib.asynccontextmanager
+async def read_only_github(
+    *, token: str, api_url: str, seconds: float
+) -> AsyncIterator[ReadOnlyClient]:
+    """A client that writes nothing, for the commands that read a repository with a
+    person's token; every failure GitHub or the network causes inside becomes a
+    TryoutError that says what to do."""
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=seconds)) as session:
         gh = ReadOnlyClient(
             session,
             base_url=api_url.rstrip("/"),
@@ -226,7 +238,7 @@ async def run_tryout(target: Target, *, token: str, api_url: str) -> Tryout:
             max_inline_wait=5.0,
         )
         try:
-            return await triage_pull_request(gh, target)
+            yield gh
         except TryoutError:
             raise
         except Exception as exc:
