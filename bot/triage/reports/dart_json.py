@@ -10,14 +10,13 @@ times (`--retry`) failed n of m; its last result decides.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from bot.triage.models import Failure
 from bot.triage.parsers.paths import PathMap
-from bot.triage.reports.fields import items, mapping, number, text
+from bot.triage.reports.fields import items, json_line, mapping, number, text
 from bot.triage.reports.junit import TITLE_SEPARATOR
 from bot.triage.reports.locations import choose, stated_path
 from bot.triage.reports.messages import head
@@ -53,7 +52,7 @@ class _Test:
 
 def is_dart_event(line: str) -> bool:
     """True when `line`, a stream's first non-blank one, is a Dart test runner event."""
-    event = _event(line)
+    event = json_line(line)
     return event is not None and event.get("type") in _EVENTS
 
 
@@ -63,7 +62,7 @@ def parse_dart_json(lines: Iterable[str]) -> tuple[list[Failure], int]:
     by_id: dict[int, _Test] = {}
     tests: dict[tuple[str, str, int], _Test] = {}
     for line in lines:
-        event = _event(line)
+        event = json_line(line)
         if event is None:
             continue
         kind = event.get("type")
@@ -109,17 +108,6 @@ def _record(event: dict[str, object], kind: object, by_id: dict[int, _Test]) -> 
     elif kind == "testDone" and event.get("skipped") is not True:
         test.results.append(text(event.get("result")) or "error")
         test.hidden = event.get("hidden") is True
-
-
-def _event(line: str) -> dict[str, object] | None:
-    line = line.strip()
-    if not line.startswith("{"):
-        return None
-    try:
-        event = json.loads(line)
-    except ValueError:
-        return None
-    return event if isinstance(event, dict) else None
 
 
 def _chain(test: _Test) -> list[str]:

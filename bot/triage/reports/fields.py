@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 
 def text(value: object) -> str:
     return value if isinstance(value, str) else ""
@@ -25,3 +27,16 @@ def items(value: object) -> list[object]:
 
 def strings(value: object) -> list[str]:
     return [v for v in items(value) if isinstance(v, str)]
+
+
+def json_line(line: str) -> dict[str, object] | None:
+    """One line of a JSON-lines stream (go test -json, Dart's events) as an object; None
+    for a line that is not one (output a runner printed between events)."""
+    line = line.strip()
+    if not line.startswith("{"):
+        return None
+    try:
+        event = json.loads(line)
+    except ValueError:
+        return None
+    return event if isinstance(event, dict) else None

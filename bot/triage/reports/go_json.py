@@ -8,13 +8,13 @@ Lines that are not events (build output mixed into the stream) are skipped.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from bot.triage.models import Failure
 from bot.triage.parsers.paths import PathMap
+from bot.triage.reports.fields import json_line
 from bot.triage.reports.locations import choose
 from bot.triage.reports.messages import head
 from bot.triage.reports.reported import reported_failure
@@ -46,7 +46,7 @@ class _Test:
 
 def is_event(line: str) -> bool:
     """True when `line`, a stream's first non-blank one, is a go test event."""
-    event = _event(line)
+    event = json_line(line)
     return event is not None and "Action" in event
 
 
@@ -56,7 +56,7 @@ def parse_go_json(lines: Iterable[str]) -> tuple[list[Failure], int]:
     tests: dict[tuple[str, str], _Test] = {}
     packages: dict[str, _Test] = {}
     for line in lines:
-        event = _event(line)
+        event = json_line(line)
         if event is None:
             continue
         package, test = event.get("Package"), event.get("Test")
@@ -83,17 +83,6 @@ def parse_go_json(lines: Iterable[str]) -> tuple[list[Failure], int]:
         if record.outcomes[-1:] == ["fail"] and pkg not in failed_packages
     )
     return failures, sum(1 for record in tests.values() if record.outcomes)
-
-
-def _event(line: str) -> dict[str, object] | None:
-    line = line.strip()
-    if not line.startswith("{"):
-        return None
-    try:
-        event = json.loads(line)
-    except ValueError:
-        return None
-    return event if isinstance(event, dict) else None
 
 
 def _failure(test_id: str, name: str, record: _Test) -> Failure:
