@@ -146,12 +146,6 @@ class WritePacer:
             if not self._waiting[kind]:
                 self._idle[kind].set()
 
-    @asynccontextmanager
-    async def spare_turn(self, max_wait: float = math.inf) -> AsyncIterator[None]:
-        """A turn after every other write waiting; WriteSkipped when a spare write waits."""
-        async with self.turn(max_wait, WriteClass.SPARE):
-            yield
-
     async def _after_earlier_classes(self, kind: WriteClass) -> None:
         while busy := [k for k in WriteClass if k < kind and self._waiting[k]]:
             await self._idle[busy[0]].wait()

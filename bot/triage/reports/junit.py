@@ -203,20 +203,6 @@ class JUnitReader:
         return failures, len(self.runs)
 
 
-def parse_junit(root: Element) -> tuple[list[Failure], int]:
-    """The failed tests of a JUnit XML tree and the number of distinct tests in it."""
-    reader = JUnitReader()
-    _walk(root, reader)
-    return reader.result()
-
-
-def _walk(element: Element, reader: JUnitReader) -> None:
-    reader.start(element)
-    for child in list(element):
-        _walk(child, reader)
-    reader.end(element)
-
-
 def _enter(element: Element, outer: _Suite) -> _Suite:
     name = (element.get("name") or "").strip()
     tool = _NAMED_BY_TOOL.get(name.lower())

@@ -81,19 +81,6 @@ class XmlStream:
             self.problem = f"{self.name}: unreadable XML ({error.__class__.__name__})"
 
 
-def parse_xml(
-    name: str, chunks: Iterable[bytes], *, max_elements: int = MAX_ELEMENTS
-) -> tuple[Element | None, list[str], int]:
-    """The whole document's root, or None and a problem naming the file and the position;
-    and the elements parsed (what the document cost, read or refused)."""
-    stream = XmlStream(name, chunks, max_elements)
-    for _ in stream.events():
-        pass
-    if stream.problem is not None:
-        return None, [stream.problem], stream.elements
-    return stream.root, [], stream.elements
-
-
 def local_name(element: Element) -> str:
     """The tag without its namespace: TRX files put every element in one."""
     tag = element.tag
