@@ -285,7 +285,7 @@ def inert_changes(git: Git, pair: Pair, walk: ImportWalk | None) -> dict[str, st
     head; none for a made-up change, which has no base."""
     if not pair.origin:
         return {}
-    reached = {walk.test_file, *(r.path for r in walk.reached)} if walk is not None else None
+    reached = walk.files if walk is not None else None
     found = {
         path: manifests.inert_change(
             path, git.at(f"{pair.origin}^", path), git.at(pair.origin, path), reached

@@ -410,8 +410,7 @@ async def inert_changes(
     missing = await _unknown(store, [*heads.values(), *bases.values()], cache)
     if missing:
         await _keep(store, cache, await _ask(gh, repo, [missing]))
-    walked = (walks or {}).values()
-    reached = {found.test_file for found in walked} | {r.path for f in walked for r in f.reached}
+    reached = {path for found in (walks or {}).values() for path in found.files}
     found = {
         path: manifests.inert_change(
             path, cache.blobs.get(bases[path]), cache.blobs.get(heads[path]), reached

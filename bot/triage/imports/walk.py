@@ -98,6 +98,11 @@ class ImportWalk:
         return bool(self.cut)
 
     @property
+    def files(self) -> frozenset[str]:
+        """The test file and every repository file it reaches."""
+        return frozenset((self.test_file, *(r.path for r in self.reached)))
+
+    @property
     def depth(self) -> int:
         return max((r.depth for r in self.reached), default=0)
 
