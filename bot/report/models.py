@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from bot.triage.models import Decision, RunHint, RunRate
+from bot.triage.run_context import RunContext, UsualDuration
 
 
 class CheckReport(BaseModel):
@@ -50,6 +51,8 @@ class IssueOccurrence(BaseModel):
     html_url: str = ""
     attempt: int = 1
     rerun: str | None = None  # "passed on rerun", "failed again on rerun"; None: not rerun
+    message: str = ""  # the failure's message, raw: what a suspected cause is read from
+    context: RunContext | None = None  # where and how it ran; None: not recorded
 
 
 class CheckRate(BaseModel):
@@ -76,3 +79,8 @@ class IssueInput(BaseModel):
     owners: list[str] = Field(default_factory=list)
     owners_file: str = ""
     mentioned: list[str] = Field(default_factory=list)
+    # Every recorded run of the checks it failed in over the window, passed ones too: what
+    # "where failures concentrate" is measured against; `usual`: each check's usual duration
+    # on the base branch.
+    run_contexts: list[RunContext] = Field(default_factory=list)
+    usual: list[UsualDuration] = Field(default_factory=list)
