@@ -52,9 +52,12 @@ makes the failure RELATED (with medium confidence unless a hit is strong), and n
 needed for FLAKY or UNRELATED.
 
 A strong hit on a configuration file that steers the test's imports (`REASON_RESOLVES`: a
-tsconfig, a package.json, go.mod, ...) is no hit when the PR changed only fields of it that
+tsconfig, a package.json, go.mod, ...) is no hit when the PR changed only parts of it that
 cannot steer resolution (`inert`, from `manifests.inert_change`: a package.json's `version`
-or `scripts`); it is a caveat instead, named with the fields.
+or `scripts`, a dependency's version in go.mod, Cargo.toml, pyproject.toml or a .csproj); it
+is a caveat instead, named with the parts, that lowers the confidence as a risky path does.
+Not for a pytest plugin's lint item (`src/app.py::mypy`), which reads pyproject's linter
+sections: every change counts for it.
 
 Afterwards: a `/flaky wrong` on the test (or the whole PR) turns FLAKY or UNRELATED into
 UNKNOWN; a mass failure does the same (`decide_extraction`). Risky changed paths (workflows,
@@ -105,6 +108,7 @@ from bot.triage.importable import (
 from bot.triage.imports import ImportWalk
 from bot.triage.imports.languages import language_of
 from bot.triage.imports.locate import failure_language
+from bot.triage.manifests import lint_item
 from bot.triage.models import (
     Confidence,
     Decision,
@@ -434,7 +438,9 @@ def _read(facts: _Facts) -> _Reading:
     language = language_of(test_file) if test_file is not None else None
     found = _with_named(footprint(facts.failure, facts.rules.footprints, facts.imports), facts)
     hits = matches(found, facts.changed_paths)
-    inert = [hit for hit in hits if hit[1].reason == REASON_RESOLVES and hit[0] in facts.inert]
+    # A pytest plugin's lint item reads the linters' sections of pyproject.toml.
+    known = {} if lint_item(facts.failure.test_id) else facts.inert
+    inert = [hit for hit in hits if hit[1].reason == REASON_RESOLVES and hit[0] in known]
     hits = [hit for hit in hits if hit not in inert]
     if test_file is None and facts.walking:
         # A walked language's test that could not be located: its walk is missing, never
