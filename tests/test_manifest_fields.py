@@ -14,6 +14,7 @@ import pytest
 from bot.triage.imports import ImportWalk, Reached
 from bot.triage.manifests import Walked, compared, inert_change
 from bot.triage.models import Confidence, Failure, ImportStep, Verdict
+from bot.triage.risky import risky_changes
 from bot.triage.verdict import decide
 
 FIXTURES = Path(__file__).parent / "fixtures" / "manifests"
@@ -131,21 +132,32 @@ def test_other_directives_and_what_does_not_parse_count(head: str) -> None:
     assert inert_change("go.mod", GO_TOML, head, NONE_IMPORTED) is None
 
 
-def test_walked_holds_the_import_paths_the_walks_followed_into_the_repository() -> None:
+def go_walk(*cut: str) -> ImportWalk:
     test = "exp/zapslog/handler_test.go"
     step = ImportStep(importer=test, module="go.uber.org/zap/zapcore", path="zapcore/level.go")
-    walk = ImportWalk(
+    return ImportWalk(
         test_file=test,
         language="Go",
         reached=(Reached("zapcore/level.go", (step,)),),
         read=(),
         wanted=(),
-        cut=(),
+        cut=cut,
         configs=("exp/go.mod",),
     )
-    walked = Walked.of([walk])
-    assert walked.files == {test, "zapcore/level.go"}
+
+
+def test_walked_holds_the_import_paths_the_walks_followed_into_the_repository() -> None:
+    walked = Walked.of([go_walk()])
+    assert walked.files == {"exp/zapslog/handler_test.go", "zapcore/level.go"}
     assert walked.imports == {"go.uber.org/zap/zapcore"}
+
+
+def test_a_walk_cut_short_leaves_what_was_imported_unknown() -> None:
+    """What a partial walk did not follow may import the module whose version changed."""
+    walked = Walked.of([go_walk(), go_walk("the file budget (2000 files)")])
+    assert walked.imports is None
+    bumped = GO_TOML.replace("v1.8.4", "v1.9.0")
+    assert inert_change("go.mod", GO_TOML, bumped, walked) is None
 
 
 # --- Cargo.toml -----------------------------------------------------------------------------
@@ -404,3 +416,9 @@ def test_a_linter_setting_is_a_caveat_for_a_test_but_related_for_a_lint_item() -
         "but only its tool.mypy field, which cannot change that"
     ]
     assert related.verdict is Verdict.RELATED
+
+
+def test_central_package_versions_and_other_project_files_are_risky_caveats() -> None:
+    """Not read by the walks, so never a hit; a version bump there is not silent either."""
+    changed = ["Directory.Packages.props", "src/App/App.fsproj", "Directory.Build.targets"]
+    assert risky_changes(changed) == [(path, "build manifest") for path in changed]

@@ -43,19 +43,21 @@ _NAMES = json_fields.NAMES | {"go.mod"} | _TOML.keys()
 class Walked:
     """What the failed tests' walks reached: their files and every repository file reached
     (`files`), and the import paths that found a repository file (`imports`: a Go
-    package's)."""
+    package's; None when a walk was cut short, so that what it did not follow is not taken
+    for what the test does not import)."""
 
     files: frozenset[str]
-    imports: frozenset[str]
+    imports: frozenset[str] | None
 
     @classmethod
     def of(cls, walks: Iterable[ImportWalk]) -> Walked:
         walks = list(walks)
+        imports = frozenset(
+            step.module for walk in walks for found in walk.reached for step in found.chain
+        )
         return cls(
             files=frozenset(path for walk in walks for path in walk.files),
-            imports=frozenset(
-                step.module for walk in walks for found in walk.reached for step in found.chain
-            ),
+            imports=None if any(walk.partial for walk in walks) else imports,
         )
 
 
