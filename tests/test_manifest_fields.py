@@ -149,7 +149,7 @@ def go_walk(*cut: str) -> ImportWalk:
 def test_walked_holds_the_import_paths_the_walks_followed_into_the_repository() -> None:
     walked = Walked.of([go_walk()])
     assert walked.files == {"exp/zapslog/handler_test.go", "zapcore/level.go"}
-    assert walked.imports == {"go.uber.org/zap/zapcore"}
+    assert walked.imports == frozenset({"go.uber.org/zap/zapcore"})
 
 
 def test_a_walk_cut_short_leaves_what_was_imported_unknown() -> None:
