@@ -90,6 +90,10 @@ def test_a_require_counts_when_the_walk_imported_that_module_from_the_repository
     assert inert_change("go.mod", GO_TOML, bumped, walked) is None
     assert inert_change("go.mod", GO_TOML, bumped, None) is None  # what was imported: unknown
     assert inert_change("go.mod", GO_TOML, bumped, NONE_IMPORTED) == "its require directive"
+    # A quoted path is the same path.
+    path = "github.com/stretchr/testify"
+    quoted = [text.replace(f"require {path}", f'require "{path}"') for text in (GO_TOML, bumped)]
+    assert inert_change("go.mod", quoted[0], quoted[1], walked) is None
 
 
 def test_a_require_counts_when_a_replace_names_its_version() -> None:

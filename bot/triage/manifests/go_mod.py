@@ -79,8 +79,9 @@ def parse(text: str) -> GoMod | None:
 
 
 def _tokens(line: str) -> list[str] | None:
-    """The line's tokens without its comment; None for a character the grammar does not
-    allow where it is (a `//` inside a word may be part of it, not a comment)."""
+    """The line's tokens without its comment, quoted ones unquoted (`"a/b"` is `a/b`, as
+    the go command reads it); None for a character the grammar does not allow where it is
+    (a `//` inside a word may be part of it, not a comment)."""
     tokens: list[str] = []
     for match in _TOKEN.finditer(line):
         kind = match.lastgroup
@@ -91,9 +92,13 @@ def _tokens(line: str) -> list[str] | None:
             break
         if kind == "other":
             return None
-        if kind != "space":
-            text = match.group()
-            tokens.append(text[1:-1] if kind == "quoted" and text[0] == "`" else text)
+        if kind == "quoted":
+            quoted = match.group()[1:-1]
+            if "\\" in quoted:  # an escape: what it spells is not worth telling
+                return None
+            tokens.append(quoted)
+        elif kind != "space":
+            tokens.append(match.group())
     return tokens
 
 
