@@ -1,5 +1,5 @@
 """Configuration that steers a test's imports: strong evidence, unless the PR changed only
-fields of a manifest that cannot steer them (`bot/triage/manifests.py`)."""
+fields of a manifest that cannot steer them (`bot/triage/manifests/`)."""
 
 from __future__ import annotations
 
