@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bot.triage.imports import ImportWalk, Reached
-from bot.triage.manifests import Walked, compared, inert_change
+from bot.triage.manifests import Walked, compared, holds_for, inert_change
 from bot.triage.models import Confidence, Failure, ImportStep, Verdict
 from bot.triage.risky import risky_changes
 from bot.triage.verdict import decide
@@ -391,27 +391,32 @@ def test_fsproj_and_vbproj_are_compared_not_other_files() -> None:
 TEST = "tests/test_schema.py"
 
 
-def python_walk() -> ImportWalk:
-    step = ImportStep(importer=TEST, module="marshmallow", path="src/marshmallow/__init__.py")
+def python_walk(test: str) -> ImportWalk:
+    step = ImportStep(importer=test, module="marshmallow", path="src/marshmallow/__init__.py")
     return ImportWalk(
-        test_file=TEST,
+        test_file=test,
         language="Python",
         reached=(Reached(step.path, (step,)),),
-        read=(TEST, "pyproject.toml"),
+        read=(test, "pyproject.toml"),
         wanted=(),
         cut=(),
         configs=("pyproject.toml",),
     )
 
 
-def test_a_linter_setting_is_a_caveat_for_a_test_but_related_for_a_lint_item() -> None:
-    """pytest-mypy makes `path.py::mypy` items that run mypy with pyproject's `[tool.mypy]`."""
+def test_a_linter_setting_is_a_caveat_for_a_test_but_related_for_one_running_the_linter() -> None:
+    """pytest-mypy makes `path.py::mypy` items that run mypy with pyproject's `[tool.mypy]`;
+    a test named after mypy may run it too. Neither changes a go.mod bump's caveat."""
     inert = {"pyproject.toml": "its tool.mypy field"}
     test = Failure(test_id=f"{TEST}::test_load", name="test_load", file=TEST, framework="pytest")
     lint = Failure(test_id=f"{TEST}::mypy", name="mypy", file=TEST, framework="pytest")
-    walks = {TEST: python_walk()}
-    [flaky, related] = decide(
-        [test, lint], ["pyproject.toml"], imports=walks, passed_on_rerun=True, inert=inert
+    plugin = "tests/test_mypy_plugin.py"
+    runs = Failure(
+        test_id=f"{plugin}::test_types", name="test_types", file=plugin, framework="pytest"
+    )
+    walks = {TEST: python_walk(TEST), plugin: python_walk(plugin)}
+    flaky, related, running = decide(
+        [test, lint, runs], ["pyproject.toml"], imports=walks, passed_on_rerun=True, inert=inert
     )
     assert flaky.verdict is Verdict.FLAKY
     assert flaky.confidence is Confidence.MEDIUM
@@ -420,6 +425,8 @@ def test_a_linter_setting_is_a_caveat_for_a_test_but_related_for_a_lint_item() -
         "but only its tool.mypy field, which cannot change that"
     ]
     assert related.verdict is Verdict.RELATED
+    assert running.verdict is Verdict.RELATED
+    assert holds_for("go.mod", f"{TEST}::mypy")
 
 
 def test_central_package_versions_and_other_project_files_are_risky_caveats() -> None:

@@ -31,9 +31,8 @@ from dataclasses import dataclass
 from bot.shared import Source
 from bot.triage.imports import ImportWalk
 from bot.triage.manifests import cargo, go_mod, json_fields, msbuild, pyproject, toml_rules
-from bot.triage.manifests.pyproject import lint_item
 
-__all__ = ["Walked", "compared", "inert_change", "lint_item"]
+__all__ = ["Walked", "compared", "holds_for", "inert_change"]
 
 _TOML = {"Cargo.toml": cargo.RULES, "pyproject.toml": pyproject.RULES}
 _NAMES = json_fields.NAMES | {"go.mod"} | _TOML.keys()
@@ -86,3 +85,12 @@ def inert_change(
     if name in _TOML:
         return toml_rules.inert(_TOML[name], before, after)
     return msbuild.inert(before, after)
+
+
+def holds_for(path: str, test_id: str) -> bool:
+    """Whether what `inert_change` found inert in `path` is so for this failed test: not a
+    pyproject.toml's for a test that may run a linter with its settings
+    (`pyproject.reads_tool_settings`)."""
+    if path.rpartition("/")[2] != "pyproject.toml":
+        return True
+    return not pyproject.reads_tool_settings(test_id)

@@ -5,14 +5,15 @@ Inert: a requirement that came or went in `[project]`'s `dependencies` and
 `optional-dependencies`, `[dependency-groups]`, uv's and PDM's development dependencies,
 Poetry's dependency tables (a version change), unless it is a direct reference (`name @
 file:///...`, `name @ git+...`) or a local path (Poetry's `path`, `develop`); `[project]`'s
-`classifiers`, `keywords` and `urls`; the sections of linters, formatters and release
-tools (`[tool.ruff]`, `[tool.mypy]`, `[tool.towncrier]`, ...), which no test reads (a
-pytest plugin's lint item, `path.py::mypy`, does: `lint_item`). Everything else counts:
-`[build-system]`; `[project]`'s `name`, `version` and its other metadata (a package reads
-them at run time through `importlib.metadata`), `scripts` and `entry-points` (pytest
-plugins are entry points); `[tool.pytest.ini_options]`, `[tool.coverage]` (`fail_under`
-fails the run); the package discovery of `[tool.setuptools]`, `[tool.hatch]`, Poetry's
-`packages`; `[tool.uv]`'s sources and workspace.
+`classifiers`, `keywords` and `urls`; the sections of linters, formatters and release tools
+(`[tool.ruff]`, `[tool.mypy]`, `[tool.towncrier]`, ...), which no test reads but one that
+runs the tool (a pytest plugin's lint item, `path.py::mypy`: `reads_tool_settings`).
+Everything else counts: `[build-system]`; `[project]`'s `name`, `version` and its other
+metadata (a package reads them at run time through `importlib.metadata`), `scripts` and
+`entry-points` (pytest plugins are entry points); `[tool.pytest.ini_options]`,
+`[tool.coverage]` (`fail_under` fails the run); the package discovery of
+`[tool.setuptools]`, `[tool.hatch]`, Poetry's `packages`; `[tool.uv]`'s sources and
+workspace.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from __future__ import annotations
 from bot.triage.manifests.toml_rules import INERT, Dependencies, Requirements, Table
 
 # Tools that check or format code, or write changelogs and release numbers: never run by a
-# test (but by a pytest plugin's lint item, `LINT_ITEMS`).
+# test, but by one named after the tool (`reads_tool_settings`).
 LINTERS = frozenset(
     {
         "autopep8", "bandit", "basedpyright", "black", "bumpversion", "check-manifest",
@@ -29,14 +30,9 @@ LINTERS = frozenset(
         "ruff", "sqlfluff", "towncrier", "typos", "vulture", "yapf",
     }
 )  # fmt: skip
-# The items pytest plugins make of a file to lint it (`src/app.py::mypy`, pytest-ruff's
-# `::ruff::format`, pytest-flake8's `::flake-8::FLAKE8`): they read the linters' sections.
-LINT_ITEMS = frozenset(
-    {
-        "mypy", "mypy-status", "ruff", "black", "isort", "flake-8", "flake8", "pylint",
-        "pycodestyle", "pydocstyle", "codespell", "bandit",
-    }
-)  # fmt: skip
+# Names pytest plugins give the items that lint a file with such a tool (pytest-flake8's
+# `::flake-8::FLAKE8`, pytest-pycodestyle's `::PYCODESTYLE`), besides the tools' own.
+_LINT_ITEMS = ("flake-8", "pycodestyle")
 _REQUIREMENTS = Requirements()
 _POETRY = Dependencies(local=frozenset({"path", "git", "url", "file", "develop"}))
 _POETRY_ABOUT = ("classifiers", "keywords", "homepage", "repository", "documentation", "urls")
@@ -77,7 +73,11 @@ RULES = Table(
 )
 
 
-def lint_item(test_id: str) -> bool:
-    """Whether a failed test is a pytest plugin's lint item: a part after the file's `::`
-    is one (`LINT_ITEMS`), whatever its case (pytest-pylint's `::PYLINT`)."""
-    return any(part.lower() in LINT_ITEMS for part in test_id.split("::")[1:])
+def reads_tool_settings(test_id: str) -> bool:
+    """Whether a failed test may run one of those tools with the repository's settings: its
+    id names one, whatever the case. A pytest plugin's lint item (`src/app.py::mypy`,
+    `::ruff::format`, `::PYLINT`) does; so may a test named after the tool
+    (`tests/test_mypy_plugin.py` running `mypy.api`). A name that only looks like one
+    (`test_blacklist`) costs a caveat, never a false "unrelated"."""
+    lowered = test_id.lower()
+    return any(name in lowered for name in (*LINTERS, *_LINT_ITEMS))
