@@ -262,9 +262,9 @@ pytest = { version = "^8.0", allow-prereleases = true }
         (
             "pyproject.toml",
             MARSHMALLOW,
-            "[tool.mypy]",
-            "[tool.mypy]\nstrict = true",
-            "its tool.mypy field",
+            "[tool.ruff.format]",
+            "[tool.ruff.format]\nquote-style = 'single'",
+            "its tool.ruff field",
         ),
         (
             "pyproject.toml",
@@ -405,12 +405,12 @@ def python_walk(test: str) -> ImportWalk:
 
 
 def test_a_linter_setting_is_a_caveat_for_a_test_but_related_for_one_running_the_linter() -> None:
-    """pytest-mypy makes `path.py::mypy` items that run mypy with pyproject's `[tool.mypy]`;
-    a test named after mypy may run it too. Neither changes a go.mod bump's caveat."""
-    inert = {"pyproject.toml": "its tool.mypy field"}
+    """pytest-ruff makes `path.py::ruff` items that run ruff with pyproject's `[tool.ruff]`;
+    a test named after ruff may run it too. Neither changes a go.mod bump's caveat."""
+    inert = {"pyproject.toml": "its tool.ruff field"}
     test = Failure(test_id=f"{TEST}::test_load", name="test_load", file=TEST, framework="pytest")
-    lint = Failure(test_id=f"{TEST}::mypy", name="mypy", file=TEST, framework="pytest")
-    plugin = "tests/test_mypy_plugin.py"
+    lint = Failure(test_id=f"{TEST}::ruff", name="ruff", file=TEST, framework="pytest")
+    plugin = "tests/test_ruff_plugin.py"
     runs = Failure(
         test_id=f"{plugin}::test_types", name="test_types", file=plugin, framework="pytest"
     )
@@ -422,11 +422,20 @@ def test_a_linter_setting_is_a_caveat_for_a_test_but_related_for_one_running_the
     assert flaky.confidence is Confidence.MEDIUM
     assert flaky.caveats == [
         "this PR changes pyproject.toml, which configures how the test's imports resolve, "
-        "but only its tool.mypy field, which cannot change that"
+        "but only its tool.ruff field, which cannot change that"
     ]
     assert related.verdict is Verdict.RELATED
     assert running.verdict is Verdict.RELATED
-    assert holds_for("go.mod", f"{TEST}::mypy")
+    assert holds_for("go.mod", f"{TEST}::ruff")
+
+
+def test_a_type_checker_setting_always_counts() -> None:
+    """pytest-mypy-plugins runs mypy with `[tool.mypy]` on every case of
+    `typesafety/test_x.yml`, under ids that do not name mypy."""
+    base = "[project]\nname = 'x'\n[tool.mypy]\nstrict = false\n"
+    for table in ("mypy", "pyright", "basedpyright"):
+        head = base.replace("[tool.mypy]\nstrict = false", f"[tool.{table}]\nstrict = true")
+        assert inert_change("pyproject.toml", base, head, NONE_IMPORTED) is None, table
 
 
 def test_central_package_versions_and_other_project_files_are_risky_caveats() -> None:

@@ -6,8 +6,9 @@ Inert: a requirement that came or went in `[project]`'s `dependencies` and
 Poetry's dependency tables (a version change), unless it is a direct reference (`name @
 file:///...`, `name @ git+...`) or a local path (Poetry's `path`, `develop`); `[project]`'s
 `classifiers`, `keywords` and `urls`; the sections of linters, formatters and release tools
-(`[tool.ruff]`, `[tool.mypy]`, `[tool.towncrier]`, ...), which no test reads but one that
-runs the tool (a pytest plugin's lint item, `path.py::mypy`: `reads_tool_settings`).
+(`[tool.ruff]`, `[tool.black]`, `[tool.towncrier]`, ...; not the type checkers'), which no
+test reads but one that runs the tool (a pytest plugin's lint item, `path.py::ruff`:
+`reads_tool_settings`).
 Everything else counts: `[build-system]`; `[project]`'s `name`, `version` and its other
 metadata (a package reads them at run time through `importlib.metadata`), `scripts` and
 `entry-points` (pytest plugins are entry points); `[tool.pytest.ini_options]`,
@@ -21,13 +22,15 @@ from __future__ import annotations
 from bot.triage.manifests.toml_rules import INERT, Dependencies, Requirements, Table
 
 # Tools that check or format code, or write changelogs and release numbers: never run by a
-# test, but by one named after the tool (`reads_tool_settings`).
+# test, but by one named after the tool (`reads_tool_settings`). Not the type checkers
+# (mypy, pyright): typing test suites run them on every case (pytest-mypy-plugins'
+# `typesafety/test_x.yml::case`) under names that do not say so, so their sections count.
 LINTERS = frozenset(
     {
-        "autopep8", "bandit", "basedpyright", "black", "bumpversion", "check-manifest",
-        "codespell", "commitizen", "doc8", "docformatter", "flake8", "interrogate", "isort",
-        "mdformat", "mypy", "pydocstyle", "pylint", "pyproject-fmt", "pyright", "rstcheck",
-        "ruff", "sqlfluff", "towncrier", "typos", "vulture", "yapf",
+        "autopep8", "bandit", "black", "bumpversion", "check-manifest", "codespell",
+        "commitizen", "doc8", "docformatter", "flake8", "interrogate", "isort", "mdformat",
+        "pydocstyle", "pylint", "pyproject-fmt", "rstcheck", "ruff", "sqlfluff", "towncrier",
+        "typos", "vulture", "yapf",
     }
 )  # fmt: skip
 # Names pytest plugins give the items that lint a file with such a tool (pytest-flake8's
