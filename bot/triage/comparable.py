@@ -1,0 +1,93 @@
+"""Whether a run can be compared with the others of its check, and why not.
+
+Evidence from a run unlike the rest (a job three times its usual length, another runner
+image) is weighed as such: a maintainer who reads a diagnosis off it may have to retract it.
+A run is not comparable when:
+
+- its job took at least SLOW_FACTOR times the check's usual median on the base branch. The
+  median, not the 90th percentile: a check's slowest tenth holds its cache misses and cold
+  starts, ordinary runs; three medians is far past them (and the issue's own measure);
+- it ran on another runner image, OS, or kind of runner (self-hosted or GitHub-hosted) than
+  most runs of its check: at least MAJORITY of the runs that recorded it, and at least
+  MIN_PEERS of them, so that "most runs" means something.
+
+The image is compared by name (`ubuntu-22.04`), not version: GitHub updates the images weekly.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+
+from bot.triage.run_context import RunContext, UsualDuration
+
+SLOW_FACTOR = 3.0
+MIN_USUAL_RUNS = 5  # fewer durations are no baseline
+MIN_PEERS = 5
+MAJORITY = 2 / 3
+SELF_HOSTED = "self-hosted"
+
+
+def not_comparable(
+    run: RunContext, usual: UsualDuration | None, peers: Sequence[RunContext]
+) -> str | None:
+    """Why `run` is not comparable with `peers` (the recorded runs of its check), or None."""
+    reasons = [
+        reason
+        for reason in (
+            _slow(run, usual),
+            _unlike(run, peers, image_name, "runner image"),
+            _unlike(run, peers, lambda r: r.runner_os, "OS"),
+            _unlike(run, peers, runner_kind, "kind of runner"),
+        )
+        if reason
+    ]
+    return "; ".join(reasons) or None
+
+
+def image_name(run: RunContext) -> str | None:
+    """`ubuntu-22.04` of `ubuntu-22.04 20240422.1.0`."""
+    return run.runner_image.split()[0] if run.runner_image and run.runner_image.split() else None
+
+
+def runner_kind(run: RunContext) -> str | None:
+    if not run.labels:
+        return None
+    return SELF_HOSTED if SELF_HOSTED in run.labels else "GitHub-hosted"
+
+
+def duration(seconds: float) -> str:
+    """`45 s`, `4 min 10 s`, `1 h 02 min`."""
+    whole = round(seconds)
+    if whole < 60:
+        return f"{whole} s"
+    if whole < 3600:
+        return f"{whole // 60} min {whole % 60} s" if whole % 60 else f"{whole // 60} min"
+    return f"{whole // 3600} h {whole % 3600 // 60:02d} min"
+
+
+def _slow(run: RunContext, usual: UsualDuration | None) -> str | None:
+    if run.job_seconds is None or usual is None or usual.runs < MIN_USUAL_RUNS:
+        return None
+    if usual.median <= 0 or run.job_seconds < SLOW_FACTOR * usual.median:
+        return None
+    return (
+        f"took {duration(run.job_seconds)}, {run.job_seconds / usual.median:.1f} times the check's "
+        f"usual {duration(usual.median)}"
+    )
+
+
+def _unlike(
+    run: RunContext,
+    peers: Sequence[RunContext],
+    value_of: Callable[[RunContext], str | None],
+    what: str,
+) -> str | None:
+    mine = value_of(run)
+    values = [v for v in map(value_of, peers) if v is not None]
+    if mine is None or len(values) < MIN_PEERS:
+        return None
+    usual, count = Counter(values).most_common(1)[0]
+    if mine == usual or count < MAJORITY * len(values):
+        return None
+    return f"ran on {what} {mine}; {count:,} of {len(values):,} runs of the check on {usual}"

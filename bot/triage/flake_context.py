@@ -1,0 +1,64 @@
+"""What a test's failed runs have in common: each run's comparability, where the failures
+concentrate and the suspected cause, decided at once from the same record.
+
+The tracking issue, the dashboard's test page and the PR comment all show this, so it is
+decided here once (pure), not once per page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic import BaseModel
+
+from bot.triage.comparable import not_comparable
+from bot.triage.concentration import Where, where_failures
+from bot.triage.run_context import RunContext, UsualDuration
+from bot.triage.suspected_cause import FailureText, SuspectedCause, suspect
+
+
+class FailedRun(BaseModel):
+    """One failed job run of the test (one row of its record)."""
+
+    check_name: str
+    message: str = ""
+    context: RunContext | None = None  # None: not recorded
+
+
+class Explanation(BaseModel):
+    not_comparable: list[str | None]  # per failed run, in order: why it is not comparable
+    where: Where
+    cause: SuspectedCause
+
+
+def explain(
+    failed: Sequence[FailedRun], runs: Sequence[RunContext], usual: Sequence[UsualDuration]
+) -> Explanation:
+    """`runs`: every recorded run of the checks, failed and passed; `usual`: each check's
+    usual duration on the base branch."""
+    usual_of = {u.check_name: u for u in usual}
+    contexts = [_of_check(f) for f in failed]
+    flags = [
+        None
+        if context is None
+        else not_comparable(
+            context,
+            usual_of.get(f.check_name),
+            [r for r in runs if r.check_name == f.check_name],
+        )
+        for f, context in zip(failed, contexts, strict=True)
+    ]
+    where = where_failures([c for c in contexts if c is not None], runs, usual)
+    texts = [
+        FailureText(message=f.message, comparable=flag is None)
+        for f, flag in zip(failed, flags, strict=True)
+    ]
+    return Explanation(not_comparable=flags, where=where, cause=suspect(texts, where))
+
+
+def _of_check(failed: FailedRun) -> RunContext | None:
+    """The run's context, naming its check when the record left that to the occurrence."""
+    context = failed.context
+    if context is None or context.check_name:
+        return context
+    return context.model_copy(update={"check_name": failed.check_name})
