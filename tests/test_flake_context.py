@@ -69,7 +69,14 @@ def test_a_usual_duration_from_few_runs_is_no_baseline() -> None:
 def test_another_runner_image_than_most_runs_is_not_comparable() -> None:
     peers = [run() for _ in range(9)] + [run(image="ubuntu-20.04 20240422.1.0")]
     reason = not_comparable(run(image="ubuntu-20.04 20240422.1.0"), USUAL, peers)
-    assert reason == ("ran on runner image ubuntu-20.04; 9 of 10 runs of the check on ubuntu-22.04")
+    assert reason == (
+        "ran on runner image ubuntu-20.04, as 1 of 10 runs of the check did; 9 ran on ubuntu-22.04"
+    )
+
+
+def test_a_platform_a_quarter_of_the_runs_have_is_part_of_the_check_not_an_outlier() -> None:
+    peers = [run() for _ in range(90)] + [windows() for _ in range(30)]
+    assert not_comparable(windows(), USUAL, peers) is None
 
 
 def test_a_newer_version_of_the_same_image_is_comparable() -> None:
@@ -78,11 +85,14 @@ def test_a_newer_version_of_the_same_image_is_comparable() -> None:
 
 
 def test_a_self_hosted_runner_among_hosted_ones_is_not_comparable() -> None:
-    peers = [run() for _ in range(8)]
+    peers = [run() for _ in range(10)]
     mine = run().model_copy(update={"labels": ["self-hosted", "linux", "x64"]})
     reason = not_comparable(mine, USUAL, [*peers, mine])
     assert reason is not None
-    assert "kind of runner self-hosted; 8 of 9 runs of the check on GitHub-hosted" in reason
+    assert reason == (
+        "ran on kind of runner self-hosted, as 1 of 11 runs of the check did; 10 ran on "
+        "GitHub-hosted"
+    )
 
 
 def test_without_enough_runs_to_say_what_most_run_on_nothing_is_flagged() -> None:
