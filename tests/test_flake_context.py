@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bot.triage.comparable import not_comparable
+from bot.triage.comparable import Peers
+from bot.triage.comparable import not_comparable as flag_of
 from bot.triage.concentration import Dimension, fisher_greater, where_failures
 from bot.triage.flake_context import FailedRun, explain
 from bot.triage.flake_rules import Category
@@ -19,6 +20,12 @@ from bot.triage.suspected_cause import FailureText, suspect
 MESSAGES = Path(__file__).parent / "fixtures" / "flake_messages"
 CHECK = "test (3.12)"
 USUAL = UsualDuration(check_name=CHECK, runs=40, median=540.0, p90=600.0)
+
+
+def not_comparable(
+    mine: RunContext, usual: UsualDuration | None, peers: list[RunContext]
+) -> str | None:
+    return flag_of(mine, usual, Peers.of(peers))
 
 
 def message(name: str) -> str:

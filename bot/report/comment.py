@@ -30,7 +30,7 @@ from bot.report.markdown import (
 )
 from bot.report.models import CheckReport, CommentInput
 from bot.report.text import grapheme_prefix
-from bot.triage.comparable import not_comparable
+from bot.triage.comparable import Peers, not_comparable
 from bot.triage.footprint import (
     REASON_IMPORTED,
     REASON_RUNS,
@@ -416,7 +416,7 @@ def _flake_lines(check: CheckReport, message: str) -> list[str]:
     reason = None
     lines = []
     if check.run_context is not None:
-        reason = not_comparable(check.run_context, check.usual, ())
+        reason = not_comparable(check.run_context, check.usual, Peers.of(()))
         words = flagged(
             f"{run_words(check.run_context, check.usual)}, attempt {check.attempt}", reason
         )

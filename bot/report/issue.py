@@ -33,6 +33,7 @@ from bot.report.markdown import (
     shorten,
 )
 from bot.report.models import IssueInput, IssueOccurrence
+from bot.triage.flake_context import Explanation
 from bot.triage.mentions import mentionable
 from bot.triage.models import RunHint
 from bot.triage.stats import describe_rate
@@ -107,8 +108,9 @@ def render_body(inp: IssueInput, existing: str | None = None) -> str | None:
     fits GitHub's cap; None when even the shortest section does not fit beside the text
     people wrote, which is never cut."""
     shown = OCCURRENCES_SHOWN
+    explained = explain_occurrences(inp.occurrences, inp.run_contexts, inp.usual)
     while True:
-        body = compose(existing, render_section(inp, occurrences_shown=shown))
+        body = compose(existing, _section(inp, shown, explained))
         if len(body) <= MAX_LENGTH:
             return body
         if shown == 0:
@@ -123,11 +125,21 @@ def human_text(body: str | None) -> str:
 
 
 def render_section(inp: IssueInput, *, occurrences_shown: int = OCCURRENCES_SHOWN) -> str:
+    explained = explain_occurrences(inp.occurrences, inp.run_contexts, inp.usual)
+    return _section(inp, occurrences_shown, explained)
+
+
+def _section(
+    inp: IssueInput,
+    occurrences_shown: int,
+    explained: tuple[Explanation, dict[JobKey, str | None]],
+) -> str:
+    """The section, with the explanation of its failures decided once for every size tried."""
     data = {"v": 1, "key": inp.key, "tests": _listed_in_data(inp.tests[:TESTS_LISTED])}
-    explained, flags = explain_occurrences(inp.occurrences, inp.run_contexts, inp.usual)
+    explanation, flags = explained
     summary = _summary(inp)
     if inp.occurrences and _context_recorded(inp):
-        summary += "\n" + where_line(explained.where)
+        summary += "\n" + where_line(explanation.where)
     parts = [START + _inert_json(data) + " -->", summary]
     if inp.owners:
         parts.append(_owners(inp))
@@ -137,7 +149,7 @@ def render_section(inp: IssueInput, *, occurrences_shown: int = OCCURRENCES_SHOW
     if inp.occurrences:
         parts.append(
             "### Suspected cause\n\n"
-            + cause_line(explained.cause)
+            + cause_line(explanation.cause)
             + "\n\n<sub>Suspected from the failures' messages and where their runs differ "
             f"from the others; {FLAG} marks a run not comparable with the rest of its check, "
             "weighed half.</sub>"

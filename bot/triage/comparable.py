@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from bot.triage.run_context import RunContext, UsualDuration
 
@@ -32,14 +33,11 @@ RARE = 0.1
 SELF_HOSTED = "self-hosted"
 
 
-def not_comparable(
-    run: RunContext, usual: UsualDuration | None, peers: Sequence[RunContext]
-) -> str | None:
+def not_comparable(run: RunContext, usual: UsualDuration | None, peers: Peers) -> str | None:
     """Why `run` is not comparable with `peers` (the recorded runs of its check), or None."""
-    platform = (
-        _unlike(run, peers, image_name, "runner image")
-        or _unlike(run, peers, lambda r: r.runner_os, "OS")
-        or _unlike(run, peers, runner_kind, "kind of runner")
+    platform = next(
+        (reason for what, value_of in _PLATFORM if (reason := peers.unlike(run, what, value_of))),
+        None,
     )
     return "; ".join(r for r in (_slow(run, usual), platform) if r) or None
 
@@ -76,21 +74,40 @@ def _slow(run: RunContext, usual: UsualDuration | None) -> str | None:
     )
 
 
-def _unlike(
-    run: RunContext,
-    peers: Sequence[RunContext],
-    value_of: Callable[[RunContext], str | None],
-    what: str,
-) -> str | None:
-    mine = value_of(run)
-    values = [v for v in map(value_of, peers) if v is not None]
-    if mine is None or len(values) < MIN_PEERS:
-        return None
-    counted = Counter(values)
-    usual, count = counted.most_common(1)[0]
-    if mine == usual or count < MAJORITY * len(values) or counted[mine] > RARE * len(values):
-        return None
-    return (
-        f"ran on {what} {mine}, as {counted[mine]:,} of {len(values):,} runs of the check "
-        f"did; {count:,} ran on {usual}"
-    )
+_PLATFORM: tuple[tuple[str, Callable[[RunContext], str | None]], ...] = (
+    ("runner image", image_name),
+    ("OS", lambda r: r.runner_os),
+    ("kind of runner", runner_kind),
+)
+
+
+@dataclass(frozen=True)
+class Peers:
+    """What the recorded runs of one check ran on, counted once for all its runs."""
+
+    counts: dict[str, Counter[str]]
+
+    @classmethod
+    def of(cls, runs: Sequence[RunContext]) -> Peers:
+        return cls(
+            {
+                what: Counter(v for v in map(value_of, runs) if v is not None)
+                for what, value_of in _PLATFORM
+            }
+        )
+
+    def unlike(
+        self, run: RunContext, what: str, value_of: Callable[[RunContext], str | None]
+    ) -> str | None:
+        mine = value_of(run)
+        counted = self.counts[what]
+        total = sum(counted.values())
+        if mine is None or total < MIN_PEERS:
+            return None
+        usual, count = counted.most_common(1)[0]
+        if mine == usual or count < MAJORITY * total or counted[mine] > RARE * total:
+            return None
+        return (
+            f"ran on {what} {mine}, as {counted[mine]:,} of {total:,} runs of the check "
+            f"did; {count:,} ran on {usual}"
+        )

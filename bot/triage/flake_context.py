@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel
 
-from bot.triage.comparable import not_comparable
+from bot.triage.comparable import Peers, not_comparable
 from bot.triage.concentration import Where, where_failures
 from bot.triage.run_context import RunContext, UsualDuration
 from bot.triage.suspected_cause import FailureText, SuspectedCause, suspect
@@ -37,15 +37,16 @@ def explain(
     """`runs`: every recorded run of the checks, failed and passed; `usual`: each check's
     usual duration on the base branch."""
     usual_of = {u.check_name: u for u in usual}
+    by_check: dict[str | None, list[RunContext]] = {}
+    for r in runs:
+        by_check.setdefault(r.check_name, []).append(r)
+    peers = {check: Peers.of(of_check) for check, of_check in by_check.items()}
+    nobody = Peers.of(())
     contexts = [_of_check(f) for f in failed]
     flags = [
         None
         if context is None
-        else not_comparable(
-            context,
-            usual_of.get(f.check_name),
-            [r for r in runs if r.check_name == f.check_name],
-        )
+        else not_comparable(context, usual_of.get(f.check_name), peers.get(f.check_name, nobody))
         for f, context in zip(failed, contexts, strict=True)
     ]
     where = where_failures([c for c in contexts if c is not None], runs, usual)

@@ -72,10 +72,13 @@ def suspect(failures: Sequence[FailureText], where: Where | None = None) -> Susp
     scores: dict[Category, float] = {}
     showing: dict[Category, int] = {}
     counts: dict[Rule, int] = {}
+    read: dict[str, list[Rule]] = {}  # a flaky test's failures mostly repeat one message
     for failure in failures:
         factor = 1.0 if failure.comparable else NOT_COMPARABLE_FACTOR
         strongest: dict[Category, int] = {}
-        for rule in fired(failure.message):
+        if failure.message not in read:
+            read[failure.message] = fired(failure.message)
+        for rule in read[failure.message]:
             counts[rule] = counts.get(rule, 0) + 1
             strongest[rule.category] = max(strongest.get(rule.category, 0), rule.weight)
         for category, weight in strongest.items():
