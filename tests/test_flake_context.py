@@ -6,7 +6,12 @@ built here, shaped as the jobs API and the log's header give them.
 
 from __future__ import annotations
 
+from fractions import Fraction
+from math import comb
 from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bot.triage.comparable import Peers
 from bot.triage.comparable import not_comparable as flag_of
@@ -267,3 +272,21 @@ def test_explain_flags_each_failed_run_against_its_own_checks_runs() -> None:
     assert explained.not_comparable == ["took 33 min 20 s, 3.7 times the check's usual 9 min", None]
     assert explained.where.note.startswith("not enough runs to say: 1 failed run ")
     assert explained.cause.category is None  # its one timeout came from a run unlike the rest
+
+
+@given(
+    population=st.integers(1, 60),
+    data=st.data(),
+)
+def test_fisher_is_the_exact_hypergeometric_tail(population: int, data: st.DataObject) -> None:
+    successes = data.draw(st.integers(0, population))
+    draws = data.draw(st.integers(0, population))
+    hits = data.draw(st.integers(0, draws))
+    exact = Fraction(
+        sum(
+            comb(successes, k) * comb(population - successes, draws - k)
+            for k in range(hits, min(draws, successes) + 1)
+        ),
+        comb(population, draws),
+    )
+    assert abs(fisher_greater(hits, draws, successes, population) - float(exact)) < 1e-9
