@@ -290,3 +290,15 @@ def test_fisher_is_the_exact_hypergeometric_tail(population: int, data: st.DataO
         comb(population, draws),
     )
     assert abs(fisher_greater(hits, draws, successes, population) - float(exact)) < 1e-9
+
+
+def test_runs_that_do_not_name_their_check_are_the_only_checks_runs() -> None:
+    unnamed = [r.model_copy(update={"check_name": None}) for r in [run() for _ in range(40)]]
+    odd = run(image="ubuntu-20.04 20240422.1.0").model_copy(update={"check_name": None})
+    failed = [FailedRun(check_name=CHECK, message="", context=odd)]
+    explained = explain(failed, [*unnamed, odd], [USUAL])
+    assert explained.not_comparable == [
+        "ran on runner image ubuntu-20.04, as 1 of 41 runs of the check did; 40 ran on ubuntu-22.04"
+    ]
+    two_checks = [*failed, FailedRun(check_name="lint", message="", context=None)]
+    assert explain(two_checks, [*unnamed, odd], [USUAL]).not_comparable == [None, None]

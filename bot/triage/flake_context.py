@@ -35,7 +35,12 @@ def explain(
     failed: Sequence[FailedRun], runs: Sequence[RunContext], usual: Sequence[UsualDuration]
 ) -> Explanation:
     """`runs`: every recorded run of the checks, failed and passed; `usual`: each check's
-    usual duration on the base branch."""
+    usual duration on the base branch. A run that does not name its check is taken as a run
+    of the failures' check when they all failed in one; otherwise it is compared with none."""
+    checks = {f.check_name for f in failed}
+    if len(checks) == 1:
+        (only,) = checks
+        runs = [r if r.check_name else r.model_copy(update={"check_name": only}) for r in runs]
     usual_of = {u.check_name: u for u in usual}
     by_check: dict[str | None, list[RunContext]] = {}
     for r in runs:
