@@ -147,13 +147,7 @@ def _section(
         parts.append(_cluster(inp))
     parts.append(_failure_modes(inp.occurrences))
     if inp.occurrences:
-        parts.append(
-            "### Suspected cause\n\n"
-            + cause_line(explanation.cause)
-            + "\n\n<sub>Suspected from the failures' messages and where their runs differ "
-            f"from the others; {FLAG} marks a run not comparable with the rest of its check, "
-            "weighed half.</sub>"
-        )
+        parts.append("### Suspected cause\n\n" + cause_line(explanation.cause) + _cause_note(inp))
     parts.append(_occurrences(inp, occurrences_shown, flags))
     parts.append(_run_alone(inp))
     parts.append(
@@ -276,6 +270,16 @@ def _message_span(text: str, *, in_table: bool = True) -> str:
     # GitHub's renderer cannot turn it into a notification. After the span is made: it shows
     # the text's own zero-width spaces, not the ones that break a mention.
     return neutralise(code_span(shorten(text, _SIGNATURE_LIMIT), in_table=in_table))
+
+
+def _cause_note(inp: IssueInput) -> str:
+    if not _context_recorded(inp):
+        return "\n\n<sub>Suspected from the failures' messages.</sub>"
+    return (
+        "\n\n<sub>Suspected from the failures' messages and where their runs differ from the "
+        f"others; {FLAG} marks a run not comparable with the rest of its check, weighed "
+        "half.</sub>"
+    )
 
 
 def _context_recorded(inp: IssueInput) -> bool:
