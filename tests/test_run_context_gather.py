@@ -62,6 +62,25 @@ def test_the_runner_header_of_real_job_logs(log: str, expected: RunnerHeader) ->
     assert _read(_raw_log(log), chunk=7) == expected
 
 
+LOGS = Path(__file__).resolve().parent / "fixtures" / "logs" / "runner"
+
+
+@pytest.mark.parametrize(
+    ("log", "expected"),
+    [
+        # logs/PROVENANCE.md: a Windows job's "Set up job" step, its debug lines on.
+        ("windows_2022_header.log", RunnerHeader(os="Windows", image="windows-2022 20250209.1.0")),
+        # Snenjih/Nexum on macOS: the provisioner's Version, printed first, is not the image's.
+        (
+            "macos_15_arm64_header.log",
+            RunnerHeader(os="macOS", image="macos-15-arm64 20260427.0018.1"),
+        ),
+    ],
+)
+def test_the_runner_header_of_real_windows_and_macos_logs(log: str, expected: RunnerHeader) -> None:
+    assert _read((LOGS / log).read_bytes()) == expected
+
+
 def test_a_log_whose_start_was_not_read_names_no_runner() -> None:
     # pytorch-test-infra windows start mid-log: no header in them.
     assert _read(_raw_log("pytorch-test-infra/gha_timeout.txt")) is None
