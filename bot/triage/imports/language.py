@@ -51,7 +51,7 @@ class Target:
     # Run only when the function or method of this name runs: the import is in its body and
     # is not code the file runs by itself (a Ruby heredoc the method writes out for another
     # process, a class named in a string a PHP function instantiates). Followed once a file
-    # the walk reaches names it (`Names`); empty: always followed.
+    # the walk reaches names it (`Calls`); empty: always followed.
     when: str = ""
 
 
@@ -65,7 +65,7 @@ class Unresolved:
 
 
 @dataclass(frozen=True)
-class Names:
+class Calls:
     """The functions and methods a file names (calls, passes as a symbol or a string), in
     the language's own case (PHP's lower-cased), its declarations left out; `fragments`:
     the pieces of a name built at run time (`send("rakefile_#{kind}")`). A `Target`'s `when`
@@ -84,7 +84,7 @@ def _part_of(piece: str, name: str) -> bool:
     return bool(core) and (core in name if len(core) >= 3 else core in name.split("_"))
 
 
-Found = Target | Unresolved | Names  # what a resolver finds in one file
+Found = Target | Unresolved | Calls  # what a resolver finds in one file
 
 
 class Resolver(Protocol):
@@ -95,7 +95,7 @@ class Resolver(Protocol):
     def imports(self, path: str, source: str) -> Sequence[Found] | None:
         """The repository files `path` imports, the imports of the repository's it could
         not place (`Unresolved`) and, when some `Target` of the walk has a `when`, the names
-        the file calls (`Names`); None when its text cannot be parsed."""
+        the file calls (`Calls`); None when its text cannot be parsed."""
         ...
 
 

@@ -41,7 +41,7 @@ from dataclasses import dataclass, replace
 
 from bot.shared import Tree
 from bot.triage.imports import heredocs
-from bot.triage.imports.language import Names, Start, Target
+from bot.triage.imports.language import Calls, Start, Target
 from bot.triage.imports.paths import ancestors, join, parent, resolved
 
 RSPEC = ".rspec"
@@ -113,13 +113,13 @@ def _loads(tokens: list[tuple[str, str]]) -> list[Load]:
     return found
 
 
-def names_of(source: str) -> Names:
+def calls_of(source: str) -> Calls:
     """The methods the source names (module doc): its words but the names its `def`s
     declare, the words of its strings, and the pieces of names its strings build."""
     return _names(_tokens(source))
 
 
-def _names(tokens: list[tuple[str, str]]) -> Names:
+def _names(tokens: list[tuple[str, str]]) -> Calls:
     names: set[str] = set()
     fragments: set[str] = set()
     for index, (kind, text) in enumerate(tokens):
@@ -133,7 +133,7 @@ def _names(tokens: list[tuple[str, str]]) -> Names:
             inner = _names(_tokens(text, False))
             names |= inner.names
             fragments |= inner.fragments
-    return Names(frozenset(names), frozenset(fragments))
+    return Calls(frozenset(names), frozenset(fragments))
 
 
 def _declared(tokens: list[tuple[str, str]], index: int) -> bool:
@@ -260,8 +260,8 @@ class RubyResolver:
     def starts(self) -> Sequence[Start]:
         return self.helpers
 
-    def imports(self, path: str, source: str) -> Sequence[Target | Names]:
-        found: list[Target | Names] = [names_of(source)]
+    def imports(self, path: str, source: str) -> Sequence[Target | Calls]:
+        found: list[Target | Calls] = [calls_of(source)]
         for load in loads_of(source):
             if load.how == "relative":
                 target = _in_tree(resolved(join(parent(path), load.path)), self.tree)

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 
 from bot.shared import Source, Tree, Unreadable
 from bot.triage.imports.jsscan import loads_jsonc
-from bot.triage.imports.language import Found, Language, Names, Resolver, Start, Target, Unresolved
+from bot.triage.imports.language import Calls, Found, Language, Resolver, Start, Target, Unresolved
 from bot.triage.imports.languages import LANGUAGES, language_of
 from bot.triage.imports.routed import routed_by
 from bot.triage.imports.values import loads_toml
@@ -221,7 +221,7 @@ def _follow(state: _Walker, resolver: Resolver, starts: list[Start]) -> None:
     )
     seen = {start.path for start in starts}
     state.loaded.update(seen)
-    named: list[Names] = []  # what the files read so far call
+    named: list[Calls] = []  # what the files read so far call
     waiting: list[tuple[str, tuple[ImportStep, ...], Start, Target]] = []  # `when` not met yet
     while queue:
         path, chain, start = queue.popleft()
@@ -230,7 +230,7 @@ def _follow(state: _Walker, resolver: Resolver, starts: list[Start]) -> None:
         if not start.follow:
             continue
         found = _imports_to_follow(state, resolver, path, not chain)
-        named += [item for item in found if isinstance(item, Names)]
+        named += [item for item in found if isinstance(item, Calls)]
         waiting += [(path, chain, start, t) for t in found if isinstance(t, Target)]
         met = [item for item in waiting if _met(item[3], named)]
         waiting = [item for item in waiting if not _met(item[3], named)]
@@ -246,14 +246,14 @@ def _follow(state: _Walker, resolver: Resolver, starts: list[Start]) -> None:
                 queue.append((target.path, (*steps, step), then))
 
 
-def _met(target: Target, named: list[Names]) -> bool:
+def _met(target: Target, named: list[Calls]) -> bool:
     """Whether the target runs: always, or once a file read names its `when`."""
     return not target.when or any(names.meets(target.when) for names in named)
 
 
 def _imports_to_follow(
     state: _Walker, resolver: Resolver, path: str, first: bool
-) -> Sequence[Target | Names]:
+) -> Sequence[Target | Calls]:
     """What `path` imports and names, or nothing when it is not (yet) read."""
     if path not in state.tree.files or not _affordable(state, path):
         return []
