@@ -16,6 +16,12 @@ with a literal path, `__DIR__ . "/x.php"` or `dirname(__DIR__) . "/x.php"` are f
 a `__DIR__`-relative one that names no file of the tree (outside composer's `vendor/`) is
 `Unresolved`.
 
+A class named in a string inside a function declared outside any class (FastRoute's
+`simpleDispatcher()` names its default dispatcher, `'FastRoute\Dispatcher\GroupCountBased'`)
+is used only when the function runs: it waits until a file the test reaches names the
+function (`Target.when`; `calls_of`: a call, a `use function`, a string holding its name; not
+`function_exists('...')`, which calls nothing). A method's strings count always.
+
 What runs for a test besides what it uses: phpunit's `bootstrap` file (the nearest
 `phpunit.xml`, else `phpunit.xml.dist`) and composer's `autoload.files`. Not followed:
 `classmap` autoloading (a class found there only by reading every file of the folders),

@@ -7,6 +7,9 @@ What a language's test runs and how its imports resolve is the language's own
 (`languages.py`); the walk is the same for all: the test file and the files that run for it
 (`Start`), then, transitively, what they import, to the end of the closure: there is no
 depth limit, only budgets of files and bytes read, sized for real projects (`WalkLimits`).
+An import that runs only when a function runs (`Target.when`: a Ruby heredoc's `require`, a
+class a PHP function names in a string) is followed once a file the walk reads names that
+function (`Calls`), whichever round reads it.
 It also names the configuration files that steer how the test's imports resolve (`configs`:
 the language's `steering`, and a package's manifest read for its entries), but not one the
 program loads as data (`import pkg from './package.json'`): that one is reached, like any
