@@ -44,8 +44,16 @@ def walked(test_file: str, files: Mapping[str, Source], tree: Tree | None = None
         ("=begin\nrequire 'a'\n=end\nrequire 'b'\n", [Load("require", "b", "b")]),
         ("puts \"require 'a'\"\nputs 'require \"b\"'\n", []),
         ('x = "#{require_it} # not a comment"\nrequire "c"\n', [Load("require", "c", "c")]),
-        # Built from a variable: not a literal, left out.
+        # Built from a variable: not a literal, left out; a path of a Ruby file written in a
+        # string counts (it may be loaded through a variable), and so do the literal parts of
+        # a `File.join` after the last one built at run time.
         ("require name\nputs 'x'\n", []),
+        ("x = 'lib/a.rb'\ny = 'a.txt'\n", [Load("require", "lib/a.rb", "lib/a.rb")]),
+        (
+            'load File.join(@lib, "rake", "a.rb")\nputs "b"\n',
+            [Load("require", "rake/a.rb", "rake/a.rb"), Load("require", "a.rb", "a.rb")],
+        ),
+        ("x = File.join(@lib, 'a', name)\n", []),
         ("require_relative path; y = 'z'\n", []),
     ],
 )
@@ -192,7 +200,9 @@ def test_a_heredocs_requires_wait_for_the_method_that_writes_it_out_rake() -> No
     process; the requires run when the method does."""
     _, files = layout("rake")
     definitions = loads_of(str(files["test/support/rakefile_definitions.rb"]))
-    assert [(load.path, load.when) for load in definitions] == [
+    # (The names of the files the Rakefiles write, "a_test.rb", count as well: none is on
+    # the load path.)
+    assert [(load.path, load.when) for load in definitions if "." not in load.path] == [
         ("rake/testtask", "rakefile_test_task"),
         ("rake/testtask", "rakefile_test_task_verbose"),
         ("rake/loaders/makefile", "rakefile_imports"),
@@ -341,3 +351,19 @@ def test_many_heredocs_are_read_in_one_pass() -> None:
     methods = "".join(f"def m{n}\n  x <<~B\n  B\nend\n" for n in range(20_000))
     hostile = "x <<~A\n" * 20_000 + methods
     assert loads_of(hostile + "require 'after'\n") == [Load("require", "after", "after")]
+
+
+def test_a_file_loaded_through_a_path_built_at_run_time_is_reached_rake() -> None:
+    """rake at 474500ab: test_rake_file_task.rb's `load File.join(@rake_lib,
+    "rake/phony.rb")`, test_rake_rake_test_loader.rb's `@loader = File.join @rake_lib,
+    "rake/rake_test_loader.rb"` then `load @loader` (Kernel#load: not in `$LOADED_FEATURES`,
+    but Ruby compiles them for the test)."""
+    tree, files = layout("rake")
+    for test, loaded in (
+        ("test/test_rake_file_task.rb", "lib/rake/phony.rb"),
+        ("test/test_rake_rake_test_loader.rb", "lib/rake/rake_test_loader.rb"),
+    ):
+        result = walked(test, files, tree=tree)
+        [found] = [r for r in result.reached if r.path == loaded]
+        assert [step.importer for step in found.chain] == [test]
+        assert not result.partial

@@ -16,8 +16,11 @@ file of a run into one process, so a helper one test requires configures all of 
 Rails' autoloading (Zeitwerk) is followed by its naming rule: in an application (a folder
 above the test holding `app/`), a constant the file names (`Checkout::Payment`) is the file
 `checkout/payment.rb` (and the namespace's own `checkout.rb`) under one of `app/`'s folders
-(`app/models/`, `app/services/`, ...) or `lib/`. Not followed: custom inflections, requires
-built from variables, and `$LOAD_PATH` changes made in code.
+(`app/models/`, `app/services/`, ...) or `lib/`. A load built at run time is followed when
+its path is written: a string naming a `.rb` file on the load path (`@loader = "..."; load
+@loader`), and the literal parts of a `File.join` after the last one built at run time (`load
+File.join(@rake_lib, "rake/phony.rb")`). Not followed: custom inflections, requires whose
+path is nowhere written, and `$LOAD_PATH` changes made in code.
 
 A heredoc is a string: what it requires runs only when the program evaluates it or writes it
 out for another Ruby to run (rake's functional tests write Rakefiles, `require
@@ -63,6 +66,10 @@ _TOKEN = re.compile(
     re.DOTALL | re.MULTILINE,
 )
 _WORD = re.compile(r"[A-Za-z_]\w*[?!]?")
+# A path of a Ruby file written as a string, loaded by a `load` or `require` built at run
+# time (`load File.join(@rake_lib, "rake/phony.rb")`, `@loader = "..."; load @loader`).
+_RUBY_FILE = re.compile(r"[\w.-]+(?:/[\w.-]+)*\.rb")
+_FILE_DOT = [("word", "File"), ("other", ".")]
 # A string that may be a method's name built at run time ("rakefile_#{kind}"), and the
 # interpolations its pieces are between.
 _BUILT = re.compile(r"\w*(?:#\{[^}]*\}\w*)+[?!=]?")
@@ -107,10 +114,31 @@ def _loads(tokens: list[tuple[str, str]]) -> list[Load]:
             load = _argument(text, tokens[index + 1 : index + 1 + _ARGUMENT_TOKENS])
             if load is not None:
                 found.append(load)
+        elif kind == "word" and text == "join" and tokens[index - 2 : index] == _FILE_DOT:
+            found += _joined(tokens[index + 1 : index + 1 + _ARGUMENT_TOKENS])
+        elif kind == "string" and _RUBY_FILE.fullmatch(text):
+            found.append(Load("require", text, text))
         elif kind.startswith("heredoc:"):
             method = kind.partition(":")[2]
             found += [replace(load, when=method) for load in _loads(_tokens(text, False))]
-    return found
+    return list(dict.fromkeys(found))
+
+
+def _joined(after: list[tuple[str, str]]) -> list[Load]:
+    """`File.join(@rake_lib, "rake", "phony.rb")`: the literal parts after the last part
+    built at run time, a path under some folder of the load path when it names a .rb file."""
+    parts: list[str] = []
+    previous = ""
+    for kind, text in after[1:] if after[:1] == [("other", "(")] else after:
+        if text == ")" or (kind != "string" and text != "," and previous == "string"):
+            break  # the call's end, or the next statement after its last argument
+        if kind == "string":
+            parts.append(text)
+        elif text != ",":
+            parts = []
+        previous = kind
+    path = "/".join(part.strip("/") for part in parts)
+    return [Load("require", path, path)] if _RUBY_FILE.fullmatch(path) else []
 
 
 def calls_of(source: str) -> Calls:
