@@ -49,6 +49,7 @@ def walked(test_file: str, files: Mapping[str, Source], tree: Tree | None = None
         # a `File.join` after the last one built at run time.
         ("require name\nputs 'x'\n", []),
         ("x = 'lib/a.rb'\ny = 'a.txt'\n", [Load("require", "lib/a.rb", "lib/a.rb")]),
+        ("parse_file 'builder/app'\n", [Load("require", "builder/app", "builder/app")]),
         (
             'load File.join(@lib, "rake", "a.rb")\nputs "b"\n',
             [Load("require", "rake/a.rb", "rake/a.rb"), Load("require", "a.rb", "a.rb")],
@@ -200,9 +201,10 @@ def test_a_heredocs_requires_wait_for_the_method_that_writes_it_out_rake() -> No
     process; the requires run when the method does."""
     _, files = layout("rake")
     definitions = loads_of(str(files["test/support/rakefile_definitions.rb"]))
-    # (The names of the files the Rakefiles write, "a_test.rb", count as well: none is on
-    # the load path.)
-    assert [(load.path, load.when) for load in definitions if "." not in load.path] == [
+    # (The paths of the files they write, "a_test.rb", "build/copies", count as well: none
+    # is on the load path.)
+    required = {"rake/testtask", "rake/loaders/makefile", "minitest/autorun", "rake/file_list"}
+    assert [(load.path, load.when) for load in definitions if load.path in required] == [
         ("rake/testtask", "rakefile_test_task"),
         ("rake/testtask", "rakefile_test_task_verbose"),
         ("rake/loaders/makefile", "rakefile_imports"),
@@ -367,3 +369,21 @@ def test_a_file_loaded_through_a_path_built_at_run_time_is_reached_rake() -> Non
         [found] = [r for r in result.reached if r.path == loaded]
         assert [step.importer for step in found.chain] == [test]
         assert not result.partial
+
+
+def test_a_feature_name_a_library_method_requires_is_reached_rack() -> None:
+    """rack at 8bf4eb07, test/spec_builder.rb (MIT): `Rack::Builder.parse_file` requires a
+    path that does not end in `.ru`, found on the load path (test/ is on it)."""
+    source = (
+        "    it 'requires an_underscore_app not ending in .ru' do\n"
+        "      $: << File.dirname(__FILE__)\n"
+        "      app, * = Rack::Builder.parse_file 'builder/an_underscore_app'\n"
+        "      Rack::MockRequest.new(app).get('/').body.to_s.must_equal 'OK'\n"
+        "      $:.pop\n"
+        "    end\n"
+    )
+    files: dict[str, Source] = {
+        "test/spec_builder.rb": source,
+        "test/builder/an_underscore_app.rb": "",
+    }
+    assert "test/builder/an_underscore_app.rb" in walked("test/spec_builder.rb", files).files

@@ -17,8 +17,9 @@ Rails' autoloading (Zeitwerk) is followed by its naming rule: in an application 
 above the test holding `app/`), a constant the file names (`Checkout::Payment`) is the file
 `checkout/payment.rb` (and the namespace's own `checkout.rb`) under one of `app/`'s folders
 (`app/models/`, `app/services/`, ...) or `lib/`. A load built at run time is followed when
-its path is written: a string naming a `.rb` file on the load path (`@loader = "..."; load
-@loader`), and the literal parts of a `File.join` after the last one built at run time (`load
+its path is written: a string naming a `.rb` file or a feature (`"builder/app"`, a path
+with a folder) on the load path (`@loader = "..."; load @loader`, rack's `Builder.parse_file
+'builder/an_underscore_app'`), and the literal parts of a `File.join` after the last one built at run time (`load
 File.join(@rake_lib, "rake/phony.rb")`). Not followed: custom inflections, requires whose
 path is nowhere written, and `$LOAD_PATH` changes made in code.
 
@@ -67,8 +68,9 @@ _TOKEN = re.compile(
 )
 _WORD = re.compile(r"[A-Za-z_]\w*[?!]?")
 # A path of a Ruby file written as a string, loaded by a `load` or `require` built at run
-# time (`load File.join(@rake_lib, "rake/phony.rb")`, `@loader = "..."; load @loader`).
-_RUBY_FILE = re.compile(r"[\w.-]+(?:/[\w.-]+)*\.rb")
+# time (`load File.join(@rake_lib, "rake/phony.rb")`, `@loader = "..."; load @loader`), or
+# a feature's name a method requires (rack's `Builder.parse_file 'builder/an_underscore_app'`).
+_RUBY_FILE = re.compile(r"[\w.-]+(?:/[\w.-]+)*\.rb|\.{0,2}/?[\w-]+(?:/[\w.-]+)+")
 _FILE_DOT = [("word", "File"), ("other", ".")]
 # A string that may be a method's name built at run time ("rakefile_#{kind}"), and the
 # interpolations its pieces are between.
@@ -109,14 +111,17 @@ def loads_of(source: str) -> list[Load]:
 
 def _loads(tokens: list[tuple[str, str]]) -> list[Load]:
     found: list[Load] = []
+    argument = -1  # the index of the last loader's literal argument
     for index, (kind, text) in enumerate(tokens):
         if kind == "word" and text in _LOADERS:
-            load = _argument(text, tokens[index + 1 : index + 1 + _ARGUMENT_TOKENS])
+            after = tokens[index + 1 : index + 1 + _ARGUMENT_TOKENS]
+            load = _argument(text, after)
             if load is not None:
                 found.append(load)
+            argument = index + 1 + next((n for n, t in enumerate(after) if t[0] == "string"), 0)
         elif kind == "word" and text == "join" and tokens[index - 2 : index] == _FILE_DOT:
             found += _joined(tokens[index + 1 : index + 1 + _ARGUMENT_TOKENS])
-        elif kind == "string" and _RUBY_FILE.fullmatch(text):
+        elif kind == "string" and index != argument and _RUBY_FILE.fullmatch(text):
             found.append(Load("require", text, text))
         elif kind.startswith("heredoc:"):
             method = kind.partition(":")[2]
