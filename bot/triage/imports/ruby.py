@@ -4,7 +4,9 @@ each loaded file is in the repository.
 Followed: `require_relative "x"` (beside the requiring file), `require "x"` and `load "x.rb"`
 looked up under the load path rake and rspec give a test (`lib/`, `spec/` and `test/` of the
 test's folder and of each folder above it, nearest first, then the `-I` folders `.rspec`
-names), `autoload :Name, "x"` like a require, and the idioms `require
+names), `autoload :Name, "x"` like a require once a file the test reaches names `Name` (Ruby
+loads it when the constant is first used: rack's lib/rack.rb autoloads every middleware, a
+test runs a few), and the idioms `require
 File.expand_path("../x", __dir__)` (or `__FILE__`) and `File.join(File.dirname(__FILE__),
 "x")`. A file found nowhere is a gem's or the standard library's and is left out.
 
@@ -17,10 +19,11 @@ Rails' autoloading (Zeitwerk) is followed by its naming rule: in an application 
 above the test holding `app/`), a constant the file names (`Checkout::Payment`) is the file
 `checkout/payment.rb` (and the namespace's own `checkout.rb`) under one of `app/`'s folders
 (`app/models/`, `app/services/`, ...) or `lib/`. A load built at run time is followed when
-its path is written: a string naming a `.rb` file or a feature (`"builder/app"`, a path
-with a folder) on the load path (`@loader = "..."; load @loader`, rack's `Builder.parse_file
-'builder/an_underscore_app'`), and the literal parts of a `File.join` after the last one built at run time (`load
-File.join(@rake_lib, "rake/phony.rb")`). Not followed: custom inflections, requires whose
+its path is written: a string naming a `.rb` file or a feature (a path with a folder,
+`"builder/app"`) on the load path (`@loader = "..."; load @loader`, rack's
+`Builder.parse_file 'builder/an_underscore_app'`), and the literal parts of a `File.join`
+after the last one built at run time (`load File.join(@rake_lib, "rake/phony.rb")`). Not
+followed: custom inflections, requires whose
 path is nowhere written, and `$LOAD_PATH` changes made in code.
 
 A heredoc is a string: what it requires runs only when the program evaluates it or writes it
@@ -33,7 +36,8 @@ heredoc outside a method (`class_eval <<~RUBY` in a class body runs when the fil
 one in the test file itself (its methods are the tests), one in a method Ruby or a test
 framework calls by itself (`setup`, `test_*`, `initialize`, `to_s`, ...), and one whose method
 the indentation does not show plainly (its `def` and `end` at one indentation, everything
-between deeper). Not seen: a method called by a name the program computes from data.
+between deeper). Not seen: a method or constant used by a name the program computes from data
+(`send(name)`, `const_get(name)`, eager loading every autoloaded constant).
 """
 
 from __future__ import annotations
@@ -170,15 +174,23 @@ def _names(tokens: list[tuple[str, str]]) -> Calls:
 
 
 def _declared(tokens: list[tuple[str, str]], index: int) -> bool:
-    """Whether the word is the name a `def` declares (`def x`, `def self.x`)."""
+    """Whether the word is the name a `def` declares (`def x`, `def self.x`) or an
+    `autoload` (`autoload :Builder, ...`, `autoload(:Builder, ...)`)."""
     before = [text for _, text in tokens[max(index - 3, 0) : index]]
-    return before[-1:] == ["def"] or before == ["def", "self", "."]
+    return (
+        before[-1:] == ["def"]
+        or before == ["def", "self", "."]
+        or before[-2:] == ["autoload", ":"]
+        or before == ["autoload", "(", ":"]
+    )
 
 
 def _argument(loader: str, after: list[tuple[str, str]]) -> Load | None:
-    if loader == "autoload":  # autoload :Name, "path"
+    if loader == "autoload":  # autoload :Name, "path": loaded when Name is first used
         strings = [text for kind, text in after[:5] if kind == "string"]
-        return Load("require", strings[0], strings[0]) if strings else None
+        names = [text for kind, text in after[:3] if kind == "word"]
+        constant = names[0] if names and _CONSTANT_PART.match(names[0]) else ""
+        return Load("require", strings[0], strings[0], constant) if strings else None
     words = _words_before_string(after)
     if words is None:
         return None
