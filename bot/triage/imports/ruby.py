@@ -23,8 +23,8 @@ its path is written: a string naming a `.rb` file or a feature (a path with a fo
 `"builder/app"`) on the load path (`@loader = "..."; load @loader`, rack's
 `Builder.parse_file 'builder/an_underscore_app'`), and the literal parts of a `File.join`
 after the last one built at run time (`load File.join(@rake_lib, "rake/phony.rb")`). Not
-followed: custom inflections, requires whose
-path is nowhere written, and `$LOAD_PATH` changes made in code.
+followed: custom inflections, requires whose path is nowhere written, and `$LOAD_PATH`
+changes made in code.
 
 A heredoc is a string: what it requires runs only when the program evaluates it or writes it
 out for another Ruby to run (rake's functional tests write Rakefiles, `require
