@@ -396,3 +396,26 @@ def test_a_feature_name_a_library_method_requires_is_reached_rack() -> None:
         "test/builder/an_underscore_app.rb": "",
     }
     assert "test/builder/an_underscore_app.rb" in walked("test/spec_builder.rb", files).files
+
+
+@pytest.mark.parametrize(
+    ("source", "dynamic"),
+    [
+        ("send(:rakefile_imports)\n", False),
+        ('send("rakefile_#{kind}")\n', False),  # its fragment is met, not every condition
+        ("def method_missing(name, *args)\n  @body.__send__(name, *args)\nend\n", False),
+        ('log "#{prefix}#{head}"\n', False),  # an interpolated string is not a name
+        ('send("#{kind}")\n', True),  # the whole name built at run time
+        ('public_send "#{verb}_#{noun}", 1\n', True),
+        ("Object.const_get(name)\n", True),
+        ("Object.const_get @constant_name\n", True),
+        ("klass = name.constantize\n", True),
+        ("Rails.application.eager_load!\n", True),
+        ('x = <<~RUBY\n  send("#{k}")\nRUBY\n', True),
+    ],
+)
+def test_a_name_built_at_run_time_meets_every_condition(source: str, dynamic: bool) -> None:
+    """`send("#{kind}")` may call any method, `const_get(name)` name any autoloaded
+    constant: the loads waiting for one are followed."""
+    assert calls_of(source).dynamic is dynamic
+    assert calls_of(source).meets("write_other_file") is dynamic

@@ -70,13 +70,20 @@ class Calls:
     the language's own case (PHP's lower-cased), its declarations left out; `fragments`:
     the pieces of a name built at run time (`send("rakefile_#{kind}")`). A `Target`'s `when`
     is met by a name, or by a fragment inside it: one of three letters or more anywhere, a
-    shorter one as a whole word ("a#{sep}b" is no part of `rakefile_test_task`)."""
+    shorter one as a whole word ("a#{sep}b" is no part of `rakefile_test_task`).
+    `dynamic`: the file calls a function by a name held in a variable (`send(name)`,
+    `$handler()`), which may be any: every `when` is met."""
 
     names: frozenset[str]
     fragments: frozenset[str] = frozenset()
+    dynamic: bool = False
 
     def meets(self, when: str) -> bool:
-        return when in self.names or any(_part_of(piece, when) for piece in self.fragments)
+        return (
+            self.dynamic
+            or when in self.names
+            or any(_part_of(piece, when) for piece in self.fragments)
+        )
 
 
 def _part_of(piece: str, name: str) -> bool:

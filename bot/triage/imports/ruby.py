@@ -36,8 +36,11 @@ heredoc outside a method (`class_eval <<~RUBY` in a class body runs when the fil
 one in the test file itself (its methods are the tests), one in a method Ruby or a test
 framework calls by itself (`setup`, `test_*`, `initialize`, `to_s`, ...), and one whose method
 the indentation does not show plainly (its `def` and `end` at one indentation, everything
-between deeper). Not seen: a method or constant used by a name the program computes from data
-(`send(name)`, `const_get(name)`, eager loading every autoloaded constant).
+between deeper). A file that calls a method by a name built wholly at run time
+(`send("#{kind}")`), looks up a constant by a name held in a variable (`const_get(name)`,
+`constantize`) or eager-loads (`eager_load!`) meets every such condition (`Calls.dynamic`):
+the name may be any. Not seen: a name read from data and passed on (`send(config[:hook])`),
+which cannot be told from forwarding a name a caller wrote (`method_missing`).
 """
 
 from __future__ import annotations
@@ -80,6 +83,11 @@ _FILE_DOT = [("word", "File"), ("other", ".")]
 # interpolations its pieces are between.
 _BUILT = re.compile(r"\w*(?:#\{[^}]*\}\w*)+[?!=]?")
 _INTERPOLATION = re.compile(r"#\{[^}]*\}")
+# Calls by a name built at run time, lookups of constants by a name held in a variable, and
+# eager loading of every autoload (`_dispatched`).
+_SENDS = frozenset({"send", "public_send", "__send__"})
+_LOOKUPS = frozenset({"const_get", "const_source_location"})
+_EAGER = frozenset({"eager_load!", "eager_load_all", "constantize", "safe_constantize"})
 _EMBEDDED_DOC = re.compile(r"^=begin\b.*?(?:^=end\b[^\n]*|\Z)", re.DOTALL | re.MULTILINE)
 _ARGUMENT_TOKENS = 16  # how far past `require` an argument's path is looked for
 
@@ -159,9 +167,11 @@ def calls_of(source: str) -> Calls:
 def _names(tokens: list[tuple[str, str]]) -> Calls:
     names: set[str] = set()
     fragments: set[str] = set()
+    dynamic = False
     for index, (kind, text) in enumerate(tokens):
         if kind == "word" and not _declared(tokens, index):
             names.add(text)
+            dynamic = dynamic or _dispatched(tokens, index)
         elif kind == "string":
             names.update(_WORD.findall(text))
             if _BUILT.fullmatch(text):
@@ -170,7 +180,27 @@ def _names(tokens: list[tuple[str, str]]) -> Calls:
             inner = _names(_tokens(text, False))
             names |= inner.names
             fragments |= inner.fragments
-    return Calls(frozenset(names), frozenset(fragments))
+            dynamic = dynamic or inner.dynamic
+    return Calls(frozenset(names), frozenset(fragments), dynamic)
+
+
+def _dispatched(tokens: list[tuple[str, str]], index: int) -> bool:
+    """Whether the word calls a method whose whole name is built at run time
+    (`send("#{kind}")`), looks up a constant by a name held in a variable (`const_get(name)`,
+    `name.constantize`) or eager-loads everything autoloaded. Not `send(name)` passing on a
+    name its caller wrote (`method_missing` forwarding): that name is read where written."""
+    word = tokens[index][1]
+    if word in _EAGER:
+        return True
+    after = tokens[index + 1 : index + 3]
+    if after[:1] == [("other", "(")]:
+        after = after[1:]
+    if not after:
+        return False
+    if word in _SENDS:
+        kind, text = after[0]
+        return kind == "string" and not _INTERPOLATION.sub("", text).strip("_")
+    return word in _LOOKUPS and (after[0][0] == "word" or after[0] == ("other", "@"))
 
 
 def _declared(tokens: list[tuple[str, str]], index: int) -> bool:
