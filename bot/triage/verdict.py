@@ -566,6 +566,9 @@ def _rule(facts: _Facts, test_file: str, language: str, path: str) -> tuple[str,
         return _is_are(f"code of another language, which a {language} test does not import")
     if facts.imports is None or facts.imports.partial or facts.imports.skipped:
         return _is_are(f"no {language} code, and not near the test")
+    if facts.imports.erased_by and path in {r.path for r in facts.imports.typed}:
+        erased = f"reached only through type imports, which {facts.imports.erased_by} erases"
+        return _is_are(erased)
     if not other_test_file(test_file, path):
         return _is_are(f"outside what the complete walk of {test_file} reached")
     if facts.files is not None and path not in facts.files:

@@ -46,8 +46,9 @@ from dataclasses import dataclass, field
 from bot.shared import Tree
 from bot.triage.imports import jsconfig
 from bot.triage.imports.jsconfig import Alias, Aliases, SetupRef, normalize
+from bot.triage.imports.jsrunner import types_erased_by
 from bot.triage.imports.jsscan import loads_jsonc, specifiers
-from bot.triage.imports.language import Start, Target, Unresolved
+from bot.triage.imports.language import Start, Target, TypesErased, Unresolved
 from bot.triage.imports.paths import join, parent
 
 JS_TESTS = (".js", ".jsx", ".mjs", ".cjs")
@@ -99,6 +100,8 @@ class Script:
                 roots.append(folder)
         return ScriptResolver(
             tree=tree,
+            test_file=test_file,
+            configs=configs,
             aliases=jsconfig.aliases(test_file, configs),
             named=named,
             roots=(*roots, ""),
@@ -111,6 +114,8 @@ class Script:
 @dataclass(frozen=True)
 class ScriptResolver:
     tree: Tree
+    test_file: str
+    configs: Mapping[str, str]  # the configuration files read, for the test's runner
     aliases: Aliases
     named: Mapping[str, str]  # package name -> folder, from the package.json files read
     roots: tuple[str, ...]  # where a `/x` specifier is looked for: vite's roots, then ours
@@ -142,19 +147,27 @@ class ScriptResolver:
         }
         return list(found.values())
 
-    def imports(self, path: str, source: str) -> Sequence[Target | Unresolved] | None:
+    def imports(self, path: str, source: str) -> Sequence[Target | Unresolved | TypesErased] | None:
+        """What the file loads; type-only imports marked (`Target.types`) in TypeScript; and,
+        for the test file, the runner that erases them, when one does (`jsrunner`)."""
         if path.rpartition("/")[2] == jsconfig.MANIFEST:
             return self._entries(path, source)
         if not path.endswith(SCANNED):
             return []  # JSON, styles: they load nothing
-        found = specifiers(source)
+        found = specifiers(source, typescript=path.endswith(TS_TESTS))
         if found is None:
             return None
-        return list(dict.fromkeys(t for spec in found for t in self.resolve(spec, path)))
+        targets: list[Target | Unresolved | TypesErased] = list(
+            dict.fromkeys(t for spec in found for t in self.resolve(spec.module, path, spec.types))
+        )
+        if path == self.test_file and (runner := types_erased_by(path, source, self.configs)):
+            targets.append(TypesErased(runner))
+        return targets
 
-    def resolve(self, spec: str, importer: str) -> list[Target | Unresolved]:
+    def resolve(self, spec: str, importer: str, types: bool = False) -> list[Target | Unresolved]:
         """The repository files one specifier loads, as `importer` writes it; `Unresolved`
-        for a path (`./x`, `../`, `/src/x`) that names nothing in the tree."""
+        for a path (`./x`, `../`, `/src/x`) that names nothing in the tree. `types`: the
+        specifier is imported for its types alone."""
         bare = spec.split("?", 1)[0]  # vite's `./icon.svg?raw`
         if bare.startswith(("./", "../")) or bare in (".", ".."):
             base = normalize(parent(importer), bare)
@@ -173,12 +186,19 @@ class ScriptResolver:
         # names (`./package.json`).
         named = bare.endswith(".json")
         targets: list[Target | Unresolved] = [
-            Target(path, spec, _loads_more(path), configures=_is_manifest(path) and not named)
+            Target(
+                path,
+                spec,
+                _loads_more(path),
+                configures=_is_manifest(path) and not named,
+                types=types,
+            )
             for path in files
         ]
         subpath = "" if bare.startswith((".", "/")) else _split_package(bare)[1]
         if not files or (not named and all(self._read_empty(p, subpath) for p in files)):
-            targets.append(Unresolved(spec))  # (a package.json read later says so itself)
+            # (a package.json read later says so itself)
+            targets.append(Unresolved(spec, types=types))
         return targets
 
     def _read_empty(self, path: str, subpath: str) -> bool:

@@ -32,6 +32,7 @@ _SCRIPT_CONFIG = ("js", "ts", "cjs", "mjs", "cts", "mts")
 RUNNER_CONFIGS = (
     *(f"jest.config.{ext}" for ext in (*_SCRIPT_CONFIG, "json")),
     *(f"vitest.config.{ext}" for ext in _SCRIPT_CONFIG),
+    *(f"vitest.workspace.{ext}" for ext in (*_SCRIPT_CONFIG, "json")),
     *(f"vite.config.{ext}" for ext in _SCRIPT_CONFIG),
 )
 CONFIG_NAMES = (*TSCONFIGS, MANIFEST, *RUNNER_CONFIGS)

@@ -53,15 +53,21 @@ class Target:
     # process, a class named in a string a PHP function instantiates). Followed once a file
     # the walk reaches names it (`Calls`); empty: always followed.
     when: str = ""
+    # A type-only import (TypeScript's `import type`): what only such imports reach is read
+    # to check the program's types, never run; a runner that erases types unchecked
+    # (`TypesErased`) runs none of it.
+    types: bool = False
 
 
 @dataclass(frozen=True)
 class Unresolved:
     """An import of the repository's that names no file of the tree (`require('./gone')`,
     a class of the project's namespace no rule places): the walk cannot see what it runs,
-    so it is partial ("could not resolve './gone' from test/a.test.js")."""
+    so it is partial ("could not resolve './gone' from test/a.test.js"), unless the import
+    is type-only (`types`) and the test's runner erases those (`TypesErased`)."""
 
     module: str
+    types: bool = False
 
 
 @dataclass(frozen=True)
@@ -91,7 +97,16 @@ def _part_of(piece: str, name: str) -> bool:
     return bool(core) and (core in name if len(core) >= 3 else core in name.split("_"))
 
 
-Found = Target | Unresolved | Calls  # what a resolver finds in one file
+@dataclass(frozen=True)
+class TypesErased:
+    """Found in the test file: the runner that runs it erases type-only imports without
+    checking types ("vitest"), so a file reached only through them never runs for the
+    test (`Target.types`)."""
+
+    runner: str
+
+
+Found = Target | Unresolved | Calls | TypesErased  # what a resolver finds in one file
 
 
 class Resolver(Protocol):

@@ -28,10 +28,20 @@ import json
 from collections import deque
 from collections.abc import Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from bot.shared import Source, Tree, Unreadable
 from bot.triage.imports.jsscan import loads_jsonc
-from bot.triage.imports.language import Calls, Found, Language, Resolver, Start, Target, Unresolved
+from bot.triage.imports.language import (
+    Calls,
+    Found,
+    Language,
+    Resolver,
+    Start,
+    Target,
+    TypesErased,
+    Unresolved,
+)
 from bot.triage.imports.languages import LANGUAGES, language_of
 from bot.triage.imports.routed import routed_by
 from bot.triage.imports.values import loads_toml
@@ -44,7 +54,7 @@ DEFAULT_FILES = 3_000
 DEFAULT_BYTES = 30_000_000
 # Bump when what a resolver finds changes: walks kept under an older version (bot/store)
 # are then read again rather than trusted. Adding a language changes the key by itself.
-WALK_VERSION = 8  # imports run only when a function the walk's files name runs (`when`)
+WALK_VERSION = 9  # files reached only through type-only imports a runner erases (`typed`)
 
 
 @dataclass(frozen=True)
@@ -95,6 +105,12 @@ class ImportWalk:
     # The configuration files that steer how the test's imports resolve (a tsconfig and
     # what it extends, package.json files, go.mod, pyproject.toml, ...): module doc.
     configs: tuple[str, ...] = ()
+    # When the test's runner erases type-only imports without checking types (`erased_by`:
+    # "vitest"), the files reached only through them, which never run for the test: not
+    # in `reached` nor `files`. Empty, and `erased_by` "", when the runner is not known to
+    # erase them: then type-only imports are followed like any other.
+    typed: tuple[Reached, ...] = ()
+    erased_by: str = ""
 
     @property
     def partial(self) -> bool:
@@ -119,6 +135,11 @@ class ImportWalk:
             f"followed the imports of {test_file}: {found} found to depth {self.depth}, "
             f"{_count(len(self.read), 'file')} read"
         )
+        if self.typed:
+            text += (
+                f" ({_count(len(self.typed), 'more file')} reached only through type "
+                f"imports, which {self.erased_by} erases)"
+            )
         if not self.cut:
             return text + "; complete"
         named = "; ".join(self.cut[:PARTIAL_NAMED])
@@ -148,6 +169,8 @@ class _Walker:
     config_names: tuple[str, ...] = ()  # the configuration the resolver was given
     steering: list[str] = field(default_factory=list)  # read for how imports resolve
     loaded: set[str] = field(default_factory=set)  # run or imported by the program
+    typed: list[Reached] = field(default_factory=list)  # reached only through erased imports
+    erased_by: str = ""  # the runner that erases type-only imports (`TypesErased`)
 
 
 def walk(
@@ -182,6 +205,8 @@ def walk(
         wanted=tuple(dict.fromkeys(state.wanted)),
         cut=tuple(dict.fromkeys(state.cut)),
         configs=tuple(p for p in dict.fromkeys(state.steering) if p not in state.loaded),
+        typed=tuple(state.typed),
+        erased_by=state.erased_by if state.typed else "",
     )
 
 
@@ -218,35 +243,64 @@ def _unparsed(name: str, text: str) -> str | None:
     return None
 
 
+# A file to visit: its path, its import chain, the start it was reached from, and whether it
+# was reached only through type-only imports the runner erases.
+_Visit = tuple[str, tuple[ImportStep, ...], Start, bool]
+
+
 def _follow(state: _Walker, resolver: Resolver, starts: list[Start]) -> None:
-    queue: deque[tuple[str, tuple[ImportStep, ...], Start]] = deque(
-        (start.path, (), start) for start in starts
-    )
+    """Breadth first from the starts. A type-only import the runner erases waits until
+    everything else is reached: what it alone reaches is `typed`."""
+    queue: deque[_Visit] = deque((start.path, (), start, False) for start in starts)
     seen = {start.path for start in starts}
     state.loaded.update(seen)
     named: list[Calls] = []  # what the files read so far call
-    waiting: list[tuple[str, tuple[ImportStep, ...], Start, Target]] = []  # `when` not met yet
-    while queue:
-        path, chain, start = queue.popleft()
+    waiting: list[tuple[_Visit, Target]] = []  # `when` not met yet
+    erased: list[tuple[_Visit, Target]] = []  # type-only imports the runner erases
+    while queue or erased:
+        if not queue:
+            for visit, target in erased:
+                _enqueue(state, queue, seen, visit, target, typed=True)
+            erased = []
+            continue
+        visit = queue.popleft()
+        path, chain, start, typed = visit
         if path != state.test_file:
-            state.reached.append(Reached(path, chain, start.why if not chain else ""))
+            found_by = Reached(path, chain, start.why if not chain else "")
+            (state.typed if typed else state.reached).append(found_by)
         if not start.follow:
             continue
-        found = _imports_to_follow(state, resolver, path, not chain)
+        found = _imports_to_follow(state, resolver, path, not chain, typed)
         named += [item for item in found if isinstance(item, Calls)]
-        waiting += [(path, chain, start, t) for t in found if isinstance(t, Target)]
-        met = [item for item in waiting if _met(item[3], named)]
-        waiting = [item for item in waiting if not _met(item[3], named)]
-        for importer, steps, leaf, target in met:
-            if target.configures:
-                state.steering.append(target.path)
+        waiting += [(visit, t) for t in found if isinstance(t, Target)]
+        met = [item for item in waiting if _met(item[1], named)]
+        waiting = [item for item in waiting if not _met(item[1], named)]
+        for importer, target in met:
+            if target.types and state.erased_by and not importer[3]:
+                erased.append((importer, target))
             else:
-                state.loaded.add(target.path)
-            if target.path not in seen:
-                seen.add(target.path)
-                step = ImportStep(importer=importer, module=target.module, path=target.path)
-                then = leaf if target.follow else replace(leaf, follow=False)
-                queue.append((target.path, (*steps, step), then))
+                _enqueue(state, queue, seen, importer, target, typed=importer[3])
+
+
+def _enqueue(
+    state: _Walker,
+    queue: deque[_Visit],
+    seen: set[str],
+    importer: _Visit,
+    target: Target,
+    typed: bool,
+) -> None:
+    path, steps, leaf, _ = importer
+    if not typed:
+        if target.configures:
+            state.steering.append(target.path)
+        else:
+            state.loaded.add(target.path)
+    if target.path not in seen:
+        seen.add(target.path)
+        step = ImportStep(importer=path, module=target.module, path=target.path)
+        then = leaf if target.follow else replace(leaf, follow=False)
+        queue.append((target.path, (*steps, step), then, typed))
 
 
 def _met(target: Target, named: list[Calls]) -> bool:
@@ -255,9 +309,21 @@ def _met(target: Target, named: list[Calls]) -> bool:
 
 
 def _imports_to_follow(
+    state: _Walker, resolver: Resolver, path: str, first: bool, typed: bool
+) -> Sequence[Target | Calls]:
+    """What `path` imports and names, or nothing when it is not (yet) read. A file reached
+    only through erased imports never runs: what cuts its reading hides nothing the test
+    runs, so it is not a cut."""
+    mark = len(state.cut)
+    found = _read_imports(state, resolver, path, first)
+    if typed:
+        del state.cut[mark:]
+    return found
+
+
+def _read_imports(
     state: _Walker, resolver: Resolver, path: str, first: bool
 ) -> Sequence[Target | Calls]:
-    """What `path` imports and names, or nothing when it is not (yet) read."""
     if path not in state.tree.files or not _affordable(state, path):
         return []
     source = state.sources.get(path)
@@ -275,13 +341,17 @@ def _imports_to_follow(
     if targets is None:
         state.cut.append(f"{path} not read (not valid {state.language.name})")
         return []
+    if path == state.test_file:
+        state.erased_by = next((t.runner for t in targets if isinstance(t, TypesErased)), "")
     router = routed_by(state.language.name, source) if first else None
     if router is not None:
         state.cut.append(f"{path} reaches code through {router}, which no import names")
     state.cut += [
-        f"could not resolve '{t.module}' from {path}" for t in targets if isinstance(t, Unresolved)
+        f"could not resolve '{t.module}' from {path}"
+        for t in targets
+        if isinstance(t, Unresolved) and not (t.types and state.erased_by)
     ]
-    return [item for item in targets if not isinstance(item, Unresolved)]
+    return [item for item in targets if isinstance(item, Target | Calls)]
 
 
 def _affordable(state: _Walker, path: str) -> bool:
@@ -321,13 +391,12 @@ def walk_to_json(found: ImportWalk) -> str:
         {
             "test_file": found.test_file,
             "language": found.language,
-            "reached": [
-                {"path": r.path, "why": r.why, "chain": [s.model_dump() for s in r.chain]}
-                for r in found.reached
-            ],
+            "reached": _reached_to_json(found.reached),
             "read": list(found.read),
             "cut": list(found.cut),
             "configs": list(found.configs),
+            "typed": _reached_to_json(found.typed),
+            "erased_by": found.erased_by,
         }
     )
 
@@ -340,18 +409,31 @@ def walk_from_json(text: str) -> ImportWalk | None:
         return ImportWalk(
             test_file=str(data["test_file"]),
             language=str(data["language"]),
-            reached=tuple(
-                Reached(
-                    path=str(r["path"]),
-                    chain=tuple(ImportStep.model_validate(step) for step in r["chain"]),
-                    why=str(r["why"]),
-                )
-                for r in data["reached"]
-            ),
+            reached=_reached_from_json(data["reached"]),
             read=tuple(str(path) for path in data["read"]),
             wanted=(),
             cut=tuple(str(reason) for reason in data["cut"]),
             configs=tuple(str(path) for path in data["configs"]),
+            typed=_reached_from_json(data["typed"]),
+            erased_by=str(data["erased_by"]),
         )
     except (ValueError, KeyError, TypeError):  # pydantic's ValidationError is a ValueError
         return None
+
+
+def _reached_to_json(reached: Sequence[Reached]) -> list[dict[str, object]]:
+    return [
+        {"path": r.path, "why": r.why, "chain": [step.model_dump() for step in r.chain]}
+        for r in reached
+    ]
+
+
+def _reached_from_json(items: Any) -> tuple[Reached, ...]:
+    return tuple(
+        Reached(
+            path=str(r["path"]),
+            chain=tuple(ImportStep.model_validate(step) for step in r["chain"]),
+            why=str(r["why"]),
+        )
+        for r in items
+    )
