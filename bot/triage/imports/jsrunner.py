@@ -47,6 +47,10 @@ _TYPE_ASSERTION = re.compile(
 )
 _TYPE_TEST_MODULES = frozenset({"tsd", "tsd-lite", "expect-type", "tstyche"})
 _IMPORTED_RUNNERS = {VITEST: VITEST, "bun:test": BUN, "@jest/globals": JEST}
+# Modules of runners whose type checking is not known: a test importing one is theirs.
+_OTHER_RUNNER_MODULES = frozenset(
+    {"node:test", "mocha", "ava", "uvu", "tap", "tape", "zora", "@playwright/test", "jasmine"}
+)
 # Another runner in a package.json's scripts: the configuration read may not be what runs.
 _OTHER_RUNNERS = re.compile(
     r"\b(?:mocha|ava|jasmine|uvu|tap|ts-node|tsd|tstyche|karma|playwright|cypress)\b"
@@ -96,6 +100,8 @@ def _runner(imported: Sequence[str], configs: Mapping[str, str]) -> str:
         name = module.split("/", 1)[0] if module.startswith(VITEST + "/") else module
         if name in _IMPORTED_RUNNERS:
             return _IMPORTED_RUNNERS[name]
+        if name in _OTHER_RUNNER_MODULES:
+            return ""
     if any(_OTHER_RUNNERS.search(script) for script in _scripts(configs)):
         return ""
     vitest = bool(_vitest_configs(configs))
