@@ -10,6 +10,8 @@ from bot.triage.imports import ImportWalk, Tree, TreeFile
 from bot.triage.imports.jsrunner import types_erased_by
 from bot.triage.imports.jsscan import specifiers
 from bot.triage.imports.walk import walk_from_json, walk_to_json
+from bot.triage.models import EvidenceKind, Failure, Verdict
+from bot.triage.verdict import decide
 from tests.test_imports_walk import layout, walked
 
 # Real lines: remeda (packages/remeda/src/mapValues.ts, sortBy.ts), ts-pattern
@@ -273,3 +275,20 @@ def test_an_unresolved_type_import_cuts_the_walk_unless_erased() -> None:
 def test_a_stored_walk_keeps_its_typed_files() -> None:
     result = _walk("remeda", "packages/remeda/src/mapValues.test.ts")
     assert walk_from_json(walk_to_json(result)) == result
+
+
+def test_a_change_outside_the_tests_folder_reached_only_for_its_types_is_ruled_out() -> None:
+    """remeda's `pipe.test.ts` walk, with the test moved out of src/ (`test/`): the change to
+    ArrayAt.ts, reached only through type imports under vitest, is ruled out by name."""
+    test = "packages/remeda/test/pipe.test.ts"
+    _, files = layout("remeda")
+    moved = str(files["packages/remeda/src/pipe.test.ts"]).replace('from "./', 'from "../src/')
+    result = _walk("remeda", test, {"packages/remeda/src/pipe.test.ts": None, test: moved})
+    array_at = "packages/remeda/src/internal/types/ArrayAt.ts"
+    assert array_at in {r.path for r in result.typed}
+    failure = Failure(test_id=f"{test} > pipe", name="pipe", file=test, framework="vitest")
+    [decision] = decide([failure], [array_at], passed_on_rerun=True, imports={test: result})
+    assert decision.verdict is Verdict.FLAKY
+    assert (f"ruled out: {array_at} is reached only through type imports, which vitest erases") in [
+        item.text for item in decision.items if item.kind is EvidenceKind.RULED_OUT
+    ]
