@@ -54,7 +54,7 @@ DEFAULT_FILES = 3_000
 DEFAULT_BYTES = 30_000_000
 # Bump when what a resolver finds changes: walks kept under an older version (bot/store)
 # are then read again rather than trusted. Adding a language changes the key by itself.
-WALK_VERSION = 9  # files reached only through type-only imports a runner erases (`typed`)
+WALK_VERSION = 10  # files reached only through type-only imports a runner erases (`typed`)
 
 
 @dataclass(frozen=True)
