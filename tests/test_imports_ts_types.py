@@ -7,7 +7,8 @@ import pytest
 
 from bot.shared import Source
 from bot.triage.imports import ImportWalk, Tree, TreeFile
-from bot.triage.imports.jsrunner import types_erased_by
+from bot.triage.imports.jsconfig import BROWSER, TYPES, entry_readers
+from bot.triage.imports.jsrunner import NODE, runs_without, types_erased_by
 from bot.triage.imports.jsscan import specifiers
 from bot.triage.imports.walk import walk_from_json, walk_to_json
 from bot.triage.models import EvidenceKind, Failure, Verdict
@@ -173,7 +174,7 @@ def test_remeda_vitest_leaves_out_what_only_type_imports_reach() -> None:
     ToString); purry.ts imports lazyDataLastImpl to run and LazyEvaluator for its type."""
     result = _walk("remeda", "packages/remeda/src/mapValues.test.ts")
     src = "packages/remeda/src/"
-    typed = {r.path.removeprefix(src) for r in result.typed}
+    typed = {r.path.removeprefix(src) for r in result.not_run}
     assert {
         "internal/types/EnumerableStringKeyOf.ts",
         "internal/types/ToString.ts",
@@ -184,8 +185,9 @@ def test_remeda_vitest_leaves_out_what_only_type_imports_reach() -> None:
     }
     assert not typed & {r.path.removeprefix(src) for r in result.reached}
     assert src + "internal/types/ToString.ts" not in result.files
-    assert result.erased_by == "vitest" and not result.partial
-    [to_string] = [r for r in result.typed if r.path.endswith("ToString.ts")]
+    assert {r.why for r in result.not_run} == {"type imports, which vitest erases"}
+    assert not result.partial
+    [to_string] = [r for r in result.not_run if r.path.endswith("ToString.ts")]
     assert [s.module for s in to_string.chain] == [
         "./mapValues",
         "./internal/types/EnumerableStringKeyOf",
@@ -199,7 +201,7 @@ def test_remeda_vitest_leaves_out_what_only_type_imports_reach() -> None:
 def test_remeda_the_replay_miss_pipe_reaches_array_at_only_for_its_type() -> None:
     """The replay bench's pair: pipe.test.ts and internal/types/ArrayAt.ts."""
     result = _walk("remeda", "packages/remeda/src/pipe.test.ts")
-    assert "packages/remeda/src/internal/types/ArrayAt.ts" in {r.path for r in result.typed}
+    assert "packages/remeda/src/internal/types/ArrayAt.ts" in {r.path for r in result.not_run}
     assert "packages/remeda/src/internal/types/ArrayAt.ts" not in result.files
 
 
@@ -207,7 +209,7 @@ def test_remeda_type_test_keeps_type_imports() -> None:
     """mapValues.test-d.ts runs in remeda's `types` project, type-checked: every type import
     counts."""
     result = _walk("remeda", "packages/remeda/src/mapValues.test-d.ts")
-    assert (result.typed, result.erased_by) == ((), "")
+    assert result.not_run == ()
     assert "packages/remeda/src/internal/types/EnumerableStringKeyOf.ts" in result.files
 
 
@@ -224,7 +226,7 @@ def test_under_ts_jest_the_same_sources_keep_type_imports() -> None:
         test: jest_test,
     }
     result = _walk("remeda", test, swap)
-    assert (result.typed, result.erased_by) == ((), "")
+    assert result.not_run == ()
     assert "packages/remeda/src/internal/types/ToString.ts" in result.files
     assert not result.partial
 
@@ -234,14 +236,14 @@ def test_ts_pattern_plain_imports_of_types_run() -> None:
     './types/Pattern'`): kept at run time by some compilers, so they count whatever the
     runner; under its ts-jest configuration nothing is erased anyway."""
     result = _walk("ts-pattern", "tests/is-matching.test.ts")
-    assert result.erased_by == "" and not result.partial
+    assert result.not_run == () and not result.partial
     assert {"src/types/DeepExclude.ts", "src/types/IsMatching.ts"} <= result.files
     vitest = _walk(
         "ts-pattern",
         "tests/is-matching.test.ts",
         {"jest.config.cjs": None, "vitest.config.ts": REMEDA_VITEST},
     )
-    assert vitest.typed == () and vitest.files == result.files
+    assert vitest.not_run == () and vitest.files == result.files
 
 
 def _tiny(test: str, config: str, config_text: str) -> ImportWalk:
@@ -262,7 +264,7 @@ def test_a_file_also_imported_to_run_runs() -> None:
     result = _tiny(test, "vitest.config.ts", "export default {}")
     assert {r.path for r in result.reached} == {"src/a.ts", "src/b.ts", "src/t.ts"}
     # u.ts never runs: its unresolved import hides nothing the test runs.
-    assert ([r.path for r in result.typed], result.cut) == (["src/u.ts"], ())
+    assert ([r.path for r in result.not_run], result.cut) == (["src/u.ts"], ())
 
 
 def test_an_unresolved_type_import_cuts_the_walk_unless_erased() -> None:
@@ -285,10 +287,56 @@ def test_a_change_outside_the_tests_folder_reached_only_for_its_types_is_ruled_o
     moved = str(files["packages/remeda/src/pipe.test.ts"]).replace('from "./', 'from "../src/')
     result = _walk("remeda", test, {"packages/remeda/src/pipe.test.ts": None, test: moved})
     array_at = "packages/remeda/src/internal/types/ArrayAt.ts"
-    assert array_at in {r.path for r in result.typed}
+    assert array_at in {r.path for r in result.not_run}
     failure = Failure(test_id=f"{test} > pipe", name="pipe", file=test, framework="vitest")
     [decision] = decide([failure], [array_at], passed_on_rerun=True, imports={test: result})
     assert decision.verdict is Verdict.FLAKY
     assert (f"ruled out: {array_at} is reached only through type imports, which vitest erases") in [
         item.text for item in decision.items if item.kind is EvidenceKind.RULED_OUT
     ]
+
+
+PINO_MANIFEST = {"main": "pino.js", "browser": "./browser.js", "types": "pino.d.ts"}
+# trpc's packages/server/package.json, its `exports` of "./adapters/standalone" (trimmed).
+TRPC_EXPORTS = {
+    "exports": {
+        "./adapters/standalone": {
+            "import": {
+                "types": "./dist/adapters/standalone.d.mts",
+                "default": "./dist/adapters/standalone.mjs",
+            },
+            "require": {
+                "types": "./dist/adapters/standalone.d.cts",
+                "default": "./dist/adapters/standalone.cjs",
+            },
+        }
+    }
+}
+
+
+def test_package_entries_only_typescript_or_only_bundlers_read() -> None:
+    """pinojs/pino's package.json (`main`, `browser`, `types`) and trpc's conditions."""
+    assert entry_readers(PINO_MANIFEST, "") == {"./browser.js": BROWSER, "pino.d.ts": TYPES}
+    assert entry_readers({**PINO_MANIFEST, "main": "./browser.js"}, "") == {"pino.d.ts": TYPES}
+    assert entry_readers(TRPC_EXPORTS, "adapters/standalone") == {
+        "./dist/adapters/standalone.d.mts": TYPES,
+        "./dist/adapters/standalone.d.cts": TYPES,
+    }
+
+
+@pytest.mark.parametrize(
+    ("test_file", "source", "expected"),
+    [
+        # pino's test/crlf.test.js: node's runner resolves as node does, without `browser`.
+        ("test/crlf.test.js", "const test = require('node:test')\n", (NODE, False, True)),
+        # A TypeScript test under node's runner: stripped, or ts-node's check: unknown.
+        ("test/a.test.ts", "import test from 'node:test'\n", (NODE, False, True)),
+        ("src/add.test.ts", VITEST_TEST, ("vitest", True, False)),
+        ("test/a.test.js", "const test = require('tape')\n", None),
+    ],
+)
+def test_what_the_runner_leaves_out(
+    test_file: str, source: str, expected: tuple[str, bool, bool] | None
+) -> None:
+    found = runs_without(test_file, source, {"vitest.config.ts": REMEDA_VITEST})
+    assert (found and (found.runner, found.types, found.browser)) == expected

@@ -566,8 +566,8 @@ def _rule(facts: _Facts, test_file: str, language: str, path: str) -> tuple[str,
         return _is_are(f"code of another language, which a {language} test does not import")
     if facts.imports is None or facts.imports.partial or facts.imports.skipped:
         return _is_are(f"no {language} code, and not near the test")
-    if path in {reached.path for reached in facts.imports.typed}:
-        return _is_are(_typed_only(facts.imports))
+    if (left_out := _not_run(facts.imports, path)) is not None:
+        return _is_are(left_out)
     if not other_test_file(test_file, path):
         return _is_are(f"outside what the complete walk of {test_file} reached")
     if facts.files is not None and path not in facts.files:
@@ -577,9 +577,11 @@ def _rule(facts: _Facts, test_file: str, language: str, path: str) -> tuple[str,
     return f"is another test file {what}", f"are other test files {what}"
 
 
-def _typed_only(walk: ImportWalk) -> str:
-    """Why a file the walk reached only through type-only imports cannot break the test."""
-    return f"reached only through type imports, which {walk.erased_by} erases"
+def _not_run(walk: ImportWalk, path: str) -> str | None:
+    """Why a file the walk reached only through imports the runner leaves out cannot break
+    the test ("reached only through type imports, which vitest erases"); None for another."""
+    why = next((reached.why for reached in walk.not_run if reached.path == path), None)
+    return None if why is None else f"reached only through {why}"
 
 
 def _is_are(what: str) -> tuple[str, str]:
@@ -704,8 +706,8 @@ def _weak_caveat(path: str, entry: FootprintEntry, walk: ImportWalk | None, unsu
         how = "its imports were not followed"
     elif walk.partial:
         how = "the part of its imports that was read does not reach it"
-    elif path in {reached.path for reached in walk.typed}:
-        how = "it is " + _typed_only(walk)
+    elif (left_out := _not_run(walk, path)) is not None:
+        how = "it is " + left_out
     else:
         how = "the test does not import it"
     return f"this PR changes {path}{where}; {how}"

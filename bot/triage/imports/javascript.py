@@ -41,14 +41,14 @@ import functools
 import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from bot.shared import Tree
 from bot.triage.imports import jsconfig
 from bot.triage.imports.jsconfig import Alias, Aliases, SetupRef, normalize
-from bot.triage.imports.jsrunner import types_erased_by
+from bot.triage.imports.jsrunner import runs_without
 from bot.triage.imports.jsscan import loads_jsonc, specifiers
-from bot.triage.imports.language import Start, Target, TypesErased, Unresolved
+from bot.triage.imports.language import RunsWithout, Start, Target, Unresolved
 from bot.triage.imports.paths import join, parent
 
 JS_TESTS = (".js", ".jsx", ".mjs", ".cjs")
@@ -63,6 +63,7 @@ _BUILD_FOLDERS = frozenset({"dist", "lib", "build", "esm", "cjs", "out"})
 _PACKAGE_ENTRY_FOLDERS = ("src", "", "lib")
 _SKIPPED_FOLDERS = frozenset({"node_modules"})
 _NESTED_MANIFEST = "/" + jsconfig.MANIFEST
+_ONE_READER = ({jsconfig.TYPES}, {jsconfig.BROWSER})
 _SCRIPT_SUFFIX = re.compile(r"(?:\.d)?\.[cm]?[jt]sx?$")
 
 
@@ -147,9 +148,9 @@ class ScriptResolver:
         }
         return list(found.values())
 
-    def imports(self, path: str, source: str) -> Sequence[Target | Unresolved | TypesErased] | None:
+    def imports(self, path: str, source: str) -> Sequence[Target | Unresolved | RunsWithout] | None:
         """What the file loads; type-only imports marked (`Target.types`) in TypeScript; and,
-        for the test file, the runner that erases them, when one does (`jsrunner`)."""
+        for the test file, what its runner leaves out, when that is known (`jsrunner`)."""
         if path.rpartition("/")[2] == jsconfig.MANIFEST:
             return self._entries(path, source)
         if not path.endswith(SCANNED):
@@ -157,11 +158,11 @@ class ScriptResolver:
         found = specifiers(source, typescript=path.endswith(TS_TESTS))
         if found is None:
             return None
-        targets: list[Target | Unresolved | TypesErased] = list(
+        targets: list[Target | Unresolved | RunsWithout] = list(
             dict.fromkeys(t for spec in found for t in self.resolve(spec.module, path, spec.types))
         )
-        if path == self.test_file and (runner := types_erased_by(path, source, self.configs)):
-            targets.append(TypesErased(runner))
+        if path == self.test_file and (without := runs_without(path, source, self.configs)):
+            targets.append(without)
         return targets
 
     def resolve(self, spec: str, importer: str, types: bool = False) -> list[Target | Unresolved]:
@@ -185,17 +186,20 @@ class ScriptResolver:
         # read for its entries (`main`, `exports`): configuration, unlike one the specifier
         # names (`./package.json`).
         named = bare.endswith(".json")
+        subpath = "" if bare.startswith((".", "/")) else _split_package(bare)[1]
+        # A package's entries that only TypeScript or only bundlers read (`entry_readers`).
+        readers = {} if named else self._readers([p for p in files if _is_manifest(p)], subpath)
         targets: list[Target | Unresolved] = [
             Target(
                 path,
                 spec,
                 _loads_more(path),
                 configures=_is_manifest(path) and not named,
-                types=types,
+                types=types or readers.get(path) == jsconfig.TYPES,
+                browser=readers.get(path) == jsconfig.BROWSER,
             )
             for path in files
         ]
-        subpath = "" if bare.startswith((".", "/")) else _split_package(bare)[1]
         if not files or (not named and all(self._read_empty(p, subpath) for p in files)):
             # (a package.json read later says so itself)
             targets.append(Unresolved(spec, types=types))
@@ -343,14 +347,48 @@ class ScriptResolver:
                 named = [(f, e) for e in entries for f in self._entry_files(folder, e)]
                 if not subpath and not named:  # node's LOAD_INDEX
                     named = [(f, "index") for f in self.files_at(join(folder, "index"))]
-            found += [Target(file, entry, follow=_loads_more(file)) for file, entry in named]
+            readers = self._readers([path], subpath)
+            found += [
+                Target(
+                    file,
+                    entry,
+                    follow=_loads_more(file),
+                    types=readers.get(file) == jsconfig.TYPES,
+                    browser=readers.get(file) == jsconfig.BROWSER,
+                )
+                for file, entry in named
+            ]
             refused = bool(subpath) and entries == []  # node refuses an unexported subpath
             if asked and not known and not named and not refused and self._imported(path, manifest):
                 found.append(Unresolved(", ".join(entries or []) or "./" + subpath))
         unique: dict[str, Target | Unresolved] = {}
-        for target in found:  # one file, as its first entry names it
-            unique.setdefault(target.path if isinstance(target, Target) else "", target)
+        for target in found:  # one file, as its first entry names it; run if any entry runs
+            key = target.path if isinstance(target, Target) else ""
+            kept = unique.setdefault(key, target)
+            if isinstance(kept, Target) and isinstance(target, Target) and kept != target:
+                unique[key] = replace(
+                    kept, types=kept.types and target.types, browser=kept.browser and target.browser
+                )
         return list(unique.values())
+
+    def _readers(self, manifests: Sequence[str], subpath: str) -> dict[str, str]:
+        """The files of the package.json files read (of `manifests`) that, for `subpath`, only
+        one kind of tool reads (`jsconfig.entry_readers`): file -> `TYPES` or `BROWSER`. A
+        file also named by another entry, of any of them, is absent."""
+        found: dict[str, set[str]] = {}
+        for path in manifests:
+            manifest = self.manifests.get(path)
+            if manifest is None:
+                continue
+            readers = jsconfig.entry_readers(manifest, subpath)
+            for entry in jsconfig.package_entries(manifest, subpath) or []:
+                for file in self._entry_files(parent(path), entry):
+                    found.setdefault(file, set()).add(readers.get(entry, ""))
+        return {
+            file: kinds.pop()
+            for file, kinds in found.items()
+            if len(kinds) == 1 and "" not in kinds
+        }
 
     def _imported(self, path: str, manifest: Mapping[str, object]) -> bool:
         """Whether the package of this package.json is surely what an import named: its

@@ -33,7 +33,9 @@ import re
 from collections.abc import Mapping, Sequence
 
 from bot.triage.imports.jsscan import Token, key_values, loads_jsonc, specifiers, tokens
+from bot.triage.imports.language import RunsWithout
 
+NODE = "node's test runner"
 VITEST = "vitest"
 JEST = "jest"
 BUN = "bun test"
@@ -71,6 +73,17 @@ _STRIPPING_TRANSFORMS = frozenset(
 _LITERAL_NAMES = frozenset({"true", "false", "null", "undefined"})
 # A `transform` key is a regular expression over file names (`^.+\\.tsx?$`).
 _PATTERN = re.compile(r"[\^$*+?()\[\]|\\]")
+
+
+def runs_without(test_file: str, source: str, configs: Mapping[str, str]) -> RunsWithout | None:
+    """What the runner of `test_file` leaves out (module doc), None when nothing is known
+    to be: type-only imports (`types_erased_by`), and packages' `browser` entries for a
+    test of node's own runner (`node:test`), which loads what node resolves."""
+    runner = types_erased_by(test_file, source, configs)
+    imported = {spec.module for spec in specifiers(source, typescript=True) or []}
+    if "node:test" in imported:
+        return RunsWithout(NODE, browser=True)
+    return RunsWithout(runner, types=True) if runner else None
 
 
 def types_erased_by(test_file: str, source: str, configs: Mapping[str, str]) -> str:

@@ -25,7 +25,7 @@ fill the round's queries) is `plan.plan_reads`.
 from __future__ import annotations
 
 import json
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -37,9 +37,9 @@ from bot.triage.imports.language import (
     Found,
     Language,
     Resolver,
+    RunsWithout,
     Start,
     Target,
-    TypesErased,
     Unresolved,
 )
 from bot.triage.imports.languages import LANGUAGES, language_of
@@ -54,7 +54,7 @@ DEFAULT_FILES = 3_000
 DEFAULT_BYTES = 30_000_000
 # Bump when what a resolver finds changes: walks kept under an older version (bot/store)
 # are then read again rather than trusted. Adding a language changes the key by itself.
-WALK_VERSION = 10  # files reached only through type-only imports a runner erases (`typed`)
+WALK_VERSION = 10  # files reached only through imports the test's runner leaves out
 
 
 @dataclass(frozen=True)
@@ -105,12 +105,12 @@ class ImportWalk:
     # The configuration files that steer how the test's imports resolve (a tsconfig and
     # what it extends, package.json files, go.mod, pyproject.toml, ...): module doc.
     configs: tuple[str, ...] = ()
-    # When the test's runner erases type-only imports without checking types (`erased_by`:
-    # "vitest"), the files reached only through them, which never run for the test: not
-    # in `reached` nor `files`. Empty, and `erased_by` "", when the runner is not known to
-    # erase them: then type-only imports are followed like any other.
-    typed: tuple[Reached, ...] = ()
-    erased_by: str = ""
+    # The files reached only through imports the test's runner leaves out (`RunsWithout`:
+    # type-only imports vitest erases, a package's `browser` entry node does not read),
+    # which never run for the test: not in `reached` nor `files`; each `why` says what
+    # left it out ("type imports, which vitest erases"). When the runner is not known to
+    # leave them out, those imports are followed like any other.
+    not_run: tuple[Reached, ...] = ()
 
     @property
     def partial(self) -> bool:
@@ -135,11 +135,8 @@ class ImportWalk:
             f"followed the imports of {test_file}: {found} found to depth {self.depth}, "
             f"{_count(len(self.read), 'file')} read"
         )
-        if self.typed:
-            text += (
-                f" ({_count(len(self.typed), 'more file')} reached only through type "
-                f"imports, which {self.erased_by} erases)"
-            )
+        for why, count in Counter(r.why for r in self.not_run).items():
+            text += f" ({_count(count, 'more file')} reached only through {why})"
         if not self.cut:
             return text + "; complete"
         named = "; ".join(self.cut[:PARTIAL_NAMED])
@@ -169,8 +166,8 @@ class _Walker:
     config_names: tuple[str, ...] = ()  # the configuration the resolver was given
     steering: list[str] = field(default_factory=list)  # read for how imports resolve
     loaded: set[str] = field(default_factory=set)  # run or imported by the program
-    typed: list[Reached] = field(default_factory=list)  # reached only through erased imports
-    erased_by: str = ""  # the runner that erases type-only imports (`TypesErased`)
+    not_run: list[Reached] = field(default_factory=list)  # what the runner leaves out
+    without: RunsWithout | None = None  # what the test's runner leaves out
 
 
 def walk(
@@ -205,8 +202,7 @@ def walk(
         wanted=tuple(dict.fromkeys(state.wanted)),
         cut=tuple(dict.fromkeys(state.cut)),
         configs=tuple(p for p in dict.fromkeys(state.steering) if p not in state.loaded),
-        typed=tuple(state.typed),
-        erased_by=state.erased_by if state.typed else "",
+        not_run=tuple(state.not_run),
     )
 
 
@@ -243,43 +239,44 @@ def _unparsed(name: str, text: str) -> str | None:
     return None
 
 
-# A file to visit: its path, its import chain, the start it was reached from, and whether it
-# was reached only through type-only imports the runner erases.
-_Visit = tuple[str, tuple[ImportStep, ...], Start, bool]
+# A file to visit: its path, its import chain, the start it was reached from, and, for one
+# reached only through imports the runner leaves out, why it does not run (else "").
+_Visit = tuple[str, tuple[ImportStep, ...], Start, str]
 
 
 def _follow(state: _Walker, resolver: Resolver, starts: list[Start]) -> None:
-    """Breadth first from the starts. A type-only import the runner erases waits until
-    everything else is reached: what it alone reaches is `typed`."""
-    queue: deque[_Visit] = deque((start.path, (), start, False) for start in starts)
+    """Breadth first from the starts. An import the test's runner leaves out waits until
+    everything else is reached: what it alone reaches is `not_run`."""
+    queue: deque[_Visit] = deque((start.path, (), start, "") for start in starts)
     seen = {start.path for start in starts}
     state.loaded.update(seen)
     named: list[Calls] = []  # what the files read so far call
     waiting: list[tuple[_Visit, Target]] = []  # `when` not met yet
-    erased: list[tuple[_Visit, Target]] = []  # type-only imports the runner erases
-    while queue or erased:
+    left_out: list[tuple[_Visit, Target, str]] = []  # imports the runner leaves out, and why
+    while queue or left_out:
         if not queue:
-            for visit, target in erased:
-                _enqueue(state, queue, seen, visit, target, typed=True)
-            erased = []
+            for visit, target, why in left_out:
+                _enqueue(state, queue, seen, visit, target, why)
+            left_out = []
             continue
         visit = queue.popleft()
-        path, chain, start, typed = visit
+        path, chain, start, why = visit
         if path != state.test_file:
-            found_by = Reached(path, chain, start.why if not chain else "")
-            (state.typed if typed else state.reached).append(found_by)
+            found_by = Reached(path, chain, why or (start.why if not chain else ""))
+            (state.not_run if why else state.reached).append(found_by)
         if not start.follow:
             continue
-        found = _imports_to_follow(state, resolver, path, not chain, typed)
+        found = _imports_to_follow(state, resolver, path, not chain, bool(why))
         named += [item for item in found if isinstance(item, Calls)]
         waiting += [(visit, t) for t in found if isinstance(t, Target)]
         met = [item for item in waiting if _met(item[1], named)]
         waiting = [item for item in waiting if not _met(item[1], named)]
         for importer, target in met:
-            if target.types and state.erased_by and not importer[3]:
-                erased.append((importer, target))
+            left = state.without.leaves_out(target) if state.without else ""
+            if left and not importer[3]:
+                left_out.append((importer, target, left))
             else:
-                _enqueue(state, queue, seen, importer, target, typed=importer[3])
+                _enqueue(state, queue, seen, importer, target, importer[3])
 
 
 def _enqueue(
@@ -288,10 +285,10 @@ def _enqueue(
     seen: set[str],
     importer: _Visit,
     target: Target,
-    typed: bool,
+    why: str,
 ) -> None:
     path, steps, leaf, _ = importer
-    if not typed:
+    if not why:
         if target.configures:
             state.steering.append(target.path)
         else:
@@ -300,7 +297,7 @@ def _enqueue(
         seen.add(target.path)
         step = ImportStep(importer=path, module=target.module, path=target.path)
         then = leaf if target.follow else replace(leaf, follow=False)
-        queue.append((target.path, (*steps, step), then, typed))
+        queue.append((target.path, (*steps, step), then, why))
 
 
 def _met(target: Target, named: list[Calls]) -> bool:
@@ -309,14 +306,14 @@ def _met(target: Target, named: list[Calls]) -> bool:
 
 
 def _imports_to_follow(
-    state: _Walker, resolver: Resolver, path: str, first: bool, typed: bool
+    state: _Walker, resolver: Resolver, path: str, first: bool, not_run: bool
 ) -> Sequence[Target | Calls]:
     """What `path` imports and names, or nothing when it is not (yet) read. A file reached
     only through erased imports never runs: what cuts its reading hides nothing the test
     runs, so it is not a cut."""
     mark = len(state.cut)
     found = _read_imports(state, resolver, path, first)
-    if typed:
+    if not_run:
         del state.cut[mark:]
     return found
 
@@ -342,14 +339,14 @@ def _read_imports(
         state.cut.append(f"{path} not read (not valid {state.language.name})")
         return []
     if path == state.test_file:
-        state.erased_by = next((t.runner for t in targets if isinstance(t, TypesErased)), "")
+        state.without = next((t for t in targets if isinstance(t, RunsWithout)), None)
     router = routed_by(state.language.name, source) if first else None
     if router is not None:
         state.cut.append(f"{path} reaches code through {router}, which no import names")
     state.cut += [
         f"could not resolve '{t.module}' from {path}"
         for t in targets
-        if isinstance(t, Unresolved) and not (t.types and state.erased_by)
+        if isinstance(t, Unresolved) and not (t.types and state.without and state.without.types)
     ]
     return [item for item in targets if isinstance(item, Target | Calls)]
 
@@ -395,8 +392,7 @@ def walk_to_json(found: ImportWalk) -> str:
             "read": list(found.read),
             "cut": list(found.cut),
             "configs": list(found.configs),
-            "typed": _reached_to_json(found.typed),
-            "erased_by": found.erased_by,
+            "not_run": _reached_to_json(found.not_run),
         }
     )
 
@@ -414,8 +410,7 @@ def walk_from_json(text: str) -> ImportWalk | None:
             wanted=(),
             cut=tuple(str(reason) for reason in data["cut"]),
             configs=tuple(str(path) for path in data["configs"]),
-            typed=_reached_from_json(data["typed"]),
-            erased_by=str(data["erased_by"]),
+            not_run=_reached_from_json(data["not_run"]),
         )
     except (ValueError, KeyError, TypeError):  # pydantic's ValidationError is a ValueError
         return None
