@@ -21,6 +21,13 @@ TYPE_ONLY = [
     ('import type { Simplify } from "type-fest";', [("type-fest", True)]),
     ("import type * as symbols from '../internals/symbols';", [("../internals/symbols", True)]),
     ("import type Default from './d'", [("./d", True)]),
+    (  # ts-pattern's src/types/DistributeUnions.ts (trimmed)
+        "import { BuildMany } from './BuildMany';\nimport type {\n  IsAny,\n  Values,\n"
+        "  IsStrictArray,\n} from './helpers';\n",
+        [("./BuildMany", False), ("./helpers", True)],
+    ),
+    # A clause that never closes is no clause; the next import is read as usual.
+    ("import type { A\nimport type { B } from './b'", [("./b", True)]),
     ("export type { A, B } from './types'", [("./types", True)]),
     (
         "export type * from './all'; export type * as ns from './ns'",

@@ -219,6 +219,8 @@ _REFERENCE = re.compile(
 # After `import type`, the tokens that start a type-only clause (`{`, `*`, or a name other
 # than `from` and `=`: `import type from './x'` imports a default export named `type`).
 _NOT_A_CLAUSE = frozenset({"from", "=", ","})
+# Names that start a statement: never inside an import clause's braces.
+_STATEMENTS = frozenset({"import", "export"})
 # What a promise's `import('./x')` is followed by at run time, never a type's name.
 _PROMISE_METHODS = frozenset({"then", "catch", "finally"})
 
@@ -252,7 +254,14 @@ def _type_clause_end(found: Sequence[Token], at: int) -> int | None:
         return None
     kind, text = found[at]
     if (kind, text) == ("punct", "{"):
+        # Names, `as` and commas up to the `}`; anything else ends a clause that is not one
+        # (each token is then read by one clause at most: linear on `import type {` repeated).
+        at += 1
         while at < len(found) and found[at] != ("punct", "}"):
+            if found[at] != ("punct", ",") and (
+                found[at].kind not in ("name", "string") or found[at].text in _STATEMENTS
+            ):
+                return None
             at += 1
         return at + 1
     if (kind, text) == ("punct", "*"):
