@@ -33,6 +33,11 @@ Anything else (`react`, `node:fs`)
 is not the repository's and is left out. Not followed: webpack's aliases, a vite alias found
 by a regular expression, other `moduleNameMapper` patterns, jest's `moduleDirectories`,
 package.json `imports` (`#x`), and `import.meta.glob`.
+
+Some imports load nothing for some runners (`jsrunner.py`): TypeScript's type-only imports
+(`jsscan.types_only`, triple-slash references) and a package.json's `types` entries are
+marked `Target.types`, its `browser` entry `Target.browser`; the test file says what its
+runner leaves out (`RunsWithout`), and the walk keeps what only those imports reach apart.
 """
 
 from __future__ import annotations

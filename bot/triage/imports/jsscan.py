@@ -8,7 +8,8 @@ tell a regular expression from a division everywhere (no scanner can without a p
 guesses from the token before the `/`, and strings and regular expressions end at a line
 break, so a wrong guess (or an apostrophe in JSX text) costs at most the rest of its line.
 An unterminated block comment or template literal makes the file unreadable (None): what
-follows it could not be told from the comment.
+follows it could not be told from the comment. In TypeScript it also tells the imports that
+are type-only (`types_only`), which compilers erase.
 """
 
 from __future__ import annotations
