@@ -122,6 +122,18 @@ RUNNERS = [
         {"package.json": '{"scripts": {"test": "vitest --typecheck.include=\'**/*.ts\'"}}'},
         "",
     ),
+    (  # the configuration that runs may be another than the one read
+        "src/add.test.ts",
+        VITEST_TEST,
+        {"package.json": '{"scripts": {"test": "vitest run --config ./config/vitest.ts"}}'},
+        "",
+    ),
+    (
+        "tests/add.test.ts",
+        GLOBALS_TEST,
+        {"jest.config.js": SWC_JEST, "package.json": '{"scripts": {"test": "jest -c unit.js"}}'},
+        "",
+    ),
     # A vite.config.* without `test` configures no tests.
     ("src/add.test.ts", GLOBALS_TEST, {"vite.config.ts": "export default { base: '/' }"}, ""),
     # jest: ts-jest checks types; a transform that strips them does not.

@@ -24,7 +24,8 @@ checks types:
 The runner is the one the test imports (`vitest`, `bun:test`, `@jest/globals`), else the
 one whose configuration is read (vitest.config.*, a vite.config.* with a `test` key; a
 jest.config.* or package.json's `jest` key) when only one is and no package.json read runs
-another. Anything else is unknown, and type-only imports count as any import does.
+another, and no script points it at a configuration file of another name (`--config`).
+Anything else is unknown, and type-only imports count as any import does.
 """
 
 from __future__ import annotations
@@ -54,10 +55,15 @@ _OTHER_RUNNER_MODULES = frozenset(
     {"node:test", "mocha", "ava", "uvu", "tap", "tape", "zora", "@playwright/test", "jasmine"}
 )
 # Another runner in a package.json's scripts: the configuration read may not be what runs.
-_OTHER_RUNNERS = re.compile(
-    r"\b(?:mocha|ava|jasmine|uvu|tap|ts-node|tsd|tstyche|karma|playwright|cypress)\b"
-    r"|\bnode\b[^&|;]*--test\b|\btsx\b[^&|;]*--test\b"
+_OTHER_RUNNERS = frozenset(
+    {"mocha", "ava", "jasmine", "uvu", "tap", "tape", "ts-node", "tsd", "tstyche", "karma"}
+    | {"playwright", "cypress", "airtap", "wtr", "web-test-runner"}
 )
+# `node --test`, `tsx --test`: node's runner.
+_NODE_RUNNERS = frozenset({"node", "tsx"})
+# The options that point vitest or jest at a configuration file of another name.
+_ELSEWHERE = frozenset({"--config", "-c", "--workspace"})
+_COMMANDS = re.compile(r"[&|;]")
 # Jest transforms that strip types without checking them (`transform` values).
 _STRIPPING_TRANSFORMS = frozenset(
     {
@@ -99,6 +105,8 @@ def types_erased_by(test_file: str, source: str, configs: Mapping[str, str]) -> 
     ):
         return ""
     runner = _runner(imported, configs)
+    if any(_configured_elsewhere(words) for words in _commands(configs)):
+        return ""  # the configuration the walk read may not be the one that runs
     if runner == VITEST:
         checks = any(_vitest_checks(text) for text in _vitest_configs(configs).values())
         return "" if checks or _scripts_name(configs, "--typecheck.include") else VITEST
@@ -115,7 +123,7 @@ def _runner(imported: Sequence[str], configs: Mapping[str, str]) -> str:
             return _IMPORTED_RUNNERS[name]
         if name in _OTHER_RUNNER_MODULES:
             return ""
-    if any(_OTHER_RUNNERS.search(script) for script in _scripts(configs)):
+    if any(_runs_another(words) for words in _commands(configs)):
         return ""
     vitest = bool(_vitest_configs(configs))
     jest = bool(_jest_configs(configs))
@@ -133,6 +141,26 @@ def _scripts(configs: Mapping[str, str]) -> list[str]:
         for value in _dict(_dict(loads_jsonc(text)).get("scripts")).values()
         if isinstance(value, str)
     ]
+
+
+def _commands(configs: Mapping[str, str]) -> list[set[str]]:
+    """The commands of the package.json scripts read, each as its set of words (a program
+    by its file name, an option without its `=value`)."""
+    return [
+        {word.partition("=")[0].rpartition("/")[2] for word in command.split()}
+        for script in _scripts(configs)
+        for command in _COMMANDS.split(script)
+    ]
+
+
+def _runs_another(words: set[str]) -> bool:
+    return bool(words & _OTHER_RUNNERS) or (bool(words & _NODE_RUNNERS) and "--test" in words)
+
+
+def _configured_elsewhere(words: set[str]) -> bool:
+    """Whether a command runs vitest or jest with `--config` (or `-c`, `--workspace`): a
+    configuration file the walk may not have read."""
+    return bool(words & {VITEST, JEST} and words & _ELSEWHERE)
 
 
 def _scripts_name(configs: Mapping[str, str], word: str) -> bool:
