@@ -23,6 +23,9 @@ from typing import Protocol
 
 from bot.shared import Tree
 
+ANYWHERE = "**/"  # before an `Unplaced` stem: at any depth
+EVERYTHING = "**"  # an `Unplaced` stem that names every file
+
 
 @dataclass(frozen=True)
 class Start:
@@ -59,14 +62,28 @@ class Unresolved:
     module: str
 
 
+@dataclass(frozen=True)
+class Unplaced:
+    """An import that names no file of the tree and is taken for the standard library's or
+    an installed package's (`import yaml`, `require "json"`), or one that found its file but
+    may have found another at the base commit (a Python package whose `__init__.py` is gone):
+    the walk is still complete. `stems` are what it could have named in a tree where more
+    files existed (`removed.py`): "a/b" a file of that stem, "a/b/" a file directly in that
+    folder, "**/" before either the same at any depth, "**" anything."""
+
+    module: str
+    stems: tuple[str, ...]
+
+
 class Resolver(Protocol):
     def starts(self) -> Sequence[Start]:
         """The files that run for the test besides the test file, strongest first."""
         ...
 
-    def imports(self, path: str, source: str) -> Sequence[Target | Unresolved] | None:
-        """The repository files `path` imports, and the imports of the repository's it
-        could not place (`Unresolved`); None when its text cannot be parsed."""
+    def imports(self, path: str, source: str) -> Sequence[Target | Unresolved | Unplaced] | None:
+        """The repository files `path` imports, the imports of the repository's it could
+        not place (`Unresolved`), and what the others could have named (`Unplaced`); None
+        when its text cannot be parsed."""
         ...
 
 
@@ -98,6 +115,13 @@ class Language(Protocol):
     def resolver(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> Resolver:
         """The resolver for one test, given the configuration files' texts (a file that
         could not be read is absent)."""
+        ...
+
+    def removed_stems(self, path: str) -> Sequence[str] | None:
+        """The stems by which an import of this language names `path` (`Unplaced`): "a/b"
+        for `a/b.py` and `a/b/__init__.py`; None when this language does not report what its
+        imports leave out, or when `path` is configuration whose removal may move where any
+        import resolves (then no removed file is ruled out)."""
         ...
 
     def steering(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> Sequence[str]:

@@ -30,7 +30,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from bot.shared import Tree
-from bot.triage.imports.language import Start, Target, Unresolved
+from bot.triage.imports.language import ANYWHERE, Start, Target, Unplaced, Unresolved
 from bot.triage.imports.paths import ancestors, join, parent, resolved
 
 COMPOSER = "composer.json"
@@ -285,6 +285,11 @@ class Php:
         folder up."""
         return [path for path in self.config_files(test_file, tree) if path in configs]
 
+    def removed_stems(self, path: str) -> Sequence[str] | None:
+        """`src/Models/User` for `src/Models/User.php`; None for composer.json and
+        phpunit.xml."""
+        return None if path.endswith(self.configs) else [path.removesuffix(".php")]
+
     def resolver(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> PhpResolver:
         psr4: list[tuple[str, str]] = []
         psr0: list[tuple[str, str]] = []
@@ -303,6 +308,7 @@ class Php:
             tuple(sorted(psr0, key=lambda rule: -len(rule[0]))),
             tuple(dict.fromkeys(roots)),
             tuple(start for start in starts if start.path in tree.files),
+            tuple(s.path.removesuffix(".php") for s in starts if s.path not in tree.files),
         )
 
 
@@ -326,13 +332,14 @@ class PhpResolver:
     psr0: tuple[tuple[str, str], ...]
     roots: tuple[str, ...]  # the folders of the composer.json files: where a run starts
     runs: tuple[Start, ...] = ()
+    missing: tuple[str, ...] = ()  # the stems of what would run for the test, not in the tree
 
     def starts(self) -> Sequence[Start]:
         return self.runs
 
-    def imports(self, path: str, source: str) -> Sequence[Target | Unresolved]:
+    def imports(self, path: str, source: str) -> Sequence[Target | Unresolved | Unplaced]:
         names = names_of(source, parent(path))
-        found: list[Target | Unresolved] = []
+        found: list[Target | Unresolved | Unplaced] = []
         placed: set[str] = set()  # the names written that name a class of the tree
         for written in dict.fromkeys([*names.written, *names.strings]):
             for full in _candidates(written, names):
@@ -342,6 +349,8 @@ class PhpResolver:
                 if target is not None and target != path:
                     found.append(Target(target, full))
                     break
+            if written not in placed:
+                found.append(Unplaced(written, _short_names(written)))
         for written in dict.fromkeys(names.loaded):
             meant = _candidates(written, names)[0]
             if written not in placed and self._ours(meant, names):
@@ -354,6 +363,12 @@ class PhpResolver:
                 # `__DIR__ . '/x.php'` names a file of the repository (composer's vendor/
                 # is installed, not committed); a bare 'x.php' may be on the include_path.
                 found.append(Unresolved(included))
+            else:
+                parts = [p for p in included.split("/") if p not in ("", ".", "..")]
+                stem = "/".join(parts).removesuffix(".php")
+                found.append(Unplaced(included, (ANYWHERE + stem,) if stem else ()))
+        if self.missing:  # kept once per walk: the stems are a set
+            found.append(Unplaced("what runs for the test", self.missing))
         return list(dict.fromkeys(found))
 
     def _ours(self, full: str, names: Names) -> bool:
@@ -413,6 +428,15 @@ def _beside(path: str, namespace: str, full: str, tree: Tree) -> str | None:
         if candidate in tree.files:
             return candidate
     return None
+
+
+def _short_names(written: str) -> tuple[str, ...]:
+    """The files a class name no rule places could have been, at any depth: its short name
+    (PSR-4 maps a namespace prefix to any folder), and PSR-0's last `_` part."""
+    short = written.rpartition("\\")[2]
+    return tuple(
+        dict.fromkeys(ANYWHERE + name for name in (short, short.rpartition("_")[2]) if name)
+    )
 
 
 def _candidates(written: str, names: Names) -> list[str]:
