@@ -87,6 +87,7 @@ class Triage:
     walk: ImportWalk | None
     calls: int
     reasons: tuple[str, ...] = ()
+    gone: bool = False  # a changed path is not in the commit's tree (removed, renamed away)
 
 
 def load_manifest(data: Mapping[str, Any]) -> list[Checkout]:
@@ -211,7 +212,8 @@ def triage(
         cut = found.cut if found is not None and found.cut else ()
         incomplete = [item.text for item in decision.items if item.kind == "incomplete"]
         reasons = tuple(blank(text) for text in (cut or incomplete))
-    return Triage(pair, decision.verdict, found, calls, reasons)
+    gone = any(path not in tree.files for path in pair.changed)
+    return Triage(pair, decision.verdict, found, calls, reasons, gone)
 
 
 def blank(text: str) -> str:
@@ -241,6 +243,23 @@ def score(triages: Sequence[Triage]) -> dict[str, Any]:
         "files_read_per_walk": _share(sum(len(t.walk.read) for t in walked if t.walk), len(walked)),
         "false_cleared": [_detail(t) for t in cleared if t.pair.truth == "related"],
         "unrelated_said_related": [_detail(t) for t in unrelated if t.verdict is Verdict.RELATED],
+        "removed_files": _removed(triages),
+    }
+
+
+def _removed(triages: Sequence[Triage]) -> dict[str, Any]:
+    """The figures of the pairs that remove or rename away a file (a real commit's)."""
+    gone = [t for t in triages if t.gone]
+    unrelated = [t for t in gone if t.pair.truth == "unrelated"]
+    cleared = [t for t in gone if t.verdict in CLEARED]
+    right = [t for t in cleared if t.pair.truth == "unrelated"]
+    unknown = [t for t in gone if t.verdict is Verdict.UNKNOWN]
+    return {
+        "pairs": len(gone),
+        "truly_unrelated": len(unrelated),
+        "precision": _share(len(right), len(cleared)),
+        "recall": _share(len(right), len(unrelated)),
+        "unknown_share": _share(len(unknown), len(gone)),
     }
 
 
