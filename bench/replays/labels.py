@@ -192,9 +192,8 @@ def removals(
                 "from": sha,
             }
             for test, closure in sorted(closures.items())
-            if test not in changed
+            if test not in changed and _both(args.git_dir, sha, test)
         ]
-        chosen = [pair for pair in chosen if _both(args.git_dir, sha, pair["test"])]
         if chosen:
             labelled = {**labelled_by, "removals": args.removals}
             save(args.manifest, entry(args, sha, language, labelled, chosen))
