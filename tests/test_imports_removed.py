@@ -133,6 +133,23 @@ def test_javascript(removed: str, kept: bool) -> None:
     assert named("test/cart.test.js", JAVASCRIPT, removed) is kept
 
 
+def test_javascript_a_workspace_package_s_subpath() -> None:
+    """`@acme/utils/money` in packages/utils (no `exports`): `money` under its folder, `src/`
+    or `lib/`, whichever held it at the base commit. (Had none of them held it at the head,
+    the walk would be partial: the import names no file.)"""
+    head: dict[str, Source] = {
+        "package.json": '{"name": "root", "workspaces": ["packages/*"]}',
+        "packages/utils/package.json": '{"name": "@acme/utils", "main": "src/index.js"}',
+        "packages/utils/src/index.js": "module.exports = {}\n",
+        "packages/utils/src/money.js": "module.exports = {}\n",
+        "packages/web/test/a.test.js": "require('@acme/utils/money')\nrequire('@acme/utils')\n",
+    }
+    test = "packages/web/test/a.test.js"
+    assert named(test, head, "packages/utils/money.js")
+    assert named(test, head, "packages/utils/lib/index.js")
+    assert not named(test, head, "packages/utils/src/dates.js")
+
+
 @pytest.mark.parametrize(
     "config", ["package.json", "packages/old/package.json", "tsconfig.base.json"]
 )

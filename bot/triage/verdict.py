@@ -23,7 +23,9 @@ order:
 3. UNKNOWN: the footprint is empty; GitHub's file list is cut off; or the walk could not
    rule out a change: it was partial (or not made) and the PR changes a file of the test's
    language that the walk did not reach (in any project of the repository: projects import
-   each other by package name). The evidence names the paths and what cut the walk.
+   each other by package name), or the PR removes (or renames away) a file of its language
+   that an import of the closure could have named at the base commit
+   (`imports/removed.py`). The evidence names the paths and what cut the walk.
 4. FLAKY: flakiness shown: passed on rerun of the same commit, failed then passed within the
    run (the runner's own retries), or known history (the same signature on other PRs by
    other authors, or on the base branch).

@@ -37,9 +37,10 @@ package.json `imports` (`#x`), and `import.meta.glob`.
 What a file the pull request removed could have been (`removed.py`): the file a path
 specifier names, with any extension or as a folder's `index.*` (one that found `x.js` may
 have found `x.ts` at the base commit), and the files an alias, tsconfig `paths` or `baseUrl`
-would map a bare specifier to. A bare specifier no rule maps names an installed package; a
-workspace package removed whole takes its package.json with it, and a removed package.json,
-tsconfig or runner configuration keeps every removed file open.
+would map a bare specifier to, or, in a package of the repository, its entry and subpath under
+the package's folder, `src/` or `lib/`. A bare specifier no rule maps names an installed
+package; a workspace package removed whole takes its package.json with it, and a removed
+package.json, tsconfig or runner configuration keeps every removed file open.
 """
 
 from __future__ import annotations
@@ -186,6 +187,12 @@ class ScriptResolver:
             bases += self._substitutions(bare)
             if self.aliases.base_url is not None:
                 bases.append(normalize(self.aliases.base_url, bare))
+            name, subpath = _split_package(bare)
+            bases += [
+                join(folder, under, subpath or "index")
+                for folder in self._package_folders(name)
+                for under in _PACKAGE_ENTRY_FOLDERS
+            ]
         named = [base for base in bases if base]
         return tuple(dict.fromkeys([*named, *(_SCRIPT_SUFFIX.sub("", base) for base in named)]))
 
@@ -314,17 +321,19 @@ class ScriptResolver:
         """A package of the repository itself (module doc): its entry and package.json."""
         name, subpath = _split_package(spec)
         self.names.add(name)
-        scope, _, last = name.rpartition("/")
-        if name in self.named:
-            folders: Sequence[str] = [self.named[name]]
-        else:
-            guesses = [last, f"{scope.lstrip('@')}-{last}"] if scope else [last]
-            folders = [f for guess in guesses for f in self.packages.get(guess, ())]
         found: list[str] = []
-        for folder in folders:
+        for folder in self._package_folders(name):
             found += self._exported(folder, subpath)
             found.append(join(folder, jsconfig.MANIFEST))
         return list(dict.fromkeys(found))
+
+    def _package_folders(self, name: str) -> Sequence[str]:
+        """The folders of the repository's packages a package name may be (module doc)."""
+        if name in self.named:
+            return [self.named[name]]
+        scope, _, last = name.rpartition("/")
+        guesses = [last, f"{scope.lstrip('@')}-{last}"] if scope else [last]
+        return [f for guess in guesses for f in self.packages.get(guess, ())]
 
     def _exported(self, folder: str, subpath: str, guess: bool = True) -> list[str]:
         """`pkg` (subpath "") or `pkg/sub`: the package's entries (`package_entries`: for
