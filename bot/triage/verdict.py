@@ -881,6 +881,11 @@ def _unseen(reading: _Reading) -> str:
         return "its test file could not be located in the commit's tree"
     if walk is None:
         return f"the imports of {reading.test_file} were not followed"
+    if not walk.partial and walk.unplaced is not None:
+        return (
+            f"an import the walk of {reading.test_file} reached may have named a file this PR "
+            "removes or renames away"
+        )
     if not walk.partial:
         return (
             f"the walk of {reading.test_file}'s imports cannot see an import of a file this "
