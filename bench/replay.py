@@ -16,7 +16,8 @@ blanked), the GitHub calls per triage (1 tree + the GraphQL queries of each roun
 the handler's own rules, `plan.plan_reads` and `plan.batches`; none when no walk is
 planned) and every
 pair cleared although related (`false_cleared`: a bug), and every truly unrelated pair said
-related (`unrelated_said_related`: recall lost).
+related (`unrelated_said_related`: recall lost); and the same figures for the pairs that
+change a path gone at their commit, removed or renamed away (`removed_files`).
 
     python bench/replay.py [--manifest bench/replays/manifest.json] [--mirrors DIR]
                            [--files N] [--bytes N] [--file-bytes N]
