@@ -305,10 +305,10 @@ def inert_changes(git: Git, pair: Pair, walk: ImportWalk | None) -> dict[str, st
     head; none for a made-up change, which has no base."""
     if not pair.origin:
         return {}
-    reached = walk.files if walk is not None else None
+    walked = manifests.Walked.of([walk]) if walk is not None else None
     found = {
         path: manifests.inert_change(
-            path, git.at(f"{pair.origin}^", path), git.at(pair.origin, path), reached
+            path, git.at(f"{pair.origin}^", path), git.at(pair.origin, path), walked
         )
         for path in pair.changed
         if manifests.compared(path)

@@ -7,7 +7,8 @@ The reruns the bot asks for are accepted but never complete: every delivery is a
 
 Two phases, each with a fresh simulator and database:
 
-- calls: --sample-prs PRs, one delivery at a time, waiting until the bot has handled it (and
+- calls: --sample-prs PRs, one delivery at a time (each job's `workflow_job` delivery, its
+  calls counted apart, then its `check_run`), waiting until the bot has handled it (and
   the webhooks of its own comments) after each, so the simulator's counter of rate-limited
   calls (304 answers, the installation token and the log's blob host excluded) is read per
   triage: the first failure of a PR head, and each further failure of the same head. Tracking
@@ -47,6 +48,7 @@ from bot.handlers.tracking import REFRESH_EVENT
 from bot.runtime import Bot
 from bot.sim.scenario import ChangedFile
 from bot.sim.server import Simulator
+from bot.sim.webhooks import workflow_job_completed
 from bot.store import Delivery, DeliveryState
 from bot.triage.models import EvidenceKind
 from tests.fleet import check_name, flaky_prs
@@ -100,6 +102,7 @@ async def idle(bot: Bot) -> None:
 async def calls_phase(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
     first: list[int] = []
     further: list[int] = []
+    job_calls: list[int] = []
     world = scenario(args, args.sample_prs)
     # Tallies wait for the window's end, as in production; an hour keeps every refresh out of
     # the per-triage counts, and the bench then brings them forward and counts them apart.
@@ -110,8 +113,15 @@ async def calls_phase(args: argparse.Namespace, workdir: Path) -> dict[str, Any]
         sent: dict[tuple[int, int], float] = {}
         for pr in range(1, args.sample_prs + 1):
             for shard in range(args.checks):
-                before = sim.rate_limited_calls
                 payload = sim.next_completion(check_name(pr, shard))
+                # The job's `workflow_job` delivery first (app.yml subscribes to it): counted
+                # apart, as what the run context costs.
+                before = sim.rate_limited_calls
+                run = sim.world.runs[payload["check_run"]["id"]]
+                await sim.send_webhook("workflow_job", workflow_job_completed(sim.shapes, run))
+                await bot.wait_handled("workflow_job", limit_seconds=600)
+                job_calls.append(sim.rate_limited_calls - before)
+                before = sim.rate_limited_calls
                 sent[(pr, shard)] = time.monotonic()
                 await sim.send_webhook("check_run", payload)
                 await handled(bot)
@@ -130,6 +140,7 @@ async def calls_phase(args: argparse.Namespace, workdir: Path) -> dict[str, Any]
     return {
         "first_failure_of_a_head": summary(first),
         "further_failure_of_the_same_head": summary(further),
+        "workflow_job_delivery": summary(job_calls),
         "tracking_issue_refreshes": {
             "jobs": len(waiting),
             "calls": refresh_calls,

@@ -18,6 +18,8 @@ _QUEUE_BRANCH = re.compile(r"^gh-readonly-queue/(?P<base>.+)/pr-\d+-[0-9a-f]+$")
 
 # An Actions check run's details_url: ".../actions/runs/{run_id}/job/{job_id}".
 _RUN_URL = re.compile(r"/actions/runs/(\d+)(?:/job/(\d+))?")
+# A job's check_run_url: ".../check-runs/{check_run_id}".
+_CHECK_RUN_URL = re.compile(r"/check-runs/(\d+)$")
 
 
 class _Model(BaseModel):
@@ -151,6 +153,35 @@ class _RepoEvent(_Model):
 
 class CheckRunEvent(_RepoEvent):
     check_run: CheckRun
+
+
+class WorkflowJob(_Model):
+    """An Actions job as a `workflow_job` webhook shows it at one stage (queued, waiting,
+    in progress, completed): the runner fields are null until a runner takes it."""
+
+    id: int
+    run_id: int
+    run_attempt: int = 1  # absent from the oldest payloads: their runs had one attempt
+    name: str
+    workflow_name: str | None = None
+    status: str
+    conclusion: str | None = None
+    started_at: str | None = None
+    completed_at: str | None = None
+    labels: list[str] = Field(default_factory=list)
+    runner_name: str | None = None
+    runner_group_name: str | None = None
+    check_run_url: str | None = None
+
+    @property
+    def check_run_id(self) -> int:
+        """The job's check run, as its URL names it: on GitHub the job's own id."""
+        found = _CHECK_RUN_URL.search(self.check_run_url or "")
+        return int(found.group(1)) if found else self.id
+
+
+class WorkflowJobEvent(_RepoEvent):
+    workflow_job: WorkflowJob
 
 
 class IssuePullRequestLink(_Model):

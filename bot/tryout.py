@@ -47,10 +47,12 @@ from bot.logs import configure
 from bot.metrics import Metrics
 from bot.report.check_run import CHECK_NAME
 from bot.report.comment import render_comment
+from bot.report.flake_lines import cause_words
 from bot.report.footprint import footprint_record
 from bot.store import CheckAttempt, Store, open_store
 from bot.triage.attempts import FAILED_CONCLUSIONS
-from bot.triage.models import Extraction
+from bot.triage.models import Decision, Extraction
+from bot.triage.suspected_cause import FailureText, SuspectedCause, suspect
 
 DEFAULT_API_URL = "https://api.github.com"
 LOG_CAP_BYTES = 64 * 1024 * 1024
@@ -305,6 +307,7 @@ def record(result: Tryout) -> dict[str, Any]:
                         "confidence": str(d.confidence),
                         "evidence": d.evidence,
                         "footprint": footprint_record(d),
+                        "suspected_cause": _cause_record(d),
                     }
                     for d in t.attempt.decisions
                 ],
@@ -334,6 +337,9 @@ def describe(result: Tryout) -> str:
             test = d.failure.test_id if d.failure else "(no failed test identified)"
             lines.append(f"  {test}: {d.verdict} ({d.confidence} confidence)")
             lines.append(f"    {d.evidence}")
+            cause = _cause(d)
+            if cause is not None:
+                lines.append(f"    {cause_words(cause)}")
         if tried.attempt.rerun_note:
             lines.append(f"  rerun: {tried.attempt.rerun_note}")
     if result.config.outside:
@@ -354,6 +360,28 @@ def describe(result: Tryout) -> str:
 
 def _count(number: int, noun: str) -> str:
     return f"{number:,} {noun}{'' if number == 1 else 's'}"
+
+
+def _cause(decision: Decision) -> SuspectedCause | None:
+    """The cause the failure's message suggests, when a marker shows one (one failure, no
+    history here: the bot's tracking issue weighs every failure and run)."""
+    if decision.failure is None:
+        return None
+    cause = suspect([FailureText(message=decision.failure.message)])
+    return cause if cause.signals else None
+
+
+def _cause_record(decision: Decision) -> dict[str, Any] | None:
+    cause = _cause(decision)
+    if cause is None:
+        return None
+    return {
+        "category": cause.category,
+        "confidence": cause.confidence,
+        "why_unclear": cause.why_unclear or None,
+        "signals": [s.model_dump(mode="json") for s in cause.signals],
+        "text": cause.text,
+    }
 
 
 def command(target: str, *, token: str | None, api_url: str | None, as_json: bool) -> int:

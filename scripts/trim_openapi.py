@@ -31,7 +31,12 @@ from bot.sim import Simulator, builtin_scenario
 from bot.sim.routes import Routes
 
 # The webhooks the simulator sends (bot/sim/webhooks.py), by their name in the description.
-SENT_WEBHOOKS = ("check-run-completed", "issue-comment-created", "pull-request-synchronize")
+SENT_WEBHOOKS = (
+    "check-run-completed",
+    "issue-comment-created",
+    "pull-request-synchronize",
+    "workflow-job-completed",
+)
 _KEPT_TOP = ("openapi", "info", "servers", "externalDocs")
 _METHODS = frozenset({"get", "put", "post", "delete", "options", "head", "patch", "trace"})
 

@@ -14,6 +14,7 @@ from bot.events import (
     InstallationEvent,
     IssueCommentEvent,
     PullRequestEvent,
+    WorkflowJobEvent,
 )
 
 CORPUS = Path(__file__).resolve().parent / "fixtures" / "corpus"
@@ -26,6 +27,7 @@ EVENT_MODELS: dict[str, type[BaseModel]] = {
     "issue_comment": IssueCommentEvent,
     "pull_request": PullRequestEvent,
     "installation": InstallationEvent,
+    "workflow_job": WorkflowJobEvent,
 }
 
 
@@ -63,6 +65,24 @@ def test_every_real_payload_of_our_events_parses(path: Path) -> None:
     parsed = EVENT_MODELS[event].model_validate(payload)
     if action != "none":
         assert getattr(parsed, "action", None) == action
+
+
+def test_a_workflow_job_names_its_check_run_and_its_runner() -> None:
+    # A real job (wolfy1339/github-events-schemas): its check run's id is its own.
+    real = WorkflowJobEvent.model_validate(_corpus("workflow_job.in_progress.3.json"))
+    job = real.workflow_job
+    assert job.check_run_id == job.id == 14541957942
+    assert (job.runner_name, job.labels, job.run_attempt) == (
+        "GitHub Actions 6",
+        ["ubuntu-latest"],
+        1,
+    )
+    # GitHub's documented example names another check run than its id: the URL is followed.
+    example = WorkflowJobEvent.model_validate(_corpus("workflow_job.completed.1.json"))
+    assert (example.workflow_job.id, example.workflow_job.check_run_id) == (289782451, 1291536064)
+    # The oldest example has no run_attempt: its run had one.
+    old = WorkflowJobEvent.model_validate(_corpus("workflow_job.in_progress.1.json"))
+    assert old.workflow_job.run_attempt == 1
 
 
 def test_actions_check_run_exposes_job_id_and_nullable_fields() -> None:

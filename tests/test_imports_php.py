@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.triage.imports import Source, WalkLimits
-from bot.triage.imports.php import Autoload, autoload_of, names_of
+from bot.triage.imports.php import Autoload, autoload_of, calls_of, names_of
 from tests.test_imports_ruby import walked
 from tests.test_imports_walk import depths, layout
 from tests.test_imports_walk import walked as walked_to
@@ -233,3 +233,70 @@ def test_classes_of_other_projects_and_of_the_file_itself_make_no_cut() -> None:
     }
     result = walked("tests/ATest.php", files)
     assert (depths(result), result.cut) == ({"tests/Base.php": 1}, ())
+
+
+def test_class_names_in_a_functions_strings_wait_for_the_function_fastroute() -> None:
+    """FastRoute v1.3.0's src/functions.php (composer's `autoload.files`: loaded for every
+    test) names the default parser, generator, dispatcher and collector in the options of
+    `simpleDispatcher()` and `cachedDispatcher()`, inside `if (!function_exists(...))`."""
+    _, files = layout("fastroute")
+    functions = str(files["src/functions.php"])
+    strings = names_of(functions, "src").strings
+    assert ("\\FastRoute\\Dispatcher\\GroupCountBased", "simpledispatcher") in strings
+    assert ("\\FastRoute\\Dispatcher\\GroupCountBased", "cacheddispatcher") in strings
+    assert {function for _, function in strings} == {"", "simpledispatcher", "cacheddispatcher"}
+    assert [name for name, function in strings if not function] == ["\\FastRoute\\simpleDispatcher"]
+    # Declaring a function and checking that it exists call nothing.
+    assert not {"simpledispatcher", "cacheddispatcher"} & calls_of(functions).names
+    assert "simpledispatcher" in calls_of(str(files["test/Dispatcher/DispatcherTest.php"])).names
+    # A method's strings (the test's getDispatcherClass()) count always.
+    test = names_of(str(files["test/Dispatcher/GroupCountBasedTest.php"]), "test/Dispatcher")
+    assert ("\\FastRoute\\Dispatcher\\GroupCountBased", "") in test.strings
+
+
+def test_a_test_that_calls_no_function_of_functions_php_does_not_reach_its_defaults() -> None:
+    """FastRoute v1.3.0: RouteCollectorTest uses RouteCollector, Std and a DataGenerator it
+    mocks, and calls neither function: the default dispatchers are not its code (PHPUnit's
+    get_included_files() agrees). GroupCountBasedTest's parent calls
+    `\\FastRoute\\simpleDispatcher()`: the defaults are."""
+    tree, files = layout("fastroute")
+    collector = walked_to("test/RouteCollectorTest.php", files, WalkLimits(), tree=tree)
+    assert not collector.partial
+    assert "src/functions.php" in collector.files
+    assert "src/RouteCollector.php" in collector.files
+    assert not {"src/Dispatcher/GroupCountBased.php", "src/Dispatcher.php"} & collector.files
+
+    test = "test/Dispatcher/GroupCountBasedTest.php"
+    dispatcher = walked_to(test, files, WalkLimits(), tree=tree)
+    assert not dispatcher.partial
+    chains = {r.path: [step.importer for step in r.chain] for r in dispatcher.reached}
+    assert chains["src/RouteParser/Std.php"] == ["src/functions.php"]  # only a default option
+
+
+@pytest.mark.parametrize(
+    ("source", "functions"),
+    [
+        # A function in a bracketed namespace; a closure inside it is still inside it.
+        ("namespace A {\nfunction make() { $f = function () { return 'A\\\\B'; }; }\n}", ["make"]),
+        # A method's strings, and a function declared inside a method, count always.
+        ("class C { function make() { return 'A\\\\B'; } }", [""]),
+        ("class C { function f() { function g() { return 'A\\\\B'; } } }", [""]),
+        ("function f() { $o = new class { function g() { return 'A\\\\B'; } }; }", ["f"]),
+        # After the function's body, and by reference (not told apart).
+        ("function f() { if (1) { x(); } }\n$d = 'A\\\\B';", [""]),
+        ("function &f() { return 'A\\\\B'; }", [""]),
+    ],
+)
+def test_the_function_holding_a_class_string(source: str, functions: list[str]) -> None:
+    assert [function for _, function in names_of("<?php\n" + source, "src").strings] == functions
+
+
+def test_the_functions_a_php_file_calls() -> None:
+    source = (
+        "<?php\nnamespace N;\nfunction declared() {}\nif (!function_exists('N\\\\guarded')) {}\n"
+        "\\N\\Called();\narray_map('N\\\\byString', $x);\n$h = <<<EOT\nheredocName\nEOT;\n"
+        "// commented()\n"
+    )
+    names = calls_of(source).names
+    assert {"called", "bystring", "heredocname", "array_map"} <= names
+    assert not {"declared", "guarded", "commented"} & names

@@ -10,11 +10,12 @@ from hypothesis import strategies as st
 
 from bot.triage.imports.csharp import references_of
 from bot.triage.imports.php import autoload_of, names_of
-from bot.triage.imports.ruby import loads_of, rspec_options
+from bot.triage.imports.php import calls_of as php_calls
+from bot.triage.imports.ruby import calls_of, loads_of, rspec_options
 from bot.triage.imports.rust import manifest_of, modules_of
 
 # Text built from the characters the scanners treat specially, so the odd cases are common.
-SPECIAL = "'\"`\\#/*<>{}[]()=;:,.$?!\n\t rmoudsequireclaPIR_0"
+SPECIAL = "'\"`\\#/*<>{}[]()=;:,.$?!\n\t rmoudsequireclaPIR_0~-AEdf"
 TEXT = st.text(alphabet=st.sampled_from(SPECIAL), max_size=300) | st.text(max_size=300)
 
 
@@ -23,8 +24,10 @@ TEXT = st.text(alphabet=st.sampled_from(SPECIAL), max_size=300) | st.text(max_si
 def test_the_scanners_answer_any_text(text: str) -> None:
     for load in loads_of(text):
         assert load.how in ("require", "relative", "file")
+    calls_of(text)
     rspec_options(text)
     names_of(text, "tests/unit")
+    php_calls(text)
     autoload_of("composer.json", text)
     references_of("tests/T/T.csproj", text)
     manifest_of("crates/a/Cargo.toml", text)
@@ -48,3 +51,36 @@ def test_composer_json_of_any_shape_gives_rules_inside_the_repository(data: obje
     rules = autoload_of("packages/a/composer.json", json.dumps(data))
     folders = [folder for _, folder in rules.psr4 + rules.psr0] + list(rules.files)
     assert all(".." not in folder.split("/") for folder in folders)
+
+
+RUBY_LINES = st.lists(
+    st.sampled_from(
+        [
+            "def m",
+            "  def self.n(a)",
+            "def o; end",
+            "end",
+            "  end",
+            "  rescue",
+            "  x(<<~A, <<-'B')",
+            "    x <<~A",
+            "A",
+            "  B",
+            "    require 'a'",
+            "require_relative 'b'",
+            "  'str#{i}ng'",
+            "# <<~A",
+            "",
+        ]
+    ),
+    max_size=40,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(RUBY_LINES)
+def test_a_heredocs_loads_wait_only_for_a_method_the_text_declares(lines: list[str]) -> None:
+    text = "\n".join(lines)
+    for load in loads_of(text):
+        assert not load.when or f"def {load.when}" in text or f"def self.{load.when}" in text
+    calls_of(text)

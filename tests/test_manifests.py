@@ -1,5 +1,5 @@
 """Configuration that steers a test's imports: strong evidence, unless the PR changed only
-fields of a manifest that cannot steer them (`bot/triage/manifests.py`)."""
+fields of a manifest that cannot steer them (`bot/triage/manifests/`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from bot.shared import Unreadable
 from bot.triage.imports import ImportWalk, Reached
-from bot.triage.manifests import inert_change
+from bot.triage.manifests import Walked, inert_change
 from bot.triage.models import Confidence, Failure, ImportStep, Strength, Verdict
 from bot.triage.verdict import decide
 
@@ -28,6 +28,10 @@ FORMIK = {
     "dependencies": {"deepmerge": "^2.1.1"},
 }
 MANIFEST = "packages/formik/package.json"
+
+
+def walked(*files: str) -> Walked:
+    return Walked(files=frozenset(files), imports=frozenset())
 
 
 def changed(**fields: object) -> str:
@@ -74,7 +78,7 @@ def test_a_base_that_was_not_read_counts_and_other_files_are_not_compared() -> N
     assert inert_change(MANIFEST, None, head) is None
     assert inert_change(MANIFEST, Unreadable("not found"), head) is None
     assert inert_change("tsconfig.json", '{"a": 1}', '{"a": 1, "version": 2}') is None
-    assert inert_change("pyproject.toml", "", "") is None
+    assert inert_change("setup.cfg", "", "") is None
 
 
 def test_composer_json_autoload_counts_its_version_does_not() -> None:
@@ -164,13 +168,13 @@ def test_a_workspace_added_is_inert_only_where_the_walk_reached_none_of_it() -> 
     grown = json.dumps(
         {"name": "root", "workspaces": ["packages/remeda", "packages/docs", "packages/brand"]}
     )
-    reached = ["packages/remeda/src/chunk.test.ts", "packages/remeda/src/internal/purry.ts"]
+    reached = walked("packages/remeda/src/chunk.test.ts", "packages/remeda/src/internal/purry.ts")
     said = "its workspaces field (adding packages/brand, where the walk reached nothing)"
     assert inert_change("package.json", base, grown, reached) == said
-    assert inert_change("package.json", base, grown, ["packages/brand/src/logo.ts"]) is None
+    assert inert_change("package.json", base, grown, walked("packages/brand/src/logo.ts")) is None
     assert inert_change("package.json", grown, base, reached) is None  # an entry went
     globbed = json.dumps({"name": "root", "workspaces": {"packages": ["packages/*", "tools/*"]}})
     only = json.dumps({"name": "root", "workspaces": {"packages": ["packages/*"]}})
     assert inert_change("package.json", only, globbed, reached) is not None
-    assert inert_change("package.json", only, globbed, ["tools/gen/index.ts"]) is None
+    assert inert_change("package.json", only, globbed, walked("tools/gen/index.ts")) is None
     assert inert_change("package.json", base, grown) is None  # what the walks reached: unknown

@@ -7,6 +7,7 @@ import hmac
 import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from datetime import datetime
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -267,3 +268,30 @@ def test_a_check_runs_on_a_pull_request_or_a_commit_never_both() -> None:
         CheckSpec.model_validate({**base, "pr": 1, "head_sha": "a" * 40})
     with pytest.raises(ValueError, match="branch is for checks outside"):
         CheckSpec.model_validate({**base, "pr": 1, "branch": "main"})
+
+
+async def test_an_app_subscribed_to_workflow_job_gets_one_per_actions_job(
+    receiver: Receiver,
+) -> None:
+    raw = builtin_scenario().model_dump(mode="json", exclude_none=True)
+    raw["app"] = {**raw.get("app", {}), "workflow_job": True}
+    raw["checks"][0]["attempts"][0].update(
+        seconds=95, labels=["self-hosted", "linux", "gpu"], runner_name="gpu-box-3"
+    )
+    scenario = Scenario.model_validate(raw)
+    async with Simulator(scenario, webhook_secret=SECRET, webhook_url=receiver.url) as sim:
+        await sim.play()
+    events = [headers["X-GitHub-Event"] for headers, _ in receiver.deliveries]
+    assert events == ["workflow_job", "check_run"]
+    (headers, body), _ = receiver.deliveries
+    assert_signed(headers, body)
+    payload = json.loads(body)
+    assert_webhook_fits("workflow-job-completed", payload)
+    job = payload["workflow_job"]
+    [check_run] = receiver.payloads("check_run")
+    assert job["check_run_url"].endswith(f"/check-runs/{check_run['check_run']['id']}")
+    assert job["id"] == check_run["check_run"]["id"]
+    assert (job["runner_name"], job["labels"]) == ("gpu-box-3", ["self-hosted", "linux", "gpu"])
+    assert job["started_at"] == check_run["check_run"]["started_at"]
+    started = datetime.fromisoformat(job["started_at"])
+    assert (datetime.fromisoformat(job["completed_at"]) - started).total_seconds() >= 95

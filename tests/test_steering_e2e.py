@@ -1,6 +1,7 @@
-"""The gather step for configuration that steers a test's imports: a changed manifest is
-read at the PR's base commit in the walk's first query (no call of its own), and a replica
-that finds the walk kept reads the two versions in one query."""
+"""The gather step for configuration that steers a test's imports (a package.json, a
+go.mod): a changed manifest is read at the PR's base commit in the walk's first query (no
+call of its own), and a replica that finds the walk kept reads the two versions in one
+query."""
 
 from __future__ import annotations
 
@@ -23,11 +24,14 @@ TREES = "GET /repos/{owner}/{repo}/git/trees/{tree_sha}"
 GRAPHQL = "POST /graphql"
 
 
-async def inert_at_head(scenario_name: str, store: Store) -> list[tuple[dict[str, str], int, int]]:
+async def inert_at_head(
+    scenario_name: str, store: Store, failure: Failure = FAILURE
+) -> list[tuple[dict[str, str], int, int]]:
     """What `inert_changes` says at the PR's head, the queries the walk spent, and the calls
     `inert_changes` spent on top (trees and queries), for a first replica and then a fresh
     one."""
     scenario = load_scenario(SCENARIOS / scenario_name)
+    repo = scenario.repo.full_name
     [pull] = scenario.pull_requests
     changed = [f.filename for f in pull.files]
     compared = Compared.of(pull.base_sha, changed)
@@ -42,18 +46,16 @@ async def inert_at_head(scenario_name: str, store: Store) -> list[tuple[dict[str
             walks = await import_walks(
                 gh,
                 store,
-                "acme/formik",
+                repo,
                 pull.head_sha,
-                [FAILURE],
+                [failure],
                 changed,
                 True,
                 cache,
                 compared=compared,
             )
             walked = sim.calls - before
-            inert = await inert_changes(
-                gh, store, "acme/formik", pull.head_sha, walks, compared, cache
-            )
+            inert = await inert_changes(gh, store, repo, pull.head_sha, walks, compared, cache)
             spent = sim.calls - before - walked
             found.append((inert, walked[GRAPHQL], spent[TREES] + spent[GRAPHQL]))
     return found
@@ -72,3 +74,25 @@ async def test_a_version_bump_is_told_apart_at_no_extra_call(store: Store) -> No
 async def test_an_exports_change_is_not_inert(store: Store) -> None:
     found = await inert_at_head("js-package-json-exports-changed.yml", store)
     assert found == [({}, 1, 0), ({}, 0, 1)]
+
+
+GO_TEST = "exp/zapslog/handler_test.go"
+GO_FAILURE = Failure(
+    test_id="go.uber.org/zap/exp/zapslog.TestAddCaller",
+    name="TestAddCaller",
+    file=GO_TEST,
+    framework="go",
+)
+
+
+async def test_a_go_mod_require_bump_is_told_apart_at_no_extra_call(store: Store) -> None:
+    found = await inert_at_head("go-mod-require-bump.yml", store, GO_FAILURE)
+    said = {"exp/go.mod": "its require directive"}
+    # As for a package.json: the base's exp/go.mod came with the walk's one query; a replica
+    # that found the walk kept read the head's in one.
+    assert found == [(said, 1, 0), (said, 0, 1)]
+
+
+async def test_a_go_mod_replace_added_is_not_inert(store: Store) -> None:
+    found = await inert_at_head("go-mod-replace-added.yml", store, GO_FAILURE)
+    assert [inert for inert, _, _ in found] == [{}, {}]

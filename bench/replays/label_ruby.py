@@ -3,8 +3,11 @@
 A test file's closure is every file of the checkout in `$LOADED_FEATURES` once `ruby` has
 loaded and run it (`ruby -Ilib -Itest -r<hook> test_file`: test-unit's and minitest's
 autorun run the tests at exit, and the hook, registered first, writes the list last): what
-the test required at load time and while running, autoloads included. The tests run in
-the temporary checkout, `--timeout` seconds at most each; their outcome does not matter.
+the test required at load time and while running, autoloads included; and every file Ruby
+compiled meanwhile (a `:script_compiled` TracePoint), since `Kernel#load` leaves what it
+loads out of `$LOADED_FEATURES` (rake's test_rake_file_task.rb loads lib/rake/phony.rb so,
+test_rake_rake_test_loader.rb lib/rake/rake_test_loader.rb). The tests run in the
+temporary checkout, `--timeout` seconds at most each; their outcome does not matter.
 
     python -m bench.replays.label_ruby --git-dir M --repository owner/name [--commit SHA] \
         --tests test/test_a.rb ... [--load-path lib test]
@@ -19,7 +22,12 @@ from pathlib import Path
 
 from bench.replays import labels
 
-HOOK = 'at_exit { File.write(ENV.fetch("FEATURES_OUT"), $LOADED_FEATURES.join("\\n")) }\n'
+HOOK = """compiled = []
+TracePoint.new(:script_compiled) do |tp|
+  compiled << tp.instruction_sequence.path unless tp.eval_script
+end.enable
+at_exit { File.write(ENV.fetch("FEATURES_OUT"), ($LOADED_FEATURES + compiled).join("\\n")) }
+"""
 
 
 def closure(root: Path, test: str, load_path: list[str], timeout: float) -> set[str]:
@@ -57,7 +65,7 @@ def main() -> None:
         candidates = labels.files(root, is_source)
         past = labels.history(args.git_dir, commit, root, is_source) if args.history else []
     tool = {
-        "tool": "ruby $LOADED_FEATURES after the test file ran",
+        "tool": "ruby $LOADED_FEATURES and the files compiled after the test file ran",
         "version": version.strip(),
         "script": "bench/replays/label_ruby.py",
         "options": {

@@ -12,7 +12,7 @@ from gidgethub import routing, sansio
 from pydantic import BaseModel
 
 from bot.events import InstallationRef
-from bot.handlers import checks, commands, installs, pulls, repos, tracking
+from bot.handlers import checks, commands, installs, jobs, pulls, repos, tracking
 from bot.handlers.context import BotContext
 from bot.inbox import HandlerFailures, describe_failure
 from bot.logs import bind
@@ -24,6 +24,7 @@ FEATURE_ROUTERS: dict[str, routing.Router] = {
     "checks": checks.router,
     "commands": commands.router,
     "installs": installs.router,
+    "jobs": jobs.router,
     "pulls": pulls.router,
     "repos": repos.router,
     "tracking": tracking.router,
@@ -38,8 +39,11 @@ class _Installed(BaseModel):
 
 
 # Events whose handlers call no GitHub API: about the installation itself (GitHub refuses a
-# token to a removed or suspended installation), and pull requests, which are only kept.
-NO_CLIENT_EVENTS = frozenset({"installation", "installation_repositories", "pull_request"})
+# token to a removed or suspended installation), and pull requests and Actions jobs, which
+# are only kept.
+NO_CLIENT_EVENTS = frozenset(
+    {"installation", "installation_repositories", "pull_request", "workflow_job"}
+)
 
 
 @functools.lru_cache(maxsize=256)

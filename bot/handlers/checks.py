@@ -18,7 +18,7 @@ from bot.github.client import GitHubClient
 from bot.handlers.auto_close import close_quiet_issues
 from bot.handlers.check_report import is_own, update_check_run
 from bot.handlers.context import BotContext
-from bot.handlers.history import failure_contexts, occurrences_of, run_record
+from bot.handlers.history import failure_contexts, occurrences_of, run_record, with_runner
 from bot.handlers.job_evidence import read_job, read_key
 from bot.handlers.pulls import pull_at_head
 from bot.handlers.queues import merge_queue_of
@@ -103,6 +103,7 @@ async def triage_run(scope: Scope, run: CheckRun) -> None:
             for n in pr_numbers
         ]
     config, extraction = config_task.result(), job_task.result()
+    record = with_runner(record, extraction)
     for task in pull_tasks:
         pull, changed = task.result()
         gathered = Gathered(config, extraction, pull, changed, record)
@@ -355,6 +356,7 @@ async def _record_outside_pr(scope: Scope, run: CheckRun, record: RunRecord) -> 
         return
     config = await scope.config()
     extraction = await _read_job_when_failed(scope, run)
+    record = with_runner(record, extraction)
     await scope.store.record_run(
         record, occurrences_of(record, extraction, [], config.generic_messages)
     )

@@ -51,6 +51,18 @@ def run_record(
         conclusion=run.conclusion or "",
         completed_at=epoch(run.completed_at),
         html_url=run.html_url or "",
+        started_at=api.epoch(run.started_at) or None,
+    )
+
+
+def with_runner(record: RunRecord, extraction: Extraction) -> RunRecord:
+    """The run with the runner its failed job's log names (none for a pass: its log is not
+    read)."""
+    runner = extraction.runner
+    if runner is None:
+        return record
+    return record.model_copy(
+        update={"runner_name": runner.name, "runner_os": runner.os, "runner_image": runner.image}
     )
 
 
@@ -82,6 +94,7 @@ def occurrences_of(
             at=record.completed_at,
             verdict=str(verdicts.get(failure.test_id, Verdict.UNKNOWN)),
             html_url=record.html_url,
+            test_seconds=failure.seconds,
         )
         for failure in extraction.failures
     ]

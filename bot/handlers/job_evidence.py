@@ -26,6 +26,7 @@ from bot.triage.logscan import LogScanner
 from bot.triage.models import Extraction
 from bot.triage.reports import ReportResult
 from bot.triage.reports.artifacts import ExpandBudget, read_artifact_reports
+from bot.triage.runner_header import read_runner_header
 
 log = logging.getLogger(__name__)
 
@@ -102,8 +103,9 @@ def _extract(
     annotations: Sequence[Mapping[str, Any]],
     config: RepoConfig,
 ) -> Extraction:
-    """The failures of the job, from what was read of it (`scanner`: the whole log, fed)."""
-    return extract(
+    """The failures of the job, from what was read of it (`scanner`: the whole log, fed),
+    and its runner as the log's opening lines name it."""
+    extraction = extract(
         log_lines=scanner.finish() if scanner else None,
         active_parsers=markers_fired(scanner) if scanner else None,
         parsed_reports=reports,
@@ -112,6 +114,8 @@ def _extract(
         mass_threshold=config.mass_failure_threshold,
         generic_messages=config.generic_messages,
     )
+    extraction.runner = read_runner_header(scanner.head_lines()) if scanner else None
+    return extraction
 
 
 async def _stream_log(

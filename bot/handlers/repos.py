@@ -1,4 +1,5 @@
-"""Remember which repositories are private, from the check runs that fill the dashboard."""
+"""Remember which repositories are private, from the check runs that fill the dashboard, and
+their default branch: where a check's usual duration is measured."""
 
 from __future__ import annotations
 
@@ -21,4 +22,10 @@ async def on_check_run_completed(
         return
     # A repository of unknown visibility is treated as private: hidden until proven public.
     private = repository.get("private") is not False
-    await ctx.store.set_repository(repository["full_name"], private, time.time())
+    branch = repository.get("default_branch")
+    await ctx.store.set_repository(
+        repository["full_name"],
+        private,
+        time.time(),
+        branch if isinstance(branch, str) and branch else None,
+    )

@@ -10,10 +10,11 @@ the same test on the same head spends no call, in any replica: finished walks ar
 the store too. A walk cut by a fault (a 5xx, a rate limit) raises, so the delivery is
 retried; it is never kept.
 
-A changed manifest that steers a test's imports (a package.json, a composer.json) is read at
-the PR's base commit too, by `commit:path` in the first round's query (no call of its own),
-so that a change to its `version` alone is told from one to its `exports`
-(`inert_changes`); only when every walk was kept does that read cost a query.
+A changed manifest that steers a test's imports (a package.json, composer.json, go.mod,
+Cargo.toml, pyproject.toml, .csproj) is read at the PR's base commit too, by `commit:path` in
+the first round's query (no call of its own), so that a change to a dependency's version
+alone is told from one to its `exports` or `replace`s (`inert_changes`); only when every
+walk was kept does that read cost a query.
 
 A failure that names no file (a Go package's test, a JVM class) is found in the tree first
 (`imports.locate`, no further call, but one query for the go.mod files of a repository with
@@ -410,10 +411,10 @@ async def inert_changes(
     missing = await _unknown(store, [*heads.values(), *bases.values()], cache)
     if missing:
         await _keep(store, cache, await _ask(gh, repo, [missing]))
-    reached = {path for found in (walks or {}).values() for path in found.files}
+    walked = manifests.Walked.of((walks or {}).values())
     found = {
         path: manifests.inert_change(
-            path, cache.blobs.get(bases[path]), cache.blobs.get(heads[path]), reached
+            path, cache.blobs.get(bases[path]), cache.blobs.get(heads[path]), walked
         )
         for path in paths
     }

@@ -40,6 +40,7 @@ from bot.triage.failures import match_key
 from bot.triage.footprint import locate_test_file
 from bot.triage.models import Decision, Failure, Occurrence, RunHint, RunRate, RunRecord
 from bot.triage.owners import OwnerKind, owner_of
+from bot.triage.run_context import RunContext, usual_duration
 from bot.triage.stats import outcomes_of, run_rate
 from bot.triage.tracking import TrackingIssue
 
@@ -63,6 +64,11 @@ ADOPTABLE_TEXT = render.MAX_LENGTH - render.SECTION_ROOM
 # repository's issues gone (404, 410), an edit it refuses (422).
 EDIT_REFUSED = frozenset({403, 404, 410, 422})
 MAX_ASSIGNEES = 10  # GitHub's limit per issue
+# The runs whose context an issue's section is measured against (its checks' runs in the
+# window, newest first), and the base-branch runs each check's usual duration comes from:
+# each is one query, however many there are.
+MAX_RUN_CONTEXTS = 2000
+MAX_USUAL_RUNS = 200
 
 
 async def track_failures(
@@ -588,12 +594,23 @@ async def _issue_input(
     checks = sorted({o.check_name for o in occurrences})
     async with asyncio.TaskGroup() as tg:
         tasks = {name: tg.create_task(ctx.store.runs(repo, name, since)) for name in checks}
+        contexts_task = tg.create_task(
+            ctx.store.run_contexts(repo, checks, since, MAX_RUN_CONTEXTS)
+        )
+        usual_tasks = {
+            name: tg.create_task(ctx.store.usual_durations(repo, name, since, MAX_USUAL_RUNS))
+            for name in checks
+        }
     runs = {name: task.result() for name, task in tasks.items()}
+    contexts = contexts_task.result()
     return IssueInput(
         key=record.key,
         tests=record.tests,
         signature=record.signature,
-        occurrences=[_occurrence(o, runs.get(o.check_name, [])) for o in occurrences],
+        occurrences=[
+            _occurrence(o, runs.get(o.check_name, []), contexts.get(o.check_run_id))
+            for o in occurrences
+        ],
         rates=[
             CheckRate(check_name=name, rate=_rate(runs[name], occurrences))
             for name in checks
@@ -608,6 +625,12 @@ async def _issue_input(
         mentioned=await _mentions(scope, record, occurrences, now)
         if config.owners == OwnersMode.MENTION
         else [],
+        run_contexts=list(contexts.values()),
+        usual=[
+            found
+            for name, task in usual_tasks.items()
+            if (found := usual_duration(name, task.result())) is not None
+        ],
     )
 
 
@@ -675,7 +698,9 @@ def _dashboard_page(dashboard_url: str, repo: str, tests: list[str]) -> str:
     return f"{dashboard_url}/{repo}"  # owner and repository names need no escaping
 
 
-def _occurrence(o: Occurrence, runs: list[RunRecord]) -> IssueOccurrence:
+def _occurrence(
+    o: Occurrence, runs: list[RunRecord], context: RunContext | None
+) -> IssueOccurrence:
     later = sorted(
         (r for r in runs if r.head_sha == o.head_sha and r.attempt > o.attempt),
         key=lambda r: r.attempt,
@@ -695,6 +720,10 @@ def _occurrence(o: Occurrence, runs: list[RunRecord]) -> IssueOccurrence:
         html_url=o.html_url,
         attempt=o.attempt,
         rerun=rerun,
+        message=o.message,
+        context=None
+        if context is None
+        else context.model_copy(update={"test_seconds": o.test_seconds}),
     )
 
 

@@ -18,6 +18,7 @@ from urllib.parse import quote
 
 from bot.report.advice import RERUN_REQUESTED as RERUN_REQUESTED  # read from here too
 from bot.report.advice import advice_lines
+from bot.report.flake_lines import cause_line, flagged, run_words
 from bot.report.groups import Item, Row, flaky_not_ruled_out, rows_of
 from bot.report.markdown import (
     code_span,
@@ -29,6 +30,7 @@ from bot.report.markdown import (
 )
 from bot.report.models import CheckReport, CommentInput
 from bot.report.text import grapheme_prefix
+from bot.triage.comparable import Peers, not_comparable
 from bot.triage.footprint import (
     REASON_IMPORTED,
     REASON_RUNS,
@@ -37,6 +39,7 @@ from bot.triage.footprint import (
 )
 from bot.triage.models import Decision, FootprintEntry, PastOccurrence, Verdict
 from bot.triage.stats import describe_flips, describe_rate
+from bot.triage.suspected_cause import FailureText, suspect
 from bot.triage.verdict import NO_TEST_IDENTIFIED, summarise
 
 MARKER = "<!-- flaky-triage:sticky-comment -->"
@@ -397,6 +400,7 @@ def _test_details(item: Item) -> str:
         lines.append(f"- **Location:** {code_span(shorten(failure.location, _TEST_LIMIT))}")
     if item.check.rerun_note:
         lines.append(f"- **Rerun:** {escape_inline(shorten(item.check.rerun_note, _NAME_LIMIT))}")
+    lines += _flake_lines(item.check, failure.message)
     return (
         f"<details>\n<summary>{summary}</summary>\n\n"
         + "\n".join(lines)
@@ -404,6 +408,23 @@ def _test_details(item: Item) -> str:
         + _excerpt_block(decision)
         + "\n</details>\n"
     )
+
+
+def _flake_lines(check: CheckReport, message: str) -> list[str]:
+    """The job's run (flagged when unlike its check's usual) and the cause its message
+    suggests, as the tracking issue says them; the cause only when a marker shows one."""
+    reason = None
+    lines = []
+    if check.run_context is not None:
+        reason = not_comparable(check.run_context, check.usual, Peers.of(()))
+        words = flagged(
+            f"{run_words(check.run_context, check.usual)}, attempt {check.attempt}", reason
+        )
+        lines.append(f"- **Run:** {escape_inline(shorten(words, _EVIDENCE_LIMIT))}")
+    cause = suspect([FailureText(message=message, comparable=reason is None)])
+    if cause.signals:
+        lines.append("- " + cause_line(cause))
+    return lines
 
 
 def _evidence(decision: Decision) -> str:

@@ -7,17 +7,20 @@ hostile test name can neither run script nor display reversed or as another's.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from html import escape
 from typing import Protocol
 from urllib.parse import quote
 
 from bot.report.comment import NOT_RULED_OUT_WORDS, VERDICT_WORDS
+from bot.report.flake_lines import cause_words, flagged, run_words, usual_of, where_words
 from bot.report.flaky_tests import RepoSummary, TestSummary, day_label, owner_name
 from bot.report.svg import outcome_chart, sparkline
 from bot.report.text import reveal
+from bot.triage.flake_context import Explanation, FailedRun, explain
 from bot.triage.models import Occurrence, RunRecord, Verdict
+from bot.triage.run_context import RunContext, UsualDuration
 from bot.triage.stats import describe_rate
 
 _STYLE = """
@@ -140,8 +143,14 @@ def render_test(
     occurrences: Sequence[Occurrence],
     chart_days: Sequence[tuple[str, int, int]],
     runs: Sequence[RunRecord] = (),
+    *,
+    contexts: Mapping[int, RunContext] | None = None,
+    run_contexts: Sequence[RunContext] = (),
+    usual: Sequence[UsualDuration] = (),
 ) -> str:
-    """`runs`: the repository's, from which an occurrence's later attempts are read."""
+    """`runs`: the repository's, from which an occurrence's later attempts are read;
+    `contexts`: each failed job's run context, by check run id; `run_contexts`: every
+    recorded run of the test's checks; `usual`: each check's usual duration."""
     crumbs = [(repo, f"/{repo}"), (test.test_id, page_of_test(repo, test.test_key))]
     where = [f"{test.prs:,} pull request{'s' if test.prs != 1 else ''}"] + [
         f"<code>{_text(branch)}</code>" for branch in test.branches
@@ -169,8 +178,20 @@ def render_test(
         f"<td>{day_label(m.last_seen)}</td></tr>"
         for m in test.modes
     )
+    contexts = contexts or {}
+    explained, flags = _explained(occurrences, contexts, run_contexts, usual)
+    summary += f'<p id="cause">{_text(cause_words(explained.cause))}.</p>'
+    if contexts or run_contexts:
+        summary += (
+            f'<p id="where">Where failures concentrate: {_text(where_words(explained.where))}.</p>'
+        )
     shown = sorted(occurrences, key=lambda o: o.at, reverse=True)[:_OCCURRENCES_SHOWN]
-    rows = "".join(_occurrence_row(repo, o, occurrence_words(o, runs)) for o in shown)
+    rows = "".join(
+        _occurrence_row(repo, o, occurrence_words(o, runs))
+        + (_run_cell(o, contexts, usual, flags) if contexts else "")
+        + "</tr>"
+        for o in shown
+    )
     older = len(occurrences) - len(shown)
     more = f'<p class="muted">and {older:,} older.</p>' if older > 0 else ""
     return page(
@@ -180,7 +201,9 @@ def render_test(
         + "<h2>Failure modes</h2><table><thead><tr><th>Signature</th><th>Location</th>"
         + f'<th>Count</th><th>Last seen</th></tr></thead><tbody id="modes">{modes}</tbody></table>'
         + "<h2>Occurrences</h2><table><thead><tr><th>When</th><th>Where</th><th>Commit</th>"
-        + "<th>Check</th><th>Attempt</th><th>Verdict</th></tr></thead>"
+        + "<th>Check</th><th>Attempt</th><th>Verdict</th>"
+        + ("<th>Run</th>" if contexts else "")
+        + "</tr></thead>"
         + f'<tbody id="occurrences">{rows}</tbody></table>{more}',
         crumbs=crumbs,
     )
@@ -268,8 +291,36 @@ def _occurrence_row(repo: str, o: Occurrence, verdict: str) -> str:
     )
     return (
         f"<tr><td>{day_label(o.at)}</td><td>{where}</td><td><code>{escape(o.head_sha[:7])}"
-        f"</code></td><td>{check}</td><td>{o.attempt}</td><td>{escape(verdict)}</td></tr>"
+        f"</code></td><td>{check}</td><td>{o.attempt}</td><td>{escape(verdict)}</td>"
     )
+
+
+def _run_cell(
+    o: Occurrence,
+    contexts: Mapping[int, RunContext],
+    usual: Sequence[UsualDuration],
+    flags: Mapping[int, str | None],
+) -> str:
+    words = run_words(contexts.get(o.check_run_id), usual_of(usual, o.check_name))
+    return f"<td>{_text(flagged(words, flags.get(o.check_run_id)))}</td>"
+
+
+def _explained(
+    occurrences: Sequence[Occurrence],
+    contexts: Mapping[int, RunContext],
+    run_contexts: Sequence[RunContext],
+    usual: Sequence[UsualDuration],
+) -> tuple[Explanation, dict[int, str | None]]:
+    """The explanation of the test's failures, one failed run per job (check run)."""
+    jobs: dict[int, Occurrence] = {}
+    for o in occurrences:
+        jobs.setdefault(o.check_run_id, o)
+    failed = [
+        FailedRun(check_name=o.check_name, message=o.message, context=contexts.get(run_id))
+        for run_id, o in jobs.items()
+    ]
+    explained = explain(failed, run_contexts, usual)
+    return explained, dict(zip(jobs, explained.not_comparable, strict=True))
 
 
 def render_dead_letters(

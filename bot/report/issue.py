@@ -14,6 +14,16 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from bot.report.flake_lines import (
+    FLAG,
+    JobKey,
+    cause_line,
+    explain_occurrences,
+    job_key,
+    run_cell,
+    usual_of,
+    where_line,
+)
 from bot.report.markdown import (
     code_span,
     escape_inline,
@@ -23,6 +33,7 @@ from bot.report.markdown import (
     shorten,
 )
 from bot.report.models import IssueInput, IssueOccurrence
+from bot.triage.flake_context import Explanation
 from bot.triage.mentions import mentionable
 from bot.triage.models import RunHint
 from bot.triage.stats import describe_rate
@@ -97,8 +108,9 @@ def render_body(inp: IssueInput, existing: str | None = None) -> str | None:
     fits GitHub's cap; None when even the shortest section does not fit beside the text
     people wrote, which is never cut."""
     shown = OCCURRENCES_SHOWN
+    explained = explain_occurrences(inp.occurrences, inp.run_contexts, inp.usual)
     while True:
-        body = compose(existing, render_section(inp, occurrences_shown=shown))
+        body = compose(existing, _section(inp, shown, explained))
         if len(body) <= MAX_LENGTH:
             return body
         if shown == 0:
@@ -113,17 +125,30 @@ def human_text(body: str | None) -> str:
 
 
 def render_section(inp: IssueInput, *, occurrences_shown: int = OCCURRENCES_SHOWN) -> str:
+    explained = explain_occurrences(inp.occurrences, inp.run_contexts, inp.usual)
+    return _section(inp, occurrences_shown, explained)
+
+
+def _section(
+    inp: IssueInput,
+    occurrences_shown: int,
+    explained: tuple[Explanation, dict[JobKey, str | None]],
+) -> str:
+    """The section, with the explanation of its failures decided once for every size tried."""
     data = {"v": 1, "key": inp.key, "tests": _listed_in_data(inp.tests[:TESTS_LISTED])}
-    parts = [
-        START + _inert_json(data) + " -->",
-        _summary(inp),
-    ]
+    explanation, flags = explained
+    summary = _summary(inp)
+    if inp.occurrences and _context_recorded(inp):
+        summary += "\n" + where_line(explanation.where)
+    parts = [START + _inert_json(data) + " -->", summary]
     if inp.owners:
         parts.append(_owners(inp))
     if len(inp.tests) > 1:
         parts.append(_cluster(inp))
     parts.append(_failure_modes(inp.occurrences))
-    parts.append(_occurrences(inp, occurrences_shown))
+    if inp.occurrences:
+        parts.append("### Suspected cause\n\n" + cause_line(explanation.cause) + _cause_note(inp))
+    parts.append(_occurrences(inp, occurrences_shown, flags))
     parts.append(_run_alone(inp))
     parts.append(
         "<sub>Kept up to date by flaky-triage from its record of the last "
@@ -247,15 +272,36 @@ def _message_span(text: str, *, in_table: bool = True) -> str:
     return neutralise(code_span(shorten(text, _SIGNATURE_LIMIT), in_table=in_table))
 
 
-def _occurrences(inp: IssueInput, shown: int) -> str:
+def _cause_note(inp: IssueInput) -> str:
+    if not _context_recorded(inp):
+        return "\n\n<sub>Suspected from the failures' messages.</sub>"
+    return (
+        "\n\n<sub>Suspected from the failures' messages and where their runs differ from the "
+        f"others; {FLAG} marks a run not comparable with the rest of its check, weighed "
+        "half.</sub>"
+    )
+
+
+def _context_recorded(inp: IssueInput) -> bool:
+    """Whether any run's context is on record: an older record shows no empty column."""
+    return bool(inp.run_contexts) or any(o.context is not None for o in inp.occurrences)
+
+
+def _occurrences(inp: IssueInput, shown: int, flags: dict[JobKey, str | None]) -> str:
     newest = sorted(inp.occurrences, key=lambda o: (o.at, o.html_url), reverse=True)
     cluster = len(inp.tests) > 1
     header = "| When (UTC) | Where | Commit | Job | Attempt | Rerun |"
     if cluster:
         header = "| When (UTC) | Test | Where | Commit | Job | Attempt | Rerun |"
+    with_run = _context_recorded(inp)
+    if with_run:
+        header += " Run |"
     # A cluster's tests share one signature: those that failed in the same job are one row.
     rows_of = _by_job(newest) if cluster else [[o] for o in newest]
-    rows = [_occurrence_row(row, cluster) for row in rows_of[:shown]]
+    rows = [
+        _occurrence_row(row, cluster) + (_run_column(inp, row[0], flags) if with_run else "")
+        for row in rows_of[:shown]
+    ]
     if not rows:
         return "### Occurrences\n\nNone recorded yet."
     divider = "|" + " --- |" * header.count(" | ") + " --- |"
@@ -266,10 +312,14 @@ def _occurrences(inp: IssueInput, shown: int) -> str:
     )
 
 
+def _run_column(inp: IssueInput, o: IssueOccurrence, flags: dict[JobKey, str | None]) -> str:
+    return f" {run_cell(o.context, usual_of(inp.usual, o.check_name), flags.get(job_key(o)))} |"
+
+
 def _by_job(occurrences: Sequence[IssueOccurrence]) -> list[list[IssueOccurrence]]:
-    jobs: dict[tuple[str, str, str, int], list[IssueOccurrence]] = {}
+    jobs: dict[JobKey, list[IssueOccurrence]] = {}
     for o in occurrences:
-        jobs.setdefault((o.check_name, o.html_url, o.head_sha, o.attempt), []).append(o)
+        jobs.setdefault(job_key(o), []).append(o)
     return list(jobs.values())
 
 

@@ -18,6 +18,10 @@ class CheckReport(BaseModel):
     conclusion: str  # "failure", "timed_out", "success" (a rerun that passed)
     decisions: list[Decision] = Field(default_factory=list)
     rerun_note: str | None = None  # e.g. "rerun requested (attempt 2)", "passed on rerun"
+    # Where and how long the job ran, and its check's usual duration on the base branch;
+    # None: not recorded (the details then say nothing of the run).
+    run_context: RunContext | None = None
+    usual: UsualDuration | None = None
 
 
 class CommentInput(BaseModel):

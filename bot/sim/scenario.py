@@ -31,6 +31,9 @@ class AppSpec(_Strict):
     installation_id: int = 1
     # The installation's `checks` permission: `read` until its owner accepts `write`.
     checks: Literal["read", "write"] = "write"
+    # Whether the App subscribes to `workflow_job` (app.yml lists it; an App registered
+    # before it did not): GitHub then sends one as each Actions job completes.
+    workflow_job: bool = False
 
 
 class RepoSpec(_Strict):
@@ -167,6 +170,11 @@ class Attempt(_Strict):
     # When it finished, this many days before the moment it is played: weeks of history
     # (auto_close, history windows) in a scenario that runs in seconds.
     completed_days_ago: float = Field(default=0, ge=0, le=365)
+    # How long the job ran (its check run started this long before it completed), and the
+    # runner that took it, as the jobs API and `workflow_job` webhooks show them.
+    seconds: float = Field(default=0, ge=0, le=35 * 86_400)
+    labels: list[str] = Field(default_factory=lambda: ["ubuntu-latest"])
+    runner_name: str = "GitHub Actions 1"
 
     @model_validator(mode="after")
     def _consistent(self) -> Attempt:
@@ -196,6 +204,9 @@ class CheckSpec(_Strict):
     # The event that started an Actions check's workflow run, as GitHub names it; default:
     # `pull_request` on a PR, `merge_group` on a merge queue's branch, else `push`.
     event: str | None = None
+    # The Actions workflow it is a job of: the checks of one workflow on one commit are jobs
+    # of the same workflow run. None: a workflow run of its own, whose attempts it counts.
+    workflow: str | None = None
 
     @property
     def is_actions(self) -> bool:

@@ -31,6 +31,7 @@ from bot.sim.webhooks import (
     delivery_headers,
     issue_comment_created,
     pull_request_synchronize,
+    workflow_job_completed,
 )
 
 # The status of a request carried out before its answer was dropped (an `after_applying` fault).
@@ -250,7 +251,11 @@ class Simulator:
         return check_run_completed(self.shapes, run)
 
     async def complete_check(self, run: CheckRun) -> int:
+        """Complete the attempt and send its webhooks: `workflow_job` first, when the App
+        subscribes to it (GitHub gives them no fixed order), then `check_run`."""
         self.world.complete_run(run)
+        if run.check.is_actions and self.scenario.app.workflow_job:
+            await self.send_webhook("workflow_job", workflow_job_completed(self.shapes, run))
         return await self.send_webhook("check_run", check_run_completed(self.shapes, run))
 
     async def play(self, after_each: Callable[[], Awaitable[None]] | None = None) -> None:

@@ -562,7 +562,7 @@ class Shapes:
         return {
             "id": run.id,
             "run_id": run.run_id,
-            "workflow_name": "CI",
+            "workflow_name": run.check.workflow or "CI",
             "head_branch": self._run_branch(run),
             "run_url": f"{self.repo_api}/actions/runs/{run.run_id}",
             "run_attempt": run.run_attempt,
@@ -589,9 +589,9 @@ class Shapes:
                 }
             ],
             "check_run_url": f"{self.repo_api}/check-runs/{run.id}",
-            "labels": ["ubuntu-latest"],
+            "labels": list(run.attempt.labels),
             "runner_id": 1,
-            "runner_name": "GitHub Actions 1",
+            "runner_name": run.attempt.runner_name,
             "runner_group_id": 1,
             "runner_group_name": "GitHub Actions",
         }

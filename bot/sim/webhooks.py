@@ -62,6 +62,13 @@ def check_run_completed(shapes: Shapes, run: CheckRun) -> Json:
     return payload
 
 
+def workflow_job_completed(shapes: Shapes, run: CheckRun) -> Json:
+    """`workflow_job` `completed`: the job as the jobs API shows it, in the envelope of a
+    delivery GitHub sends to an App subscribed to the event."""
+    envelope = _envelope(shapes, "completed", "github-actions[bot]")
+    return {"action": "completed", "workflow_job": shapes.job(run), **envelope}
+
+
 def app_check_run_completed(shapes: Shapes, run: AppCheckRun) -> Json:
     """`check_run` `completed` for a run the App created, as GitHub sends it to that App."""
     envelope = _envelope(shapes, "completed", shapes.world.bot_login)

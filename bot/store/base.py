@@ -17,7 +17,9 @@ from bot.store.models import (
     TriageCheckRun,
 )
 from bot.triage.imports import ImportWalk
+from bot.triage.job_context import JobRecord
 from bot.triage.models import Extraction, Occurrence, RunRecord
+from bot.triage.run_context import RunContext
 
 
 class Store(Protocol):
@@ -145,6 +147,23 @@ class Store(Protocol):
     async def latest_branch_run(self, repo: str, check_name: str, branch: str) -> RunRecord | None:
         """The newest completed run of a check on a branch outside any PR (e.g. main)."""
 
+    # --- run context: the jobs `workflow_job` webhooks describe ---------------------------
+    async def save_job(self, job: JobRecord, now: float) -> None:
+        """Keep what a `workflow_job` delivery says of its job; a delivery of an earlier stage
+        (queued, in progress) never replaces what a later one said."""
+
+    async def run_contexts(
+        self, repo: str, check_names: Sequence[str], since: float, limit: int
+    ) -> dict[int, RunContext]:
+        """The context of each recorded run of these checks completed at or after `since`,
+        by check run id, newest first, at most `limit`."""
+
+    async def usual_durations(
+        self, repo: str, check_name: str, since: float, limit: int
+    ) -> list[float]:
+        """How long the check's passing runs on the repository's default branch took (seconds,
+        outside any PR, at or after `since`), newest first, at most `limit`."""
+
     # --- sticky comment ------------------------------------------------------------------
     def pr_lock(self, repo: str, pr_number: int) -> AbstractAsyncContextManager[None]:
         """Serialise work on one PR's comment across tasks (and replicas, where supported)."""
@@ -237,8 +256,11 @@ class Store(Protocol):
         """Test key (or "*") -> the logins that said `/flaky wrong` about it, sorted."""
 
     # --- dashboard -------------------------------------------------------------------------
-    async def set_repository(self, repo: str, private: bool, now: float) -> None:
-        """Remember whether a repository is private (the latest webhook wins)."""
+    async def set_repository(
+        self, repo: str, private: bool, now: float, default_branch: str | None = None
+    ) -> None:
+        """Remember whether a repository is private, and its default branch when given (the
+        latest webhook wins)."""
 
     async def repositories(self) -> list[tuple[str, bool]]:
         """Every repository the bot has heard of, with whether it is private, by name."""

@@ -13,12 +13,13 @@ from bot.store.commands import Commands
 from bot.store.deliveries import Deliveries
 from bot.store.dialect import Dialect
 from bot.store.history import History
+from bot.store.jobs import Jobs
 from bot.store.pulls import Pulls
 from bot.store.sources import Sources
 from bot.store.tracking import Tracking
 
 
-class StoreCore(Deliveries, History, Pulls, Commands, Tracking, Sources):
+class StoreCore(Deliveries, History, Jobs, Pulls, Commands, Tracking, Sources):
     _sql: Dialect
 
     @abstractmethod

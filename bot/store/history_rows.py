@@ -9,12 +9,13 @@ from bot.triage.models import Occurrence, RunRecord
 
 RUN_FIELDS = (
     "repo", "check_run_id", "check_name", "head_sha", "branch", "pr_number", "author",
-    "attempt", "conclusion", "completed_at", "html_url",
+    "attempt", "conclusion", "completed_at", "html_url", "started_at", "runner_name",
+    "runner_os", "runner_image",
 )  # fmt: skip
 OCCURRENCE_FIELDS = (
     "repo", "check_run_id", "check_name", "test_key", "test_id", "signature", "generic",
     "location", "message", "head_sha", "branch", "pr_number", "author", "attempt", "at",
-    "verdict", "html_url",
+    "verdict", "html_url", "test_seconds",
 )  # fmt: skip
 RUN_COLUMNS = ", ".join(RUN_FIELDS)
 OCCURRENCE_COLUMNS = ", ".join(OCCURRENCE_FIELDS)

@@ -118,14 +118,20 @@ class Pulls:
         return [(int(r[0]), str(r[1]), bool(r[2])) for r in rows]
 
     # --- repositories ----------------------------------------------------------------------
-    async def set_repository(self, repo: str, private: bool, now: float) -> None:
+    async def set_repository(
+        self, repo: str, private: bool, now: float, default_branch: str | None = None
+    ) -> None:
         await self._sql.execute(
-            "INSERT INTO repositories (repo, private, updated_at) VALUES ($1, $2, $3) "
+            "INSERT INTO repositories (repo, private, updated_at, default_branch) "
+            "VALUES ($1, $2, $3, $4) "
             "ON CONFLICT (repo) DO UPDATE SET private = excluded.private, "
-            "updated_at = excluded.updated_at WHERE excluded.updated_at >= repositories.updated_at",
+            "updated_at = excluded.updated_at, "
+            "default_branch = COALESCE(excluded.default_branch, repositories.default_branch) "
+            "WHERE excluded.updated_at >= repositories.updated_at",
             repo,
             private,
             now,
+            default_branch,
         )
 
     async def repositories(self) -> list[tuple[str, bool]]:

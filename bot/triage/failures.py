@@ -22,6 +22,7 @@ from bot.triage.parsers import PARSERS
 from bot.triage.parsers.actions_log import clean_log
 from bot.triage.parsers.custom import CustomPattern, parse_custom
 from bot.triage.reports import ReportResult, parse_report
+from bot.triage.runner_header import read_runner_header
 from bot.triage.signature import is_generic
 
 # Test runners print their summary and failure details at the end of a run, so on a huge
@@ -72,6 +73,7 @@ def extract_from_chunks(
         custom=custom,
         mass_threshold=mass_threshold,
     )
+    extraction.runner = read_runner_header(scanner.head_lines())
     if scanner.truncated:
         extraction.problems.append(
             f"log: more matching lines than {scanner.max_kept_bytes // (1024 * 1024)} MiB; "
@@ -205,6 +207,7 @@ def _complete(best: Failure, other: Failure, generic: Sequence[str]) -> Failure:
         "location_source": best.location_source if best.location else other.location_source,
         "location_note": best.location_note if best.location else other.location_note,
         "trace_paths": list(dict.fromkeys([*best.trace_paths, *other.trace_paths])),
+        "seconds": best.seconds if best.seconds is not None else other.seconds,
     }
     if is_generic(best.message, generic) and not is_generic(other.message, generic):
         update["message"] = other.message

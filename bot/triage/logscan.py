@@ -44,6 +44,8 @@ MIB = 1024 * 1024
 _MAX_PARTIAL = MIB
 # The scanned text held back for the tail before it is cut to its last lines.
 _RECENT_BYTES = 16 * MIB
+# The log's first bytes are kept as they are: where the runner describes itself.
+HEAD_BYTES = 32 * 1024
 # A candidate line is tried against the markers on its first characters only.
 _MAX_CANDIDATE = 4096
 _TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z ?")
@@ -441,6 +443,7 @@ class LogScanner:
         self.truncated = False
         self.markers_seen: set[int] = set()
         self.bytes_read = 0
+        self._head = b""
         self._partial = b""
         self._skipping_long_line = False
         # Lines are placed by their offset in the scanned text (the log, with cut long lines
@@ -461,6 +464,8 @@ class LogScanner:
     def feed(self, chunk: bytes) -> None:
         # Blocks are held for the tail: a caller's reused bytearray must not change them.
         chunk = bytes(chunk)
+        if self.bytes_read < HEAD_BYTES:
+            self._head += chunk[: HEAD_BYTES - self.bytes_read]
         self.bytes_read += len(chunk)
         if self._skipping_long_line:
             newline = chunk.find(b"\n")
@@ -501,6 +506,16 @@ class LogScanner:
             lines.extend(_clean(piece[: tail_start - start]))
         lines.extend(_clean(tail))
         return lines
+
+    def head_lines(self) -> list[str]:
+        """The whole lines among the log's first HEAD_BYTES, cleaned as `finish` cleans
+        them: the runner's header (`runner_header.py`)."""
+        whole = (
+            self._head
+            if len(self._head) < HEAD_BYTES
+            else self._head[: self._head.rfind(b"\n") + 1]
+        )
+        return _clean(whole)
 
     def _scan_joined(self, *pieces: bytes | memoryview) -> None:
         buf = b"".join(pieces)

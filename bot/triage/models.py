@@ -7,6 +7,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel, Field
 
+from bot.triage.runner_header import RunnerHeader
+
 
 class Verdict(StrEnum):
     FLAKY = "flaky"
@@ -43,6 +45,8 @@ class Failure(BaseModel):
     # The workspace package whose script ran the test, when the log names it (npm's
     # `> @acme/web@1.4.0 test` banner): where a path printed relative to it is placed.
     workspace: str | None = None
+    # How long the test ran, where its report says (JUnit `time`, go test -json `Elapsed`).
+    seconds: float | None = None
 
 
 class InfraCause(BaseModel):
@@ -59,6 +63,7 @@ class Extraction(BaseModel):
     infra: InfraCause | None = None
     mass_failure: bool = False  # more failed tests than the repo's threshold: never "flaky"
     problems: list[str] = Field(default_factory=list)  # e.g. "report.xml: not well-formed"
+    runner: RunnerHeader | None = None  # what the log's opening lines say of its runner
 
 
 class ImportStep(BaseModel):
@@ -248,6 +253,11 @@ class RunRecord(BaseModel):
     conclusion: str
     completed_at: float
     html_url: str = ""
+    started_at: float | None = None  # None: not recorded (runs kept before it was)
+    # The runner as the failed job's log names it (runner_header.py); None for a pass.
+    runner_name: str | None = None
+    runner_os: str | None = None
+    runner_image: str | None = None
 
 
 class Occurrence(BaseModel):
@@ -270,6 +280,7 @@ class Occurrence(BaseModel):
     at: float
     verdict: str  # the Verdict given at the time
     html_url: str = ""
+    test_seconds: float | None = None  # the test's own duration, where a report gave it
 
 
 class RunHint(BaseModel):

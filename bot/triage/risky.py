@@ -31,7 +31,9 @@ BUILT_IN: tuple[tuple[str, tuple[str, ...]], ...] = (
             "Pipfile", "tox.ini", "noxfile.py", "go.mod", "go.work", "Cargo.toml", "Gemfile",
             "*.gemspec", "composer.json", "pom.xml", "build.gradle", "build.gradle.kts",
             "settings.gradle", "settings.gradle.kts", "gradle.properties", "Makefile",
-            "CMakeLists.txt", "*.csproj", "*.sln", "Directory.Build.props", "tsconfig.json",
+            "CMakeLists.txt", "*.csproj", "*.fsproj", "*.vbproj", "*.sln",
+            "Directory.Build.props", "Directory.Build.targets", "Directory.Packages.props",
+            "tsconfig.json",
         ),
     ),
     (

@@ -23,6 +23,8 @@ class RunContext(BaseModel):
     jobs_in_run: int | None = None  # jobs of the same workflow run (attempt) seen
     test_seconds: float | None = None  # the test's own duration, where a report gives it
     at: float | None = None  # when it completed (epoch seconds)
+    # The check (job) it is a run of: a run is compared with the other runs of its own check.
+    check_name: str | None = None
 
 
 class UsualDuration(BaseModel):

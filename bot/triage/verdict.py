@@ -54,9 +54,13 @@ makes the failure RELATED (with medium confidence unless a hit is strong), and n
 needed for FLAKY or UNRELATED.
 
 A strong hit on a configuration file that steers the test's imports (`REASON_RESOLVES`: a
-tsconfig, a package.json, go.mod, ...) is no hit when the PR changed only fields of it that
+tsconfig, a package.json, go.mod, ...) is no hit when the PR changed only parts of it that
 cannot steer resolution (`inert`, from `manifests.inert_change`: a package.json's `version`
-or `scripts`); it is a caveat instead, named with the fields.
+or `scripts`, a dependency's version in go.mod, Cargo.toml, pyproject.toml or a .csproj); it
+is a caveat instead, named with the parts, that lowers the confidence as a risky path does.
+Not a pyproject.toml's for a test that may run a linter with its settings (a pytest
+plugin's lint item, `src/app.py::mypy`; a test named after the tool): every change counts
+for it.
 
 Afterwards: a `/flaky wrong` on the test (or the whole PR) turns FLAKY or UNRELATED into
 UNKNOWN; a mass failure does the same (`decide_extraction`). Risky changed paths (workflows,
@@ -109,6 +113,7 @@ from bot.triage.imports.language import Language
 from bot.triage.imports.languages import language_of
 from bot.triage.imports.locate import failure_language
 from bot.triage.imports.removed import could_be_named
+from bot.triage.manifests import holds_for
 from bot.triage.models import (
     Confidence,
     Decision,
@@ -438,7 +443,7 @@ def _read(facts: _Facts) -> _Reading:
     language = language_of(test_file) if test_file is not None else None
     found = _with_named(footprint(facts.failure, facts.rules.footprints, facts.imports), facts)
     hits = matches(found, facts.changed_paths)
-    inert = [hit for hit in hits if hit[1].reason == REASON_RESOLVES and hit[0] in facts.inert]
+    inert = _inert_hits(facts, hits)
     hits = [hit for hit in hits if hit not in inert]
     if test_file is None and facts.walking:
         # A walked language's test that could not be located: its walk is missing, never
@@ -468,6 +473,20 @@ def _read(facts: _Facts) -> _Reading:
         facts.imports,
         inert,
     )
+
+
+def _inert_hits(
+    facts: _Facts, hits: list[tuple[str, FootprintEntry]]
+) -> list[tuple[str, FootprintEntry]]:
+    """The hits on configuration that steers the test, changed only in parts that cannot
+    steer it (`facts.inert`), where that holds for this test (`manifests.holds_for`)."""
+    return [
+        hit
+        for hit in hits
+        if hit[1].reason == REASON_RESOLVES
+        and hit[0] in facts.inert
+        and holds_for(hit[0], facts.failure.test_id)
+    ]
 
 
 def _with_named(found: Footprint, facts: _Facts) -> Footprint:

@@ -51,6 +51,11 @@ class Target:
     # Read for how imports resolve, not loaded by the program: a workspace package's
     # package.json found by the package's name (its `main`, `exports`).
     configures: bool = False
+    # Run only when the function or method of this name runs: the import is in its body and
+    # is not code the file runs by itself (a Ruby heredoc the method writes out for another
+    # process, a class named in a string a PHP function instantiates). Followed once a file
+    # the walk reaches names it (`Calls`); empty: always followed.
+    when: str = ""
 
 
 @dataclass(frozen=True)
@@ -75,15 +80,46 @@ class Unplaced:
     stems: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class Calls:
+    """The functions and methods a file names (calls, passes as a symbol or a string), in
+    the language's own case (PHP's lower-cased), its declarations left out; `fragments`:
+    the pieces of a name built at run time (`send("rakefile_#{kind}")`). A `Target`'s `when`
+    is met by a name, or by a fragment inside it: one of three letters or more anywhere, a
+    shorter one as a whole word ("a#{sep}b" is no part of `rakefile_test_task`).
+    `dynamic`: the file calls or looks up a name built wholly at run time (`send("#{kind}")`,
+    `const_get(name)`), which may be any: every `when` is met."""
+
+    names: frozenset[str]
+    fragments: frozenset[str] = frozenset()
+    dynamic: bool = False
+
+    def meets(self, when: str) -> bool:
+        return (
+            self.dynamic
+            or when in self.names
+            or any(_part_of(piece, when) for piece in self.fragments)
+        )
+
+
+def _part_of(piece: str, name: str) -> bool:
+    core = piece.strip("_")
+    return bool(core) and (core in name if len(core) >= 3 else core in name.split("_"))
+
+
+Found = Target | Unresolved | Unplaced | Calls  # what a resolver finds in one file
+
+
 class Resolver(Protocol):
     def starts(self) -> Sequence[Start]:
         """The files that run for the test besides the test file, strongest first."""
         ...
 
-    def imports(self, path: str, source: str) -> Sequence[Target | Unresolved | Unplaced] | None:
+    def imports(self, path: str, source: str) -> Sequence[Found] | None:
         """The repository files `path` imports, the imports of the repository's it could
-        not place (`Unresolved`), and what the others could have named (`Unplaced`); None
-        when its text cannot be parsed."""
+        not place (`Unresolved`), what the others could have named (`Unplaced`) and, when
+        some `Target` of the walk has a `when`, the names the file calls (`Calls`); None when
+        its text cannot be parsed."""
         ...
 
 

@@ -16,6 +16,12 @@ with a literal path, `__DIR__ . "/x.php"` or `dirname(__DIR__) . "/x.php"` are f
 a `__DIR__`-relative one that names no file of the tree (outside composer's `vendor/`) is
 `Unresolved`.
 
+A class named in a string inside a function declared outside any class (FastRoute's
+`simpleDispatcher()` names its default dispatcher, `'FastRoute\Dispatcher\GroupCountBased'`)
+is used only when the function runs: it waits until a file the test reaches names the
+function (`Target.when`; `calls_of`: a call, a `use function`, a string holding its name; not
+`function_exists('...')`, which calls nothing). A method's strings count always.
+
 What runs for a test besides what it uses: phpunit's `bootstrap` file (the nearest
 `phpunit.xml`, else `phpunit.xml.dist`) and composer's `autoload.files`. Not followed:
 `classmap` autoloading (a class found there only by reading every file of the folders),
@@ -27,10 +33,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from bot.shared import Tree
-from bot.triage.imports.language import ANYWHERE, Start, Target, Unplaced, Unresolved
+from bot.triage.imports.language import ANYWHERE, Calls, Start, Target, Unplaced, Unresolved
 from bot.triage.imports.paths import ancestors, join, parent, resolved
 
 COMPOSER = "composer.json"
@@ -40,6 +46,7 @@ _NOT_CLASSES = frozenset({"namespace", "function", "const", "use", "as", "new", 
 _SELF = frozenset({"self", "parent", "static"})
 _LOADS_NEXT = frozenset({"extends", "implements", "new"})  # the class named next is loaded
 _DECLARES = frozenset({"class", "interface", "trait", "enum"})
+_WORD = re.compile(r"[A-Za-z_]\w*")
 _CLASS_STRING = re.compile(r"\\?[A-Za-z_]\w*(?:\\[A-Za-z_]\w*)+")
 
 # Unclosed, a comment or heredoc runs to the end and a string to the end of its line (ruby.py
@@ -121,7 +128,7 @@ class Names:
     includes: list[tuple[str | None, str]] = field(default_factory=list)
     loaded: list[str] = field(default_factory=list)
     declared: set[str] = field(default_factory=set)
-    strings: list[str] = field(default_factory=list)
+    strings: list[tuple[str, str]] = field(default_factory=list)
 
 
 def _tokens(source: str) -> list[tuple[str, str]]:
@@ -143,6 +150,7 @@ def names_of(source: str, folder: str) -> Names:
     names = Names()
     index, depth, listing = 0, 0, False
     outside = 0  # the brace depth outside classes: 1 inside `namespace X { ... }`
+    scopes = _Scopes()
     while index < len(tokens):
         kind, text = tokens[index]
         previous = tokens[index - 1] if index else ("other", ";")
@@ -163,11 +171,71 @@ def names_of(source: str, folder: str) -> Names:
             names.written.append(text)
             _classify(names, text, previous[1].lower(), listing, tokens[index + 1 : index + 2])
         elif kind == "string" and _CLASS_STRING.fullmatch(unescaped := text.replace("\\\\", "\\")):
-            names.strings.append("\\" + unescaped.lstrip("\\"))
+            names.strings.append(("\\" + unescaped.lstrip("\\"), scopes.function))
+        scopes.see(kind, word, previous, tokens[index + 1 : index + 2], depth)
         listing = word in ("extends", "implements") or (listing and text not in ("{", ";"))
         depth += (text == "{") - (text == "}") if kind == "other" else 0
         index += 1
     return names
+
+
+@dataclass
+class _Scopes:
+    """Which function declared outside any class (`function simpleDispatcher() {`) the
+    scanner is in: a string there is used only when the function runs. A method, or a
+    function declared inside one, is not told apart (its strings count always)."""
+
+    classes: list[int] = field(default_factory=list)  # the depth each class body opens at
+    declaring: str = ""  # a declaration read up to its body: "class" or the function's name
+    function: str = ""
+    body: int = -1  # the depth the function's body opens at
+
+    def see(
+        self,
+        kind: str,
+        word: str,
+        previous: tuple[str, str],
+        after: list[tuple[str, str]],
+        depth: int,
+    ) -> None:
+        """Take in one token, at the brace depth before it."""
+        if kind == "name" and word in _DECLARES and previous[0] != "arrow":
+            self.declaring = "class"
+        elif kind == "name" and word == "function" and not self.classes and not self.function:
+            named = after[:1] if after[:1] and after[0][0] == "name" else []
+            self.declaring = named[0][1].lower() if named else ""
+        elif word == ";":
+            self.declaring = ""
+        elif word == "{" and self.declaring:
+            if self.declaring == "class":
+                self.classes.append(depth + 1)
+            else:
+                self.function, self.body = self.declaring, depth + 1
+            self.declaring = ""
+        elif word == "}":
+            if self.classes and depth == self.classes[-1]:
+                self.classes.pop()
+            if self.function and depth == self.body:
+                self.function, self.body = "", -1
+
+
+def calls_of(source: str) -> Calls:
+    """The functions a PHP file names, lower-cased as PHP compares them: every name written
+    (its last part), but the one a `function` declares, and every word of its strings and
+    heredocs (a callable named by a string, `'FastRoute\\simpleDispatcher'`), but the
+    string `function_exists` checks, which calls nothing."""
+    found: set[str] = set()
+    before: list[str] = ["", ""]  # the two significant tokens before, lower-cased
+    for match in _TOKEN.finditer(source):
+        kind = match.lastgroup or "other"
+        text = match.group(kind)
+        if kind == "name" and before[-1] != "function":
+            found.add(text.rpartition("\\")[2].lower())
+        elif kind in ("single", "double", "heredoc") and before != ["function_exists", "("]:
+            found.update(word.lower() for word in _WORD.findall(text))
+        if kind != "comment":
+            before = [before[-1], text.lower()]
+    return Calls(frozenset(found))
 
 
 def _classify(
@@ -337,28 +405,35 @@ class PhpResolver:
     def starts(self) -> Sequence[Start]:
         return self.runs
 
-    def imports(self, path: str, source: str) -> Sequence[Target | Unresolved | Unplaced]:
+    def imports(self, path: str, source: str) -> Sequence[Target | Unresolved | Unplaced | Calls]:
         names = names_of(source, parent(path))
-        found: list[Target | Unresolved | Unplaced] = []
+        found: list[Target | Unresolved | Unplaced | Calls] = [calls_of(source)]
         placed: set[str] = set()  # the names written that name a class of the tree
-        for written in dict.fromkeys([*names.written, *names.strings]):
-            for full in _candidates(written, names):
-                target = self.class_file(full) or _beside(path, names.namespace, full, self.tree)
-                if target is not None:
-                    placed.add(written)
-                if target is not None and target != path:
-                    found.append(Target(target, full))
-                    break
-            if written not in placed:
+        always = [name for name, function in names.strings if not function]
+        for written in dict.fromkeys([*names.written, *always]):
+            known, first = self._placed(path, written, names)
+            if known:
+                placed.add(written)
+            if first is not None:
+                found.append(first)
+            if not known:
+                found.append(Unplaced(written, _short_names(written)))
+        for written, function in names.strings:
+            if not function:
+                continue
+            known, target = self._placed(path, written, names)
+            if target is not None and written not in placed:
+                found.append(replace(target, when=function))
+            if not known:
                 found.append(Unplaced(written, _short_names(written)))
         for written in dict.fromkeys(names.loaded):
             meant = _candidates(written, names)[0]
             if written not in placed and self._ours(meant, names):
                 found.append(Unresolved(meant))
         for base, included in names.includes:
-            target = self._included(path, base, included)
-            if target is not None:
-                found.append(Target(target, included))
+            file = self._included(path, base, included)
+            if file is not None:
+                found.append(Target(file, included))
             elif base is not None and "vendor" not in included.split("/"):
                 # `__DIR__ . '/x.php'` names a file of the repository (composer's vendor/
                 # is installed, not committed); a bare 'x.php' may be on the include_path.
@@ -370,6 +445,17 @@ class PhpResolver:
         if self.missing:  # kept once per walk: the stems are a set
             found.append(Unplaced("what runs for the test", self.missing))
         return list(dict.fromkeys(found))
+
+    def _placed(self, path: str, written: str, names: Names) -> tuple[bool, Target | None]:
+        """Whether a class the written name may mean (`_candidates`) is in the tree, and the
+        first such class's file other than `path` itself."""
+        known = False
+        for full in _candidates(written, names):
+            target = self.class_file(full) or _beside(path, names.namespace, full, self.tree)
+            known = known or target is not None
+            if target is not None and target != path:
+                return True, Target(target, full)
+        return known, None
 
     def _ours(self, full: str, names: Names) -> bool:
         """Whether a class the file loads is the repository's: under a namespace prefix

@@ -7,6 +7,9 @@ What a language's test runs and how its imports resolve is the language's own
 (`languages.py`); the walk is the same for all: the test file and the files that run for it
 (`Start`), then, transitively, what they import, to the end of the closure: there is no
 depth limit, only budgets of files and bytes read, sized for real projects (`WalkLimits`).
+An import that runs only when a function runs (`Target.when`: a Ruby heredoc's `require`, a
+class a PHP function names in a string) is followed once a file the walk reads names that
+function (`Calls`), whichever round reads it.
 It also names the configuration files that steer how the test's imports resolve (`configs`:
 the language's `steering`, and a package's manifest read for its entries), but not one the
 program loads as data (`import pkg from './package.json'`): that one is reached, like any
@@ -31,7 +34,16 @@ from dataclasses import dataclass, field, replace
 
 from bot.shared import Source, Tree, Unreadable
 from bot.triage.imports.jsscan import loads_jsonc
-from bot.triage.imports.language import Language, Resolver, Start, Target, Unplaced, Unresolved
+from bot.triage.imports.language import (
+    Calls,
+    Found,
+    Language,
+    Resolver,
+    Start,
+    Target,
+    Unplaced,
+    Unresolved,
+)
 from bot.triage.imports.languages import LANGUAGES, language_of
 from bot.triage.imports.routed import routed_by
 from bot.triage.imports.values import loads_toml
@@ -44,7 +56,7 @@ DEFAULT_FILES = 3_000
 DEFAULT_BYTES = 30_000_000
 # Bump when what a resolver finds changes: walks kept under an older version (bot/store)
 # are then read again rather than trusted. Adding a language changes the key by itself.
-WALK_VERSION = 8  # what the imports left out could have named (`unplaced`)
+WALK_VERSION = 9  # what the imports left out could have named (`unplaced`)
 
 
 @dataclass(frozen=True)
@@ -131,9 +143,7 @@ class ImportWalk:
 
 # What a resolver found in a file, by test file, the configuration files it was given and the
 # file: a walk asked again after each round parses each file once (`walk`'s `memo`).
-ImportsMemo = MutableMapping[
-    tuple[str, tuple[str, ...], str], Sequence[Target | Unresolved | Unplaced] | None
-]
+ImportsMemo = MutableMapping[tuple[str, tuple[str, ...], str], Sequence[Found] | None]
 
 
 @dataclass
@@ -234,28 +244,40 @@ def _follow(state: _Walker, resolver: Resolver, starts: list[Start]) -> None:
     )
     seen = {start.path for start in starts}
     state.loaded.update(seen)
+    named: list[Calls] = []  # what the files read so far call
+    waiting: list[tuple[str, tuple[ImportStep, ...], Start, Target]] = []  # `when` not met yet
     while queue:
         path, chain, start = queue.popleft()
         if path != state.test_file:
             state.reached.append(Reached(path, chain, start.why if not chain else ""))
         if not start.follow:
             continue
-        for target in _imports_to_follow(state, resolver, path, not chain):
+        found = _imports_to_follow(state, resolver, path, not chain)
+        named += [item for item in found if isinstance(item, Calls)]
+        waiting += [(path, chain, start, t) for t in found if isinstance(t, Target)]
+        met = [item for item in waiting if _met(item[3], named)]
+        waiting = [item for item in waiting if not _met(item[3], named)]
+        for importer, steps, leaf, target in met:
             if target.configures:
                 state.steering.append(target.path)
             else:
                 state.loaded.add(target.path)
             if target.path not in seen:
                 seen.add(target.path)
-                step = ImportStep(importer=path, module=target.module, path=target.path)
-                leaf = start if target.follow else replace(start, follow=False)
-                queue.append((target.path, (*chain, step), leaf))
+                step = ImportStep(importer=importer, module=target.module, path=target.path)
+                then = leaf if target.follow else replace(leaf, follow=False)
+                queue.append((target.path, (*steps, step), then))
+
+
+def _met(target: Target, named: list[Calls]) -> bool:
+    """Whether the target runs: always, or once a file read names its `when`."""
+    return not target.when or any(names.meets(target.when) for names in named)
 
 
 def _imports_to_follow(
     state: _Walker, resolver: Resolver, path: str, first: bool
-) -> Sequence[Target]:
-    """The repository files `path` imports, or none when it is not (yet) read."""
+) -> Sequence[Target | Calls]:
+    """What `path` imports and names, or nothing when it is not (yet) read."""
     if path not in state.tree.files or not _affordable(state, path):
         return []
     source = state.sources.get(path)
@@ -280,7 +302,7 @@ def _imports_to_follow(
         f"could not resolve '{t.module}' from {path}" for t in targets if isinstance(t, Unresolved)
     ]
     state.unplaced.update(stem for t in targets if isinstance(t, Unplaced) for stem in t.stems)
-    return [target for target in targets if isinstance(target, Target)]
+    return [item for item in targets if isinstance(item, Target | Calls)]
 
 
 def _affordable(state: _Walker, path: str) -> bool:

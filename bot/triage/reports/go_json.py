@@ -17,7 +17,7 @@ from bot.triage.parsers.paths import PathMap
 from bot.triage.reports.fields import json_line
 from bot.triage.reports.locations import choose
 from bot.triage.reports.messages import head
-from bot.triage.reports.reported import reported_failure
+from bot.triage.reports.reported import reported_failure, stated_seconds
 from bot.triage.reports.traces import repo_frames
 
 SOURCE = "go-json"
@@ -38,6 +38,7 @@ _MAX_OUTPUT_LINES = 200
 class _Test:
     outcomes: list[str] = field(default_factory=list)
     output: list[str] = field(default_factory=list)
+    seconds: float | None = None  # the last outcome's `Elapsed`
 
     def add_output(self, text: str) -> None:
         if len(self.output) < _MAX_OUTPUT_LINES:
@@ -71,6 +72,7 @@ def parse_go_json(lines: Iterable[str]) -> tuple[list[Failure], int]:
             record.add_output(output)
         elif action in _TERMINAL:
             record.outcomes.append(action)
+            record.seconds = stated_seconds(event.get("Elapsed"))
     failures = [
         _failure(f"{pkg}.{test}", test, record)
         for (pkg, test), record in tests.items()
@@ -101,4 +103,5 @@ def _failure(test_id: str, name: str, record: _Test) -> Failure:
         found=found,
         frames=frames,
         attempts=(record.outcomes.count("fail"), len(record.outcomes)),
+        seconds=record.seconds,
     )

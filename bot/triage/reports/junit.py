@@ -23,7 +23,7 @@ from bot.triage.models import Failure
 from bot.triage.parsers.paths import PathMap
 from bot.triage.reports.locations import attribute_location, choose, stated_path
 from bot.triage.reports.messages import error_message
-from bot.triage.reports.reported import reported_failure
+from bot.triage.reports.reported import reported_failure, stated_seconds
 from bot.triage.reports.traces import Frame, repo_frames
 from bot.triage.reports.xml_safe import counter, local_name
 
@@ -160,8 +160,11 @@ class JUnitReader:
         self._count(key, run.total)
         if run.failed:
             attribute = attribute_location(case.get("file") or suite.file, case.get("line"))
+            seconds = stated_seconds(case.get("time"))
             self._fail(
-                key, run.failed, lambda: _failure(test_id, name, file, framework, run, attribute)
+                key,
+                run.failed,
+                lambda: _failure(test_id, name, file, framework, run, attribute, seconds),
             )
 
     def _suite_failure(self, element: Element, suite: _Suite) -> None:
@@ -352,7 +355,13 @@ def _js_suites(classname: str, name: str, js_file: str | None) -> list[str]:
 
 
 def _failure(
-    test_id: str, name: str, file: str | None, framework: str, run: _Run, attribute: str | None
+    test_id: str,
+    name: str,
+    file: str | None,
+    framework: str,
+    run: _Run,
+    attribute: str | None,
+    seconds: float | None = None,
 ) -> Failure:
     frames: list[Frame] = []
     for text in run.traces:
@@ -370,4 +379,5 @@ def _failure(
         message=run.message,
         found=found,
         frames=frames + output_frames,
+        seconds=seconds,
     )

@@ -4,6 +4,8 @@ repository files its stack names kept as trace paths. Pure."""
 
 from __future__ import annotations
 
+import math
+
 from bot.triage.models import Failure
 from bot.triage.reports.locations import Located
 from bot.triage.reports.traces import Frame, trace_paths
@@ -21,8 +23,10 @@ def reported_failure(
     frames: list[Frame],
     file: str | None = None,
     attempts: tuple[int, int] = (1, 1),
+    seconds: float | None = None,
 ) -> Failure:
-    """`attempts`: the runner's tries of the test, failed and in all (retries)."""
+    """`attempts`: the runner's tries of the test, failed and in all (retries); `seconds`:
+    how long it ran, as the report states."""
     return Failure(
         test_id=test_id,
         name=name,
@@ -36,4 +40,19 @@ def reported_failure(
         source=source,
         attempts_failed=attempts[0],
         attempts_total=attempts[1],
+        seconds=seconds,
     )
+
+
+def stated_seconds(value: object) -> float | None:
+    """A duration a report states (`time="0.042"`, `"Elapsed": 1.5`), or None when it is
+    missing, unreadable, negative or not finite."""
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        return None
+    try:
+        # A decimal comma ("0,042", some locales' writers) is not read: it could be a
+        # thousands separator too.
+        seconds = float(value)
+    except ValueError:
+        return None
+    return seconds if math.isfinite(seconds) and seconds >= 0 else None

@@ -1,0 +1,131 @@
+"""A TOML manifest compared key by key against rules saying which of its parts cannot steer
+what a test compiles or reads (cargo.py, pyproject.py list them): a rule is INERT, COUNTS,
+a `Table` of rules by key (with one for the keys it does not list), `Dependencies` (a table
+of dependency specifications by name: Cargo's, Poetry's) or `Requirements` (a list of
+PEP 508 strings). Any part a rule does not cover counts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.triage.imports import values
+from bot.triage.manifests.wording import its
+
+INERT = "inert"
+COUNTS = "counts"
+# A PEP 508 requirement by name (extras allowed), then nothing, a version specifier or
+# markers: not a direct reference (`name @ file:///...`, `name @ git+https://...`), nor a
+# path or anything else an installer may take for one.
+_NAMED = re.compile(
+    r"[ \t]*[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?[ \t]*(?:\[[^\]]*\])?[ \t]*"
+    r"(?:$|[<>=!~;(])"
+)
+
+
+@dataclass(frozen=True)
+class Table:
+    keys: Mapping[str, Rule] = field(default_factory=dict)
+    other: Rule = COUNTS
+
+
+@dataclass(frozen=True)
+class Dependencies:
+    """Dependencies by name, each a version string or a table. An entry that changed is
+    inert when only its `version` did (or it came or went as a bare version), and neither
+    side names a source in the repository or outside the registry (`local` keys)."""
+
+    local: frozenset[str]
+
+
+@dataclass(frozen=True)
+class Requirements:
+    """PEP 508 strings: inert when every entry that came or went is a named requirement
+    with no direct reference."""
+
+
+Rule = str | Table | Dependencies | Requirements
+
+
+def inert(rules: Table, before: str, after: str) -> str | None:
+    """The parts that changed ("its dependencies and tool.ruff fields") when the rules say
+    none can steer; None when one can, or a version is not a TOML table."""
+    old, new = values.loads_toml(before), values.loads_toml(after)
+    if old is None or new is None:
+        return None
+    found = _changes(rules, old, new, "")
+    return None if found is None else its(list(dict.fromkeys(found)), "field")
+
+
+def _changes(rule: Rule, before: Any, after: Any, where: str) -> list[str] | None:
+    """The names of the changed parts under `where`, all inert; None when one counts."""
+    if before == after:
+        return []
+    if rule == INERT:
+        return [where]
+    if isinstance(rule, Table):
+        return _table(rule, before, after, where)
+    if isinstance(rule, Dependencies):
+        return [where] if _dependencies(rule, before, after) else None
+    if isinstance(rule, Requirements):
+        return [where] if _requirements(before, after) else None
+    return None
+
+
+def _table(rule: Table, before: Any, after: Any, where: str) -> list[str] | None:
+    old = {} if before is None else before
+    new = {} if after is None else after
+    if not isinstance(old, dict) or not isinstance(new, dict):
+        return None
+    found: list[str] = []
+    for key in sorted(old.keys() | new.keys()):
+        named = f"{where}.{key}" if where else key
+        part = _changes(rule.keys.get(key, rule.other), old.get(key), new.get(key), named)
+        if part is None:
+            return None
+        found += part
+    return found
+
+
+def _dependencies(rule: Dependencies, before: Any, after: Any) -> bool:
+    old = {} if before is None else before
+    new = {} if after is None else after
+    if not isinstance(old, dict) or not isinstance(new, dict):
+        return False
+    for name in old.keys() | new.keys():
+        if old.get(name) == new.get(name):
+            continue
+        was, now = _entry(old.get(name)), _entry(new.get(name))
+        if was is None or now is None or rule.local & (was.keys() | now.keys()):
+            return False
+        was.pop("version", None)
+        now.pop("version", None)
+        if was != now:
+            return False
+    return True
+
+
+def _entry(spec: Any) -> dict[str, Any] | None:
+    """A dependency as a table: "1.2" is {"version": "1.2"}, none is {}."""
+    if spec is None:
+        return {}
+    if isinstance(spec, str):
+        return {"version": spec}
+    return dict(spec) if isinstance(spec, dict) else None
+
+
+def _requirements(before: Any, after: Any) -> bool:
+    old = [] if before is None else before
+    new = [] if after is None else after
+    if not isinstance(old, list) or not isinstance(new, list):
+        return False
+    moved = [item for item in old if item not in new] + [item for item in new if item not in old]
+    return all(isinstance(item, str) and _registry(item) for item in moved)
+
+
+def _registry(requirement: str) -> bool:
+    """A named requirement, from the package index: no `@` direct reference."""
+    return _NAMED.match(requirement) is not None
