@@ -18,8 +18,11 @@ import.
 The walk is partial, and says why, when it could not see everything: GitHub truncated the
 file list, a file was unreadable (binary, not UTF-8, not parseable, too large), an import of
 the repository's named no file of the tree (`Unresolved`), or the files or bytes budget cut
-it. Which files to read in each round (what the walk wants, and the likeliest next ones to
-fill the round's queries) is `plan.plan_reads`.
+it. Imports taken for the standard library's or an installed package's leave the walk
+complete; what each could have named in a tree with more files is kept (`unplaced`), so a
+file the pull request removed can be ruled out when none of them could have named it
+(`removed.py`). Which files to read in each round (what the walk wants, and the likeliest
+next ones to fill the round's queries) is `plan.plan_reads`.
 """
 
 from __future__ import annotations
@@ -31,7 +34,16 @@ from dataclasses import dataclass, field, replace
 
 from bot.shared import Source, Tree, Unreadable
 from bot.triage.imports.jsscan import loads_jsonc
-from bot.triage.imports.language import Calls, Found, Language, Resolver, Start, Target, Unresolved
+from bot.triage.imports.language import (
+    Calls,
+    Found,
+    Language,
+    Resolver,
+    Start,
+    Target,
+    Unplaced,
+    Unresolved,
+)
 from bot.triage.imports.languages import LANGUAGES, language_of
 from bot.triage.imports.routed import routed_by
 from bot.triage.imports.values import loads_toml
@@ -44,7 +56,7 @@ DEFAULT_FILES = 3_000
 DEFAULT_BYTES = 30_000_000
 # Bump when what a resolver finds changes: walks kept under an older version (bot/store)
 # are then read again rather than trusted. Adding a language changes the key by itself.
-WALK_VERSION = 8  # imports run only when a function the walk's files name runs (`when`)
+WALK_VERSION = 9  # what the imports left out could have named (`unplaced`)
 
 
 @dataclass(frozen=True)
@@ -95,6 +107,9 @@ class ImportWalk:
     # The configuration files that steer how the test's imports resolve (a tsconfig and
     # what it extends, package.json files, go.mod, pyproject.toml, ...): module doc.
     configs: tuple[str, ...] = ()
+    # What the closure's imports that name no file of the tree could have named (the stems
+    # of `Unplaced`, sorted); None when the language does not report them.
+    unplaced: tuple[str, ...] | None = None
 
     @property
     def partial(self) -> bool:
@@ -148,6 +163,7 @@ class _Walker:
     config_names: tuple[str, ...] = ()  # the configuration the resolver was given
     steering: list[str] = field(default_factory=list)  # read for how imports resolve
     loaded: set[str] = field(default_factory=set)  # run or imported by the program
+    unplaced: set[str] = field(default_factory=set)  # stems of the imports left out
 
 
 def walk(
@@ -182,6 +198,10 @@ def walk(
         wanted=tuple(dict.fromkeys(state.wanted)),
         cut=tuple(dict.fromkeys(state.cut)),
         configs=tuple(p for p in dict.fromkeys(state.steering) if p not in state.loaded),
+        # A language that does not report what its imports leave out has no stems at all.
+        unplaced=tuple(sorted(state.unplaced))
+        if language.removed_stems(test_file) is not None
+        else None,
     )
 
 
@@ -281,7 +301,8 @@ def _imports_to_follow(
     state.cut += [
         f"could not resolve '{t.module}' from {path}" for t in targets if isinstance(t, Unresolved)
     ]
-    return [item for item in targets if not isinstance(item, Unresolved)]
+    state.unplaced.update(stem for t in targets if isinstance(t, Unplaced) for stem in t.stems)
+    return [item for item in targets if isinstance(item, Target | Calls)]
 
 
 def _affordable(state: _Walker, path: str) -> bool:
@@ -328,6 +349,7 @@ def walk_to_json(found: ImportWalk) -> str:
             "read": list(found.read),
             "cut": list(found.cut),
             "configs": list(found.configs),
+            "unplaced": None if found.unplaced is None else list(found.unplaced),
         }
     )
 
@@ -352,6 +374,9 @@ def walk_from_json(text: str) -> ImportWalk | None:
             wanted=(),
             cut=tuple(str(reason) for reason in data["cut"]),
             configs=tuple(str(path) for path in data["configs"]),
+            unplaced=None
+            if data["unplaced"] is None
+            else tuple(str(stem) for stem in data["unplaced"]),
         )
     except (ValueError, KeyError, TypeError):  # pydantic's ValidationError is a ValueError
         return None
