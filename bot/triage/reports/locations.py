@@ -67,17 +67,13 @@ def stated_path(printed: str, *, keep_name: bool = False) -> str | None:
     path = printed.strip()
     if _ESCAPED.search(path):
         path = unquote(path)
-    path = path.removeprefix("file://")
     path = _WORKSPACE_VARIABLE.sub("", path).replace("\\", "/")
     if not path:
         return None
     mapped = PathMap().to_repo(path)
-    if mapped is None and _DRIVE.match(path):
-        # A self-hosted Windows runner's `C:\actions-runner\_work\R\R\`: the `_work`
-        # rule of PathMap matches it once the drive is dropped.
-        mapped = PathMap().to_repo(path[2:])
     if mapped is not None:
         return mapped
+    path = path.removeprefix("file://")
     if keep_name and (path.startswith("/") or _DRIVE.match(path)):
         return path.rsplit("/", 1)[-1] or None
     return None
