@@ -22,7 +22,7 @@ from bot.shared import Tree
 from bot.triage.models import Failure
 from bot.triage.parsers.paths import PathMap
 from bot.triage.placement import SuffixIndex
-from bot.triage.reports.traces import SOURCE_EXT, Frame
+from bot.triage.reports.traces import SOURCE_EXT, Frame, unplaced_frames
 
 ATTRIBUTE = "attribute"
 STACK = "stack"
@@ -44,6 +44,11 @@ _LEADING = re.compile(
     rf"^[ \t]*(?P<path>[^\s()'\"<>:,|]+\.(?:{SOURCE_EXT})):(?:line )?(?P<line>\d+)\b", re.MULTILINE
 )
 _MAX_SCAN = 64 * 1024
+_UPWARD = re.compile(r"^(?:\.\.?/)+")
+# A JVM frame's class made a path (`org/acme/FooTest.java:29`): never kept as printed, since
+# the innermost is a library's as often as not; the tree places the repository's.
+_JVM_PATH = re.compile(r"^[a-z_][\w$]*/.*\.(?:java|kt|kts|scala|groovy):\d+$")
+UNPLACED_NOTE = "printed outside the repository's checkout: kept as printed, not placed in a tree"
 
 
 @dataclass(frozen=True)
@@ -54,6 +59,7 @@ class Located:
     location: str | None = None
     source: str | None = None
     note: str = ""
+    unplaced: tuple[str, ...] = ()  # frames only the commit's tree can place (`choose`)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -96,18 +102,24 @@ def attribute_location(file: str | None, line: str | None) -> str | None:
 
 def choose(*, stack: list[Frame], attribute: str | None, message: str, stack_text: str) -> Located:
     """The best stated location: a repository frame of the stack (the line that raised),
-    the test case's own attributes, a `file:line` in the message, then a bare frame of the
-    stack kept as printed."""
+    the test case's own attributes (the line that declares it), a `file:line` in the
+    message, a bare frame of the stack kept as printed, then a frame printed outside every
+    known checkout kept as printed, and said so. Without a repository frame, the frames
+    only the commit's tree can place go with it (`Located.unplaced`, `resolve_in_tree`)."""
     if stack:
         return Located(f"{stack[0].path}:{stack[0].line}", STACK)
+    unplaced = tuple(unplaced_frames(stack_text, PathMap()))
     if attribute:
-        return Located(attribute, ATTRIBUTE)
+        return Located(attribute, ATTRIBUTE, unplaced=unplaced)
     for text, source in ((message, MESSAGE), (stack_text, STACK)):
         for match in _LEADING.finditer(text[:_MAX_SCAN]):
             path = stated_path(match.group("path"))
             if path is not None:
-                return Located(f"{path}:{match.group('line')}", source)
-    return Located()
+                return Located(f"{path}:{match.group('line')}", source, unplaced=unplaced)
+    printed = next((frame for frame in unplaced if not _JVM_PATH.match(frame)), None)
+    if printed is not None:
+        return Located(printed, STACK, UNPLACED_NOTE, unplaced)
+    return Located(unplaced=unplaced)
 
 
 def place_in_tree(
@@ -121,6 +133,8 @@ def place_in_tree(
     if not sep or not _LINE.match(line):
         path, line = location, ""
     suffix = f":{line}" if line else ""
+    # Printed relative to a folder nobody named (`../lib/a.rb`): its tail is what is known.
+    path = _UPWARD.sub("", path)
     if not is_bare(path):
         if path in tree.files or tree.truncated:
             return None
@@ -138,13 +152,19 @@ def place_in_tree(
 
 
 def resolve_in_tree(failures: Iterable[Failure], tree: Tree) -> list[Failure]:
-    """The failures with each bare location placed in `tree` where it names one file; a
-    name found several times, or not at all, stays as printed and says so."""
+    """The failures with each location placed in `tree`: a frame printed outside the
+    checkout (`Failure.unplaced_frames`, innermost first) that the tree places is the line
+    that raised, and wins over the test case's own line; a bare name is placed where it
+    names one file; one found several times, or not at all, stays as printed and says so."""
     resolved: list[Failure] = []
     index = functools.cache(lambda: SuffixIndex.of(tree.files))  # built once, when needed
     for failure in failures:
+        raised = _raised_in_tree(failure, tree, index)
         placed = place_in_tree(failure.location, tree, index) if failure.location else None
-        if placed is None:
+        if raised is not None:
+            update = {"location": raised, "location_source": TREE, "location_note": ""}
+            resolved.append(failure.model_copy(update=update))
+        elif placed is None:
             resolved.append(failure)
         elif placed.source == TREE:
             update = {"location": placed.location, "location_source": TREE, "location_note": ""}
@@ -152,3 +172,20 @@ def resolve_in_tree(failures: Iterable[Failure], tree: Tree) -> list[Failure]:
         else:
             resolved.append(failure.model_copy(update={"location_note": placed.note}))
     return resolved
+
+
+def _raised_in_tree(failure: Failure, tree: Tree, index: Callable[[], SuffixIndex]) -> str | None:
+    """The innermost of the failure's unplaced frames that `tree` holds, when its location
+    is not a repository frame already (a frame of a known checkout, a message's line)."""
+    settled = failure.location_source in (STACK, MESSAGE) and not (
+        failure.location_note or is_bare(failure.location.rpartition(":")[0] or "")
+    )
+    if settled or tree.truncated:
+        return None
+    for frame in failure.unplaced_frames:
+        if frame.rpartition(":")[0] in tree.files:
+            return frame
+        placed = place_in_tree(frame, tree, index)
+        if placed is not None and placed.source == TREE:
+            return placed.location
+    return None

@@ -30,6 +30,8 @@ def reported_failure(
         framework=framework,
         location=found.location,
         location_source=found.source,
+        location_note=found.note,
+        unplaced_frames=list(found.unplaced),
         message=message,
         signature=signature(message),
         trace_paths=trace_paths(frames),

@@ -23,6 +23,24 @@ _FRAME = re.compile(
 
 # Node's own modules, as older Node versions print them in stacks (`internal/timers.js:554`).
 _NODE_INTERNAL = re.compile(r"^internal/.*\.js$")
+# A JVM frame: `at org.acme.FooTest.saves(FooTest.java:29)`. Its class's package and its
+# file name make a path (`org/acme/FooTest.java`) that a source root of the tree ends with.
+_JVM_FRAME = re.compile(
+    r"\bat (?:[\w.$]+/)*(?P<package>(?:[a-z_][\w$]*\.)+)[\w$]+\.[\w$<>]+"
+    r"\((?P<file>[\w$]+\.(?:java|kt|kts|scala|groovy)):(?P<line>\d+)\)"
+)
+# The JVM's and the usual test libraries' packages: never the repository's.
+_JVM_LIBRARIES = re.compile(
+    r"^(?:java|javax|jdk|sun|com\.sun|kotlin|kotlinx|scala|groovy|org\.junit|junit|"
+    r"org\.testng|org\.opentest4j|org\.assertj|org\.hamcrest|org\.mockito|org\.gradle|"
+    r"org\.apache\.maven|org\.codehaus\.groovy|org\.spockframework)\."
+)
+# Folders of installed packages and toolchains: a frame in them is never the repository's.
+_INSTALLED = re.compile(
+    r"/(?:site-packages|dist-packages|node_modules|hostedtoolcache|gems|\.nuget|\.cargo|"
+    r"\.rustup|pkg/mod|lib/python[\d.]*|\.pyenv|Microsoft\.NET|dotnet/shared)/"
+)
+_MAX_UNPLACED = 8
 
 
 @dataclass(frozen=True)
@@ -62,6 +80,41 @@ def _to_repo(printed: str, paths: PathMap, known_file: str | None) -> str | None
     if not is_absolute and "/" not in printed.removeprefix("./"):
         return None
     return paths.to_repo(printed)
+
+
+def unplaced_frames(text: str, paths: PathMap) -> list[str]:
+    """The frames of `text` that may be the repository's though no known checkout says so,
+    as printed (`path:line`, separators made `/`), innermost first, at most a few: a path
+    outside every known checkout (a developer's machine, another CI's folders), one printed
+    relative to a folder above the working one (`../lib/a.rb`), a JVM frame's package and
+    file (`org/acme/FooTest.java`). Only the commit's tree can place them (`locations.py`);
+    installed packages' and the JVM's own frames are left out."""
+    frames: list[str] = []
+    python_order = False
+    for match in _FRAME.finditer(text[:_MAX_TRACE]):
+        printed = (match.group("py") or match.group("path")).replace("\\", "/")
+        python_order = python_order or printed.endswith(".py")
+        if _is_unplaced(printed, paths):
+            frames.append(f"{printed}:{match.group('pyline') or match.group('line')}")
+    if python_order:
+        frames.reverse()
+    for match in _JVM_FRAME.finditer(text[:_MAX_TRACE]):
+        package = match.group("package")
+        if not _JVM_LIBRARIES.match(package):
+            path = package.replace(".", "/") + match.group("file")
+            frames.append(f"{path}:{match.group('line')}")
+    return list(dict.fromkeys(frames))[:_MAX_UNPLACED]
+
+
+def _is_unplaced(printed: str, paths: PathMap) -> bool:
+    """A frame's path that the repository may hold, though neither a known checkout nor the
+    working folder places it."""
+    if _INSTALLED.search("/" + printed) or _NODE_INTERNAL.match(printed):
+        return False
+    is_absolute = printed.startswith("/") or printed[1:3] == ":/"
+    if is_absolute:
+        return paths.to_repo(printed) is None
+    return printed.startswith("../")
 
 
 def trace_paths(frames: list[Frame]) -> list[str]:
