@@ -31,6 +31,9 @@ class Failure(BaseModel):
     # tree); None: not said.
     location_source: str | None = None
     location_note: str = ""  # why a location was kept as printed, when it was
+    # Where the report says the test case is declared (its own file/line attributes,
+    # `location`, `line`): what identifies the test, kept beside `location` (where it failed).
+    declared_at: str | None = None
     # Stack frames printed outside every known checkout (`path:line` as printed, innermost
     # first, a few): the commit's tree places them (reports/locations.py, resolve_in_tree).
     unplaced_frames: list[str] = Field(default_factory=list)

@@ -60,6 +60,7 @@ class Located:
     source: str | None = None
     note: str = ""
     unplaced: tuple[str, ...] = ()  # frames only the commit's tree can place (`choose`)
+    declared: str | None = None  # the test case's own line, as the report states it
 
 
 @functools.lru_cache(maxsize=4096)
@@ -107,10 +108,10 @@ def choose(*, stack: list[Frame], attribute: str | None, message: str, stack_tex
     known checkout kept as printed, and said so. Without a repository frame, the frames
     only the commit's tree can place go with it (`Located.unplaced`, `resolve_in_tree`)."""
     if stack:
-        return Located(f"{stack[0].path}:{stack[0].line}", STACK)
+        return Located(f"{stack[0].path}:{stack[0].line}", STACK, declared=attribute)
     unplaced = tuple(unplaced_frames(stack_text, PathMap()))
     if attribute:
-        return Located(attribute, ATTRIBUTE, unplaced=unplaced)
+        return Located(attribute, ATTRIBUTE, unplaced=unplaced, declared=attribute)
     for text, source in ((message, MESSAGE), (stack_text, STACK)):
         for match in _LEADING.finditer(text[:_MAX_SCAN]):
             path = stated_path(match.group("path"))
@@ -133,9 +134,11 @@ def place_in_tree(
     if not sep or not _LINE.match(line):
         path, line = location, ""
     suffix = f":{line}" if line else ""
-    # Printed relative to a folder nobody named (`../lib/a.rb`): its tail is what is known.
+    # Printed relative to a folder above one nobody named (`../lib/a.rb`): like a bare
+    # name, only its tail is known, and only one file of the tree ending with it places it.
+    upward = path.startswith("../")
     path = _UPWARD.sub("", path)
-    if not is_bare(path):
+    if not is_bare(path) and not upward:
         if path in tree.files or tree.truncated:
             return None
         placed = (index() if index else SuffixIndex.of(tree.files)).place(path)
@@ -159,32 +162,33 @@ def resolve_in_tree(failures: Iterable[Failure], tree: Tree) -> list[Failure]:
     resolved: list[Failure] = []
     index = functools.cache(lambda: SuffixIndex.of(tree.files))  # built once, when needed
     for failure in failures:
-        raised = _raised_in_tree(failure, tree, index)
-        placed = place_in_tree(failure.location, tree, index) if failure.location else None
-        if raised is not None:
-            update = {"location": raised, "location_source": TREE, "location_note": ""}
+        found = _raised_in_tree(failure, tree, index)
+        placed = None
+        if found is None and failure.location:
+            placed = place_in_tree(failure.location, tree, index)
+            found = placed.location if placed is not None and placed.source == TREE else None
+        if found is not None:
+            update = {"location": found, "location_source": TREE, "location_note": ""}
             resolved.append(failure.model_copy(update=update))
-        elif placed is None:
-            resolved.append(failure)
-        elif placed.source == TREE:
-            update = {"location": placed.location, "location_source": TREE, "location_note": ""}
-            resolved.append(failure.model_copy(update=update))
-        else:
+        elif placed is not None:
             resolved.append(failure.model_copy(update={"location_note": placed.note}))
+        else:
+            resolved.append(failure)
     return resolved
 
 
 def _raised_in_tree(failure: Failure, tree: Tree, index: Callable[[], SuffixIndex]) -> str | None:
     """The innermost of the failure's unplaced frames that `tree` holds, when its location
     is not a repository frame already (a frame of a known checkout, a message's line)."""
+    printed = (failure.location or "").rpartition(":")[0]
     settled = failure.location_source in (STACK, MESSAGE) and not (
-        failure.location_note or is_bare(failure.location.rpartition(":")[0] or "")
+        failure.location_note or is_bare(printed)
     )
     if settled or tree.truncated:
         return None
     for frame in failure.unplaced_frames:
         if frame.rpartition(":")[0] in tree.files:
-            return frame
+            return frame  # a JVM frame's path from the root: rare, but the tree says so
         placed = place_in_tree(frame, tree, index)
         if placed is not None and placed.source == TREE:
             return placed.location

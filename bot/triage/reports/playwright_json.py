@@ -74,11 +74,13 @@ def _failure(
     failed = [r for r in tries if r.get("status") in _FAILED]
     error = mapping(failed[-1].get("error")) if failed else {}
     stack = text(error.get("stack"))
+    # The error's `location` is where it was raised: the stack's first frame, said alone.
     at = mapping(error.get("location"))
-    frames = repo_frames(stack, PathMap(), file)
+    raised = f"{text(at.get('file'))}:{number(at.get('line'))}" if at.get("line") else ""
+    frames = repo_frames(f"{raised}\n{stack}", PathMap(), file)
     message = head(text(error.get("message")))
-    attribute = attribute_location(text(at.get("file")), str(number(at.get("line")) or ""))
-    found = choose(stack=frames, attribute=attribute, message=message, stack_text=stack)
+    declared = attribute_location(printed, str(number(spec.get("line")) or ""))
+    found = choose(stack=frames, attribute=declared, message=message, stack_text=stack)
     return reported_failure(
         test_id=TITLE_SEPARATOR.join(p for p in (file, *shown, *chain) if p),
         name=TITLE_SEPARATOR.join(p for p in chain if p),

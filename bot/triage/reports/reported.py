@@ -31,6 +31,7 @@ def reported_failure(
         location=found.location,
         location_source=found.source,
         location_note=found.note,
+        declared_at=found.declared,
         unplaced_frames=list(found.unplaced),
         message=message,
         signature=signature(message),

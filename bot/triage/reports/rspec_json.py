@@ -64,12 +64,22 @@ def _failure(example: dict[str, object]) -> Failure:
         message = f"{name}: {message}" if message else name
     backtrace = "\n".join(strings(exception.get("backtrace")))
     test_id = TITLE_SEPARATOR.join(p for p in (file, described) if p)
-    return _made(test_id, described, file, message, backtrace)
+    line = number(example.get("line_number"))
+    declared = f"{file}:{line}" if file and line else None
+    return _made(test_id, described, file, message, backtrace, declared)
 
 
-def _made(test_id: str, name: str, file: str | None, message: str, trace: str) -> Failure:
+def _made(
+    test_id: str,
+    name: str,
+    file: str | None,
+    message: str,
+    trace: str,
+    declared: str | None = None,
+) -> Failure:
+    """`declared`: the example's own line (`line_number`), what identifies it."""
     frames = repo_frames(trace, PathMap(), file)
-    found = choose(stack=frames, attribute=None, message=message, stack_text=trace)
+    found = choose(stack=frames, attribute=declared, message=message, stack_text=trace)
     return reported_failure(
         test_id=test_id,
         name=name,

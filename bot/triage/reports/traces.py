@@ -14,10 +14,11 @@ SOURCE_EXT = (
     r"|c|cc|cpp|cxx|h|hpp|swift|m|mm|ex|exs|dart"
 )
 # `File "x.py", line 3`, `x.py:3:`, `(src/a.ts:3:14)`, `at x.js:3`, ` in C:\x\A.cs:line 67`,
-# `\t/abs/x_test.go:6 +0x27`. A drive letter may lead; spaces, quotes and brackets end a path.
+# `\t/abs/x_test.go:6 +0x27`. A drive letter may lead (not the `e:` of `file:///x.mjs`);
+# spaces, quotes and brackets end a path.
 _FRAME = re.compile(
     r'File "(?P<py>[^"\n]+)", line (?P<pyline>\d+)'
-    rf"|(?P<path>(?:[A-Za-z]:)?[^\s()'\"<>:,|]*\.(?:{SOURCE_EXT})):(?:line )?(?P<line>\d+)\b"
+    rf"|(?P<path>(?:(?<!\w)[A-Za-z]:)?[^\s()'\"<>:,|]*\.(?:{SOURCE_EXT})):(?:line )?(?P<line>\d+)\b"
 )
 
 
