@@ -191,3 +191,57 @@ def test_a_log_parser_maps_a_self_hosted_windows_frame_the_same_way() -> None:
     [failure] = extract_failures(log)
 
     assert failure.location == "tests/CartTests.cs:14"
+
+
+def _drop_jest(document: dict[str, Any]) -> None:
+    [suite] = [s for s in document["testResults"] if s["name"].endswith("cart.test.js")]
+    suite["assertionResults"] = [t for t in suite["assertionResults"] if t["status"] != "failed"]
+
+
+def _drop_playwright(document: dict[str, Any]) -> None:
+    [spec_file] = document["suites"]
+    for suite in spec_file["suites"]:
+        suite["specs"] = [s for s in suite["specs"] if s["title"] != "refuses a negative discount"]
+
+
+def _drop_mocha(document: dict[str, Any]) -> None:
+    document["failures"] = document["failures"][1:]
+
+
+def _drop_rspec(document: dict[str, Any]) -> None:
+    document["examples"] = [e for e in document["examples"] if e["status"] != "failed"]
+
+
+def _drop_ctrf(document: dict[str, Any]) -> None:
+    tests = document["results"]["tests"]
+    document["results"]["tests"] = [t for t in tests if t["status"] != "failed"]
+
+
+COUNTED = [
+    ("reports/jest30-shop.json", _drop_jest, "counts 3 failures, 1 were read"),
+    ("reports/playwright-shop.json", _drop_playwright, "counts 1 failures, 0 were read"),
+    (
+        "corpus/reports/test-reporter/__tests__/fixtures/mocha-json.json",
+        _drop_mocha,
+        "counts 4 failures, 3 were read",
+    ),
+    ("reports/dorny-rspec-json.json", _drop_rspec, "counts 1 failures, 0 were read"),
+    ("reports/ctrf-comprehensive.json", _drop_ctrf, "counts 1 failures, 0 were read"),
+]
+
+
+@pytest.mark.parametrize(("fixture", "drop", "said"), COUNTED)
+def test_a_json_report_missing_failures_its_own_counts_name_is_never_clean(
+    fixture: str, drop: Any, said: str
+) -> None:
+    """The real report as written reads with no problem; with a failed test taken out of it
+    (as a truncated or hand-merged file would be), its own counters say so."""
+    data = (FIXTURES / fixture).read_bytes()
+    document = json.loads(data)
+    drop(document)
+
+    whole = parse_report(Path(fixture).name, data)
+    cut = parse_report(Path(fixture).name, json.dumps(document).encode())
+
+    assert whole.problems == []
+    assert cut.problems == [f"{Path(fixture).name}: the report {said}"]

@@ -13,7 +13,7 @@ from typing import TypeGuard
 
 from bot.triage.models import Failure
 from bot.triage.parsers.paths import PathMap
-from bot.triage.reports.fields import dicts, mapping, number, text
+from bot.triage.reports.fields import count, dicts, mapping, number, text
 from bot.triage.reports.junit import TITLE_SEPARATOR
 from bot.triage.reports.locations import attribute_location, choose, stated_path
 from bot.triage.reports.messages import head
@@ -56,6 +56,11 @@ def parse_playwright_json(document: dict[str, object]) -> tuple[list[Failure], i
         children = reversed(dicts(suite.get("suites")))
         pending.extend(([*describes, text(child.get("title"))], child) for child in children)
     return failures, ran
+
+
+def playwright_counted(document: dict[str, object]) -> int | None:
+    """The tests Playwright's `stats` count as failed on every try (`unexpected`)."""
+    return count(mapping(document.get("stats")).get("unexpected"))
 
 
 def _failure(

@@ -13,7 +13,7 @@ from typing import TypeGuard
 
 from bot.triage.models import Failure
 from bot.triage.parsers.paths import PathMap
-from bot.triage.reports.fields import dicts, mapping, number, strings, text
+from bot.triage.reports.fields import count, dicts, mapping, number, strings, text
 from bot.triage.reports.junit import TITLE_SEPARATOR
 from bot.triage.reports.locations import choose, stated_path
 from bot.triage.reports.messages import head
@@ -40,6 +40,14 @@ def parse_rspec_json(document: dict[str, object]) -> tuple[list[Failure], int]:
         failures.extend(_load_error(m) for m in strings(document.get("messages")) if _is_load(m))
     ran = sum(1 for e in examples if e.get("status") in ("passed", "failed"))
     return failures, ran
+
+
+def rspec_counted(document: dict[str, object]) -> int | None:
+    """The failed examples and the files that failed to load, as the summary counts them."""
+    summary = mapping(document.get("summary"))
+    counted = [count(summary.get(k)) for k in ("failure_count", "errors_outside_of_examples_count")]
+    known = [c for c in counted if c is not None]
+    return sum(known) if known else None
 
 
 def _is_load(message: str) -> bool:
