@@ -17,7 +17,7 @@ from bot.shared import Tree, TreeFile
 from bot.triage.failures import extract_failures
 from bot.triage.models import Extraction, Failure
 from bot.triage.parsers.paths import PathMap
-from bot.triage.reports import parse_report
+from bot.triage.reports import FORMATS, parse_report
 from bot.triage.reports.locations import UNPLACED_NOTE, resolve_in_tree, stated_path
 from bot.triage.reports.traces import repo_frames
 
@@ -245,3 +245,16 @@ def test_a_json_report_missing_failures_its_own_counts_name_is_never_clean(
 
     assert whole.problems == []
     assert cut.problems == [f"{Path(fixture).name}: the report {said}"]
+
+
+def test_every_format_the_registry_reads_is_documented_with_an_example() -> None:
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "configuration.md").read_text()
+    table = docs.split("## Report formats", 1)[1].split("\n\n## ", 1)[0]
+    rows: dict[str, str] = {}
+    for line in table.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split(" | ")]
+        if line.startswith("| `") and len(cells) == 3:
+            rows[cells[0].strip("`")] = cells[2]
+
+    assert set(FORMATS) <= set(rows)
+    assert all(rows[name] for name in FORMATS)
