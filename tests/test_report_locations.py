@@ -258,3 +258,11 @@ def test_every_format_the_registry_reads_is_documented_with_an_example() -> None
 
     assert set(FORMATS) <= set(rows)
     assert all(rows[name] for name in FORMATS)
+
+
+def test_a_path_printed_from_the_working_folder_is_the_trees_file_without_its_dot() -> None:
+    failure = Failure(test_id="t", name="t", framework="go", location="./pkg/a_test.go:5")
+
+    [placed] = resolve_in_tree([failure], _tree(["pkg/a_test.go"]))
+
+    assert (placed.location, placed.location_source) == ("pkg/a_test.go:5", "tree")

@@ -137,8 +137,10 @@ def place_in_tree(
     # Printed relative to a folder above one nobody named (`../lib/a.rb`): like a bare
     # name, only its tail is known, and only one file of the tree ending with it places it.
     upward = path.startswith("../")
-    path = _UPWARD.sub("", path)
+    printed, path = path, _UPWARD.sub("", path)
     if not is_bare(path) and not upward:
+        if path in tree.files and path != printed:
+            return Located(f"{path}{suffix}", TREE)  # `./pkg/a.go`
         if path in tree.files or tree.truncated:
             return None
         placed = (index() if index else SuffixIndex.of(tree.files)).place(path)

@@ -15,10 +15,13 @@ SOURCE_EXT = (
 )
 # `File "x.py", line 3`, `x.py:3:`, `(src/a.ts:3:14)`, `at x.js:3`, ` in C:\x\A.cs:line 67`,
 # `\t/abs/x_test.go:6 +0x27`. A drive letter may lead (not the `e:` of `file:///x.mjs`);
-# spaces, quotes and brackets end a path.
+# spaces, quotes and brackets end a path, and one starts only after them: tried from every
+# character of a long word instead, the search is quadratic in its length.
+_STARTS = r"(?<![^\s()'\"<>:,|])"
 _FRAME = re.compile(
     r'File "(?P<py>[^"\n]+)", line (?P<pyline>\d+)'
-    rf"|(?P<path>(?:(?<!\w)[A-Za-z]:)?[^\s()'\"<>:,|]*\.(?:{SOURCE_EXT})):(?:line )?(?P<line>\d+)\b"
+    rf"|(?P<path>(?:(?<!\w)[A-Za-z]:)?{_STARTS}[^\s()'\"<>:,|]*\.(?:{SOURCE_EXT}))"
+    r":(?:line )?(?P<line>\d+)\b"
 )
 
 
@@ -27,8 +30,7 @@ _NODE_INTERNAL = re.compile(r"^internal/.*\.js$")
 # A JVM frame: `at org.acme.FooTest.saves(FooTest.java:29)`. Its class's package and its
 # file name make a path (`org/acme/FooTest.java`) that a source root of the tree ends with.
 _JVM_FRAME = re.compile(
-    r"\bat (?:[\w.$]+/)*(?P<package>(?:[a-z_][\w$]*\.)+)[\w$]+\.[\w$<>]+"
-    r"\((?P<file>[\w$]+\.(?:java|kt|kts|scala|groovy)):(?P<line>\d+)\)"
+    r"\bat (?P<method>[\w.$/<>]+)\((?P<file>[\w$]+\.(?:java|kt|kts|scala|groovy)):(?P<line>\d+)\)"
 )
 # The JVM's and the usual test libraries' packages: never the repository's.
 _JVM_LIBRARIES = re.compile(
@@ -100,10 +102,10 @@ def unplaced_frames(text: str, paths: PathMap) -> list[str]:
     if python_order:
         frames.reverse()
     for match in _JVM_FRAME.finditer(text[:_MAX_TRACE]):
-        package = match.group("package")
-        if not _JVM_LIBRARIES.match(package):
-            path = package.replace(".", "/") + match.group("file")
-            frames.append(f"{path}:{match.group('line')}")
+        # `[module/]package.Class.method`: the package's folders, then the file's name.
+        package = match.group("method").rpartition("/")[2].split(".")[:-2]
+        if package and not _JVM_LIBRARIES.match(".".join(package) + "."):
+            frames.append(f"{'/'.join(package)}/{match.group('file')}:{match.group('line')}")
     return list(dict.fromkeys(frames))[:_MAX_UNPLACED]
 
 
