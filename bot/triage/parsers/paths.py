@@ -14,6 +14,11 @@ _WORKSPACE = re.compile(
 )
 # A Docker container action sees the checkout at `/github/workspace`.
 _CONTAINER_ACTION = "/github/workspace/"
+# How workflows spell the checkout directory when a path is written from a template.
+_WORKSPACE_VARIABLE = re.compile(
+    r"^(?:\$GITHUB_WORKSPACE|\$\{GITHUB_WORKSPACE\}|\$\{\{\s*github\.workspace\s*\}\}|"
+    r"%GITHUB_WORKSPACE%|\$env:GITHUB_WORKSPACE)[/\\]"
+)
 _FILE_URL = re.compile(r"^(?:file:)?//+")
 _SLASHED_DRIVE = re.compile(r"^/[A-Za-z]:/")
 _NOT_REPO_PARTS = frozenset({"site-packages", "dist-packages", "node_modules"})
@@ -43,7 +48,7 @@ class PathMap:
     def to_repo(self, path: str) -> str | None:
         """`path` relative to the repository's root; None when it is outside it. The one
         place every reader (logs, reports, traces) maps a printed path."""
-        path = _unwrapped(path.replace("\\", "/"))
+        path = _unwrapped(_WORKSPACE_VARIABLE.sub("", path).replace("\\", "/"))
         if not path or path.startswith("<"):
             return None  # <frozen ...>, <string>, <eval_with_key>.N
         rel: str | None

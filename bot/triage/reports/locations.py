@@ -29,11 +29,6 @@ STACK = "stack"
 MESSAGE = "message"
 TREE = "tree"
 
-# How workflows spell the checkout directory when a path is written from a template.
-_WORKSPACE_VARIABLE = re.compile(
-    r"^(?:\$GITHUB_WORKSPACE|\$\{GITHUB_WORKSPACE\}|\$\{\{\s*github\.workspace\s*\}\}|"
-    r"%GITHUB_WORKSPACE%|\$env:GITHUB_WORKSPACE)[/\\]"
-)
 _ESCAPED = re.compile(r"%[0-9A-Fa-f]{2}")
 _DRIVE = re.compile(r"^[A-Za-z]:/")
 _LINE = re.compile(r"^\d{1,9}$")
@@ -74,7 +69,7 @@ def stated_path(printed: str, *, keep_name: bool = False) -> str | None:
     path = printed.strip()
     if _ESCAPED.search(path):
         path = unquote(path)
-    path = _WORKSPACE_VARIABLE.sub("", path).replace("\\", "/")
+    path = path.replace("\\", "/")
     if not path:
         return None
     mapped = PathMap().to_repo(path)
