@@ -19,7 +19,7 @@ from bot.triage.models import Extraction, Failure
 from bot.triage.parsers.paths import PathMap
 from bot.triage.reports import FORMATS, parse_report
 from bot.triage.reports.locations import UNPLACED_NOTE, resolve_in_tree, stated_path
-from bot.triage.reports.traces import repo_frames
+from bot.triage.reports.traces import repo_frames, unplaced_frames
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 STATED = json.loads((FIXTURES / "reports" / "stated" / "locations.json").read_text())
@@ -266,3 +266,31 @@ def test_a_path_printed_from_the_working_folder_is_the_trees_file_without_its_do
     [placed] = resolve_in_tree([failure], _tree(["pkg/a_test.go"]))
 
     assert (placed.location, placed.location_source) == ("pkg/a_test.go:5", "tree")
+
+
+def test_a_go_panic_printed_under_a_gopath_is_kept_then_placed_by_the_tree() -> None:
+    # go-junit-report's testdata: a panic whose only frame is `/src/package/name/panic/...`.
+    data = (FIXTURES / "corpus/logs/go-junit-report/105-panic.gojson.txt").read_bytes()
+
+    [failure] = parse_report("105-panic.gojson.txt", data).failures
+    [placed] = resolve_in_tree([failure], _tree(["panic/main_test.go", "go.mod"]))
+
+    assert (failure.location, failure.location_note) == (
+        "/src/package/name/panic/main_test.go:6",
+        UNPLACED_NOTE,
+    )
+    assert (placed.location, placed.location_source) == ("panic/main_test.go:6", "tree")
+
+
+def test_toolchain_and_installed_frames_are_never_candidates() -> None:
+    trace = (
+        "panic: boom\n"
+        "/usr/local/go/src/testing/testing.go:1595 +0x1a\n"
+        "/rustc/90b35a6/library/core/src/panicking.rs:72:14\n"
+        "/opt/hostedtoolcache/Python/3.12.1/x64/lib/python3.12/unittest/case.py:58\n"
+        "/home/dev/.cache/pypoetry/virtualenvs/x/lib/python3.12/site-packages/a/b.py:3\n"
+        "/Users/dev/.nuget/packages/xunit.assert/2.4.2/Assert.cs:40\n"
+        "/home/dev/shop/pkg/cart_test.go:12 +0x2b\n"
+    )
+
+    assert unplaced_frames(trace, PathMap()) == ["/home/dev/shop/pkg/cart_test.go:12"]

@@ -43,6 +43,12 @@ _INSTALLED = re.compile(
     r"/(?:site-packages|dist-packages|node_modules|hostedtoolcache|gems|\.nuget|\.cargo|"
     r"\.rustup|pkg/mod|lib/python[\d.]*|\.pyenv|Microsoft\.NET|dotnet/shared)/"
 )
+# System folders: toolchains and their standard libraries (`/usr/local/go/src/testing`,
+# `/rustc/<sha>/library`, `/opt/hostedtoolcache`, `C:/Program Files/dotnet`).
+_SYSTEM = re.compile(
+    r"^(?:/usr/|/opt/|/nix/|/snap/|/rustc/|/Library/|/System/|/Applications/|"
+    r"[A-Za-z]:/(?:Program Files|Program Files \(x86\)|Windows)/)"
+)
 _MAX_UNPLACED = 8
 
 
@@ -112,7 +118,7 @@ def unplaced_frames(text: str, paths: PathMap) -> list[str]:
 def _is_unplaced(printed: str, paths: PathMap) -> bool:
     """A frame's path that the repository may hold, though neither a known checkout nor the
     working folder places it."""
-    if _INSTALLED.search("/" + printed) or _NODE_INTERNAL.match(printed):
+    if _INSTALLED.search("/" + printed) or _SYSTEM.match(printed) or _NODE_INTERNAL.match(printed):
         return False
     is_absolute = printed.startswith("/") or printed[1:3] == ":/"
     if is_absolute:
