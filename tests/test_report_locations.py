@@ -14,7 +14,7 @@ import pytest
 from bot.handlers.checks import _placed_in_tree
 from bot.handlers.sources import SourceCache
 from bot.shared import Tree, TreeFile
-from bot.triage.failures import extract_failures
+from bot.triage.failures import extract_failures, merge
 from bot.triage.models import Extraction, Failure
 from bot.triage.parsers.paths import PathMap
 from bot.triage.reports import FORMATS, parse_report
@@ -294,3 +294,25 @@ def test_toolchain_and_installed_frames_are_never_candidates() -> None:
     )
 
     assert unplaced_frames(trace, PathMap()) == ["/home/dev/shop/pkg/cart_test.go:12"]
+
+
+def test_a_merged_failure_keeps_the_declared_line_and_the_frames_to_place() -> None:
+    report = Failure(
+        test_id="Shop.CartTests.Adds",
+        name="Adds",
+        framework="dotnet",
+        source="trx",
+        unplaced_frames=["C:/Users/me/shop/tests/CartTests.cs:14"],
+    )
+    log = Failure(
+        test_id="Shop.CartTests.Adds",
+        name="Adds",
+        framework="dotnet",
+        declared_at="tests/CartTests.cs:9",
+    )
+
+    [merged] = merge([log, report])
+
+    assert merged.source == "trx"
+    assert merged.unplaced_frames == ["C:/Users/me/shop/tests/CartTests.cs:14"]
+    assert merged.declared_at == "tests/CartTests.cs:9"
