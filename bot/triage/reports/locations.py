@@ -1,13 +1,13 @@
 """Where a failure happened, as a report states it: kept, made repository-relative when the
-runner's checkout prefix is known, and placed in the commit's tree when a bare file name is
-all it says.
+runner's checkout folder is known (`PathMap`), and placed in the commit's tree when only the
+tree can say where it is.
 
-A location says where it came from (`Failure.location_source`): a `<testcase>`'s `file` and
-`line` attributes ("attribute"), a repository frame of the failure's stack ("stack"), a
-`file:line` in its message ("message"), or a bare file name found once in the commit's tree
-("tree"), or a path printed relative to another folder placed in it by its unique suffix
-("tree", `placement.py`). A bare name (`store_test.go:41`) that cannot be placed is kept as
-printed.
+A location says where it came from (`Failure.location_source`): a repository frame of the
+failure's stack, the line that raised ("stack"); the test case's own file and line, when no
+frame is the repository's ("attribute"; kept as `declared_at` either way); a `file:line` in
+its message ("message"); or a bare file name, or a frame printed outside every known checkout,
+placed in the commit's tree by its unique suffix ("tree", `placement.py`). Without the tree, a
+bare name is kept as printed, and so is a frame printed elsewhere, with a note saying so.
 """
 
 from __future__ import annotations
