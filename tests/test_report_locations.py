@@ -94,13 +94,18 @@ def test_without_a_tree_a_frame_printed_outside_the_checkout_is_kept_as_printed_
 
 def test_a_jvm_frame_is_placed_by_its_package_never_kept_as_printed() -> None:
     data = (FIXTURES / "reports/stated/dorny-pulsar-single-suite.xml").read_bytes()
+    source = "src/test/java/org/apache/pulsar/AddMissingPatchVersionTest.java"
 
     [failure] = parse_report("TEST-pulsar.xml", data).failures
-    [placed] = resolve_in_tree([failure], _tree(["a/org/apache/pulsar/Other.java"]))
+    [placed] = resolve_in_tree([failure], _tree([f"common/{source}", "AddMissingPatch.java"]))
+    [elsewhere] = resolve_in_tree([failure], _tree(["a/org/apache/pulsar/Other.java"]))
+    [twice] = resolve_in_tree([failure], _tree([f"a/{source}", f"b/{source}"]))
 
     assert failure.location is None
     assert failure.unplaced_frames == ["org/apache/pulsar/AddMissingPatchVersionTest.java:29"]
-    assert placed.location is None  # the tree does not hold it: nothing is guessed
+    assert (placed.location, placed.location_source) == (f"common/{source}:29", "tree")
+    assert elsewhere.location is None  # the tree does not hold it: nothing is guessed
+    assert twice.location is None  # two modules hold it: neither is chosen
 
 
 def test_a_frame_several_tree_files_end_with_is_not_placed() -> None:
