@@ -235,3 +235,17 @@ async def test_the_attempt_is_the_bots_count_whatever_the_webhook_said(store: St
     [context] = (await store.run_contexts(REPO, ["tests"], T0 - 1, 100)).values()
 
     assert context.attempt == 1 and context.labels == ["windows-latest"]
+
+
+async def test_the_contexts_of_named_runs_are_read_by_id(store: Store) -> None:
+    for run_id in (301, 302, 303):
+        await store.record_run(_run(run_id, at=T0 + run_id), [])
+    await store.save_job(_job(302), T0)
+
+    contexts = await store.contexts_of_runs(REPO, [302, 303, 302, 999])
+
+    assert set(contexts) == {302, 303}  # 999 was never recorded
+    assert contexts[302].labels == ["windows-latest"] and contexts[302].check_name == "tests"
+    assert contexts[303].job_seconds == 300.0 and contexts[303].labels == []
+    assert await store.contexts_of_runs(REPO, []) == {}
+    assert await store.contexts_of_runs("acme/other", [302]) == {}
