@@ -10,6 +10,7 @@ and that no body the bot ever wrote, nor any comment, names a cause without its 
 
 from __future__ import annotations
 
+import html
 import re
 import time
 from dataclasses import dataclass, field
@@ -214,7 +215,129 @@ async def test_the_issue_names_the_suspected_cause_with_its_signals(
     world = World(failures=[Run(real(fixture))] * 3, main_runs=0)
     played = await run_world(world, tmp_path)
 
-    assert f"**Suspected cause:** {words} (confidence: high); signals: {rule} in 3 of 3 failures" in (
-        played.body
+    assert (
+        f"**Suspected cause:** {words} (confidence: high); signals: {rule} in 3 of 3 failures"
+        in (played.body)
     )
     assert assert_every_cause_has_its_signals(played.bodies + played.comments) >= 2
+
+
+async def test_a_run_three_times_the_checks_usual_length_is_flagged_not_comparable(
+    tmp_path: Path,
+) -> None:
+    slow = Run(real("go_timeout_gocql"), seconds=300.0)
+    world = World(failures=[slow, Run(real("go_timeout_gocql")), Run(real("go_timeout_gocql"))])
+    async with running(world.scenario(), tmp_path) as (sim, bot):
+        await play(world, sim, bot)
+        (issue,) = [i for i in sim.world.issues.values() if not i.is_pull_request]
+        (comment,) = sim.bot_comments(10)
+        page = await dashboard_page(bot)
+        bodies = issue_bodies(sim) + comment_bodies(sim)
+
+    flag = "\u26a0 not comparable: took 5 min, 3.0 times the check's usual 1 min 40 s"
+    rows = [line for line in issue.body.splitlines() if line.startswith("| ")]
+    flagged = [row for row in rows if flag in row]
+    assert len(flagged) == 1 and "| #10 |" in flagged[0]
+    assert "5 min (usual 1 min 40 s)" in flagged[0]
+    assert sum("1 min 40 s (usual 1 min 40 s)" in row for row in rows) == 2  # the others
+    # Its evidence weighs half: the cause still shows, from all three.
+    assert "timing and asynchronous waits (confidence: high)" in issue.body
+    # The PR comment's details say the same of the job, with no call to GitHub for it.
+    assert f"**Run:** 5 min (usual 1 min 40 s), attempt 1 {flag}" in comment.body
+    # Its one failure, weighed half, is too weak a signal on its own.
+    assert (
+        "- **Suspected cause:** unclear (the signals are too weak); signals: Go test timeout "
+        "in 1 of 1 failure (timing and asynchronous waits)."
+    ) in comment.body
+    # And so does the dashboard's test page.
+    assert flag in page
+    assert assert_every_cause_has_its_signals(bodies) >= 3
+
+
+async def test_mixed_evidence_makes_the_cause_unclear_with_both_signals(tmp_path: Path) -> None:
+    """Refused connections on two PRs open the issue; then the test times out on a third:
+    network scores 4, timing 3, neither the two thirds a cause needs."""
+    refused = Run(real("econnrefused_metamask"))
+    world = World(failures=[refused, refused, Run(real("go_timeout_gocql"))], main_runs=0)
+    played = await run_world(world, tmp_path)
+
+    assert (
+        "**Suspected cause:** unclear (the signals point to different causes); signals: "
+        "connection refused in 2 of 3 failures (network); Go test timeout in 1 of 3 failures "
+        "(timing and asynchronous waits)."
+    ) in played.body
+    # Before the timeout, the two refused connections made a cause of their own.
+    assert any("**Suspected cause:** network (confidence: medium)" in b for b in played.bodies)
+    assert assert_every_cause_has_its_signals(played.bodies + played.comments) >= 2
+
+
+async def test_failures_only_on_windows_among_linux_runs_concentrate_there(
+    tmp_path: Path,
+) -> None:
+    windows = Run(PLAIN, labels=("windows-latest",))
+    world = World(failures=[windows] * 3, main_runs=8, workflow_job=True)
+    async with running(world.scenario(), tmp_path) as (sim, bot):
+        await play(world, sim, bot)
+        (issue,) = [i for i in sim.world.issues.values() if not i.is_pull_request]
+        page = await dashboard_page(bot)
+        bodies = issue_bodies(sim) + comment_bodies(sim)
+
+    where = "all 3 failures on windows-latest (3 of 11 runs)"
+    assert f"**Where failures concentrate:** {where}." in issue.body
+    assert f"**Suspected cause:** one platform only (confidence: high); signals: {where}." in (
+        issue.body
+    )
+    # Every run shows its system, read from its job's labels.
+    rows = [line for line in issue.body.splitlines() if line.startswith("| ")]
+    assert sum("| Windows, 1 min 40 s (usual 1 min 40 s) |" in row for row in rows) == 3
+    assert f"Where failures concentrate: {where}." in page
+    assert "Suspected cause: one platform only" in page
+    assert assert_every_cause_has_its_signals(bodies) >= 2
+
+
+async def dashboard_page(bot: Bot) -> str:
+    """The test's page on the dashboard, over HTTP, as text (its markup's entities read)."""
+    async with (
+        aiohttp.ClientSession() as http,
+        http.get(f"{bot.url}/{REPO}/tests/{match_key(TEST_ID)}") as answer,
+    ):
+        assert answer.status == 200
+        return html.unescape(await answer.text())
+
+
+async def test_the_issue_is_edited_only_when_its_section_changes(tmp_path: Path) -> None:
+    world = World(failures=[Run(real("econnrefused_metamask"))] * 2, passes=[Run()], main_runs=0)
+    async with running(world.scenario(), tmp_path) as (sim, bot):
+        for name in world.failing:
+            await sim.complete_check(sim.world.queue_run(name))
+            await settle(sim, bot)
+        (issue,) = [i for i in sim.world.issues.values() if not i.is_pull_request]
+        key = match_key(TEST_ID)
+        ctx = BotContext(
+            store=bot.store,
+            github=bot.github,
+            metrics=bot.metrics,
+            tracking_refresh_seconds=bot.settings.tracking_refresh_seconds,
+        )
+        edits = [sim.calls[f"PATCH {ISSUE}"]]
+        # Rendered again from the same record: nothing to write.
+        await schedule_refresh(ctx, 1, REPO, key, time.time())
+        await settle(sim, bot)
+        edits.append(sim.calls[f"PATCH {ISSUE}"])
+        # A run that passed, alone: no edit either.
+        (passing,) = world.passing
+        await sim.complete_check(sim.world.queue_run(passing))
+        await settle(sim, bot)
+        edits.append(sim.calls[f"PATCH {ISSUE}"])
+        body = sim.world.issues[issue.number].body
+        # The next refresh counts that pass in the rate: the section changed, one edit.
+        await schedule_refresh(ctx, 1, REPO, key, time.time())
+        await settle(sim, bot)
+        edits.append(sim.calls[f"PATCH {ISSUE}"])
+        after = sim.world.issues[issue.number].body
+        refreshes = [d for d in await bot.store.list_deliveries(100) if "refresh" in d.event]
+
+    assert edits[0] == edits[1] == edits[2] and edits[3] == edits[2] + 1
+    assert "**Failed 2 of 2 runs of `tests`.**" in body
+    assert after.replace("Failed 2 of 3 runs", "Failed 2 of 2 runs") == body
+    assert len(refreshes) >= 2
