@@ -219,8 +219,7 @@ async def test_each_run_names_its_check_so_a_test_failing_in_two_is_compared_wit
     assert contexts[200].check_name == "tests (linux)"
     linux, windows = explained.not_comparable
     assert linux == (
-        "ran on runner image ubuntu-20.04, as 1 of 10 runs of the check did; 9 ran on "
-        "ubuntu-22.04"
+        "ran on runner image ubuntu-20.04, as 1 of 10 runs of the check did; 9 ran on ubuntu-22.04"
     )
     assert windows is None
 
