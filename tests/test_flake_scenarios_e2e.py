@@ -22,7 +22,8 @@ import pytest
 
 from bot.demo import running, settle
 from bot.handlers.context import BotContext
-from bot.handlers.tracking import schedule_refresh
+from bot.handlers.scope import Scope
+from bot.handlers.tracking import _issue_input, schedule_refresh
 from bot.runtime import Bot
 from bot.sim.scenario import Scenario, builtin_scenario
 from bot.sim.server import Simulator
@@ -341,3 +342,32 @@ async def test_the_issue_is_edited_only_when_its_section_changes(tmp_path: Path)
     assert "**Failed 2 of 2 runs of `tests`.**" in body
     assert after.replace("Failed 2 of 3 runs", "Failed 2 of 2 runs") == body
     assert len(refreshes) >= 2
+
+
+async def test_the_attempt_shown_is_the_attempt_counted(tmp_path: Path) -> None:
+    """Two workflows of one commit each run a job named `tests` (a `push` and a
+    `pull_request` workflow): GitHub calls both attempt 1 of their workflow runs, the bot
+    counts them 1 and 2 on the commit. The issue's Attempt column and the run contexts that
+    "all on attempt 1" counts hold the same number for each."""
+    world = World(failures=[Run(PLAIN)] * 3, main_runs=0, workflow_job=True)
+    raw = world.scenario().model_dump(mode="json", exclude_none=True)
+    push = {**_check("tests #10 push", Run(PLAIN), pr=10), "workflow": "CI push"}
+    raw["checks"].append(push)
+    async with running(Scenario.model_validate(raw), tmp_path) as (sim, bot):
+        for name in ["tests #10", "tests #10 push", "tests #11", "tests #12"]:
+            await sim.complete_check(sim.world.queue_run(name))
+            await settle(sim, bot)
+        runs = [sim.world.latest_run(n) for n in ("tests #10", "tests #10 push")]
+        assert [r.run_attempt if r else None for r in runs] == [1, 1]  # GitHub's, each
+        (issue,) = [i for i in sim.world.issues.values() if not i.is_pull_request]
+        record = await bot.store.tracking_issue(REPO, match_key(TEST_ID))
+        assert record is not None
+        ctx = BotContext(store=bot.store, github=bot.github, metrics=bot.metrics)
+        scope = Scope(ctx, await bot.github.installation_client(1), REPO)
+        inp = await _issue_input(scope, record, await scope.config(), time.time())
+
+    shown = sorted(o.attempt for o in inp.occurrences)
+    assert shown == [1, 1, 1, 2]
+    assert all(o.context is not None and o.context.attempt == o.attempt for o in inp.occurrences)
+    rows = [line for line in issue.body.splitlines() if line.startswith("| ") and "| #10 |" in line]
+    assert sorted(row.split(" | ")[4] for row in rows) == ["1", "2"]
