@@ -176,7 +176,8 @@ def comment_bodies(sim: Simulator) -> list[str]:
     ]
 
 
-CAUSE_LINE = re.compile(r"Suspected cause:\*\* (?P<text>[^\n]*)")
+# A cause line in markdown (`**Suspected cause:** ...`) or on a page (`Suspected cause: ...`).
+CAUSE_LINE = re.compile(r"Suspected cause:(?:\*\*)? (?P<text>[^\n<]*)")
 
 
 def assert_every_cause_has_its_signals(texts: list[str]) -> int:
@@ -233,7 +234,7 @@ async def test_a_run_three_times_the_checks_usual_length_is_flagged_not_comparab
         (issue,) = [i for i in sim.world.issues.values() if not i.is_pull_request]
         (comment,) = sim.bot_comments(10)
         page = await dashboard_page(bot)
-        bodies = issue_bodies(sim) + comment_bodies(sim)
+        bodies = issue_bodies(sim) + comment_bodies(sim) + [page]
 
     flag = "\u26a0 not comparable: took 5 min, 3.0 times the check's usual 1 min 40 s"
     rows = [line for line in issue.body.splitlines() if line.startswith("| ")]
@@ -281,7 +282,7 @@ async def test_failures_only_on_windows_among_linux_runs_concentrate_there(
         await play(world, sim, bot)
         (issue,) = [i for i in sim.world.issues.values() if not i.is_pull_request]
         page = await dashboard_page(bot)
-        bodies = issue_bodies(sim) + comment_bodies(sim)
+        bodies = issue_bodies(sim) + comment_bodies(sim) + [page]
 
     where = "all 3 failures on windows-latest (3 of 11 runs)"
     assert f"**Where failures concentrate:** {where}." in issue.body
