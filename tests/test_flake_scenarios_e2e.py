@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import html
 import re
+import textwrap
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from xml.sax.saxutils import escape, quoteattr
 
 import aiohttp
 import pytest
@@ -76,6 +78,9 @@ class Run:
     message: str | None = None  # None: the run passed
     seconds: float = 100.0
     labels: tuple[str, ...] = ("ubuntu-latest",)
+    # True: the message is in the JUnit report the job uploads (the log names no test), as
+    # rspec_junit_formatter writes it; else in pytest's output in the log.
+    report: bool = False
 
 
 @dataclass(frozen=True)
@@ -89,8 +94,9 @@ class World:
         raw = builtin_scenario().model_dump(mode="json", exclude_none=True)
         raw.pop("expect", None)
         raw["app"] = {**raw.get("app", {}), "workflow_job": self.workflow_job}
-        raw["files"] = {**raw["files"], ".github/flaky.yml": "rerun: false\n"}
         runs = [*self.failures, *self.passes]
+        settings = "rerun: false\n" + (REPORTS if any(r.report for r in runs) else "")
+        raw["files"] = {**raw["files"], ".github/flaky.yml": settings}
         raw["pull_requests"] = [_pull(10 + n) for n in range(len(runs))]
         raw["checks"] = [
             _check(f"main {n}", Run(), head_sha=f"{n:x}" * 40, branch="main")
@@ -121,13 +127,42 @@ def _pull(number: int) -> dict[str, Any]:
 
 
 def _check(name: str, run: Run, **where: Any) -> dict[str, Any]:
-    attempt = {
+    attempt: dict[str, Any] = {
         "conclusion": "success" if run.message is None else "failure",
         "log": PASS_LOG if run.message is None else pytest_log(run.message),
         "seconds": run.seconds,
         "labels": list(run.labels),
     }
+    if run.report and run.message is not None:
+        attempt["log"] = "##[error]Process completed with exit code 1.\n"
+        attempt["artifacts"] = [{"name": "junit-rspec", "files": {"rspec.xml": junit(run.message)}}]
     return {"name": name, "check_name": "tests", "workflow": "CI", "attempts": [attempt], **where}
+
+
+REPORTS = 'reports:\n  - artifact: "junit-*"\n    files: ["*.xml"]\n'
+
+
+def junit(message: str) -> str:
+    """An RSpec example failing with `message`, as rspec_junit_formatter reports it: the
+    exception's message in the `message` attribute (its line breaks kept) and the body."""
+    text = quoteattr(message, {"\n": "&#10;"})
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<testsuite name="rspec" tests="3" failures="1" errors="0" skipped="0" time="2.3">\n'
+        '<testcase classname="spec.requests.api.v1.users_spec" name="returns a 200 response" '
+        'file="./spec/requests/api/v1/users_spec.rb" time="0.2">\n'
+        f'<failure message={text} type="RSpec::Expectations::ExpectationNotMetError">'
+        f"{escape(message)}</failure>\n</testcase>\n</testsuite>\n"
+    )
+
+
+def rspec_exception(name: str) -> str:
+    """The exception's message of an RSpec failure quoted in `name`: from its `expected:`
+    line to the end, dedented (what RSpec raised; the seed and the example's header are the
+    run's own lines around it)."""
+    lines = real(name).splitlines()
+    start = next(n for n, line in enumerate(lines) if line.strip().startswith("expected:"))
+    return textwrap.dedent("\n".join(lines[start:])).strip()
 
 
 async def play(world: World, sim: Simulator, bot: Bot) -> None:
@@ -190,37 +225,82 @@ def assert_every_cause_has_its_signals(texts: list[str]) -> int:
 
 
 # One scenario per cause category a failure's message shows: a real message whose rule
-# states the category, the rule's name and its weight's confidence over three failures.
-# ORDER's message is an RSpec run's, cut by the pytest framing to its seed line and the
-# failure's head: its seed marker alone shows (weight 1, three failures: just enough).
+# states the category, the rule's name, and (three failures) the confidence. ORDER's message
+# is an RSpec run's, cut by the pytest framing to its seed line and the failure's head: its
+# seed marker alone shows (weight 1, three failures: just enough). UNORDERED's is the same
+# run's exception, as its JUnit report holds it.
+@dataclass(frozen=True)
+class Cause:
+    words: str
+    rule: str
+    failure: Run
+    source: str  # the fixture, for the test's id
+
+
 CAUSES = [
-    ("timing and asynchronous waits", "go_timeout_gocql", "Go test timeout"),
-    ("concurrency (races, deadlocks)", "go_race_apm_server", "data race detected"),
-    ("test order dependence", "rspec_seed_unordered_pie", "shuffled order seed"),
-    ("network", "econnrefused_metamask", "connection refused"),
-    (
-        "resource limits (memory, file descriptors, ports, disk)",
-        "emfile_datasette",
-        "too many open files",
+    Cause(
+        "timing and asynchronous waits",
+        "Go test timeout",
+        Run(real("go_timeout_gocql")),
+        "go_timeout_gocql",
     ),
-    ("file system contention", "ebusy_atom", "file busy or locked"),
-    ("time and date", "relative_day_operaton", "relative day compared"),
-    ("randomness", "hypothesis_pandas", "property-based example"),
-    ("floating-point precision", "numpy_tolerance_glass", "tolerance exceeded"),
+    Cause(
+        "concurrency (races, deadlocks)",
+        "data race detected",
+        Run(real("go_race_apm_server")),
+        "go_race_apm_server",
+    ),
+    Cause(
+        "test order dependence",
+        "shuffled order seed",
+        Run(real("rspec_seed_unordered_pie")),
+        "rspec_seed_unordered_pie",
+    ),
+    Cause(
+        "network", "connection refused", Run(real("econnrefused_metamask")), "econnrefused_metamask"
+    ),
+    Cause(
+        "resource limits (memory, file descriptors, ports, disk)",
+        "too many open files",
+        Run(real("emfile_datasette")),
+        "emfile_datasette",
+    ),
+    Cause("file system contention", "file busy or locked", Run(real("ebusy_atom")), "ebusy_atom"),
+    Cause(
+        "time and date",
+        "relative day compared",
+        Run(real("relative_day_operaton")),
+        "relative_day_operaton",
+    ),
+    Cause(
+        "randomness", "property-based example", Run(real("hypothesis_pandas")), "hypothesis_pandas"
+    ),
+    Cause(
+        "floating-point precision",
+        "tolerance exceeded",
+        Run(real("numpy_tolerance_glass")),
+        "numpy_tolerance_glass",
+    ),
+    Cause(
+        "unordered collections",
+        "same items, other order",
+        Run(rspec_exception("rspec_seed_unordered_pie"), report=True),
+        "rspec_seed_unordered_pie-junit",
+    ),
 ]
 
 
-@pytest.mark.parametrize(("words", "fixture", "rule"), CAUSES, ids=[c[1] for c in CAUSES])
+@pytest.mark.parametrize("cause", CAUSES, ids=[c.source for c in CAUSES])
 async def test_the_issue_names_the_suspected_cause_with_its_signals(
-    tmp_path: Path, words: str, fixture: str, rule: str
+    tmp_path: Path, cause: Cause
 ) -> None:
-    world = World(failures=[Run(real(fixture))] * 3, main_runs=0)
+    world = World(failures=[cause.failure] * 3, main_runs=0)
     played = await run_world(world, tmp_path)
 
     assert (
-        f"**Suspected cause:** {words} (confidence: high); signals: {rule} in 3 of 3 failures"
-        in (played.body)
-    )
+        f"**Suspected cause:** {cause.words} (confidence: high); signals: {cause.rule} in 3 "
+        "of 3 failures"
+    ) in played.body
     assert assert_every_cause_has_its_signals(played.bodies + played.comments) >= 2
 
 
