@@ -2,7 +2,7 @@
 simulator over HTTP with real signatures, the failures' messages real ones from real
 projects (tests/fixtures/flake_messages/INDEX.md says where each comes from).
 
-Every scenario is generated from one world (`world`): a test that fails on several pull
+Every scenario is generated from one world (`World`): a test that fails on several pull
 requests by different authors (so its tracking issue opens), on runs of a check whose usual
 duration the default branch's passing runs give. Each asserts what the issue's body says,
 and that no body the bot ever wrote, nor any comment, names a cause without its signals.
