@@ -8,6 +8,7 @@ private repository's test names are never shown to someone without the token.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import json
@@ -37,6 +38,7 @@ from bot.report.flaky_tests import (
 )
 from bot.report.models import CheckReport
 from bot.store import Delivery, DeliveryState, Store
+from bot.store.recorded_runs import recorded_runs
 from bot.throttle import FailureThrottle, client_key
 
 log = logging.getLogger(__name__)
@@ -223,9 +225,26 @@ async def test_page(request: web.Request) -> web.Response:
     summaries = summarise_tests(mine, runs, now=now, days=WINDOW_DAYS)
     if not summaries:
         raise web.HTTPNotFound(text="No failure of that test in the last 30 days.\n")
-    summaries[0].owners = (await request.app[STORE].tracking_owners(repo, [key])).get(key, [])
+    store = request.app[STORE]
+    checks = sorted({o.check_name for o in mine})
+    async with asyncio.TaskGroup() as tg:
+        owners = tg.create_task(store.tracking_owners(repo, [key]))
+        recorded = tg.create_task(recorded_runs(store, repo, checks, now - WINDOW_DAYS * DAY))
+    summaries[0].owners = owners.result().get(key, [])
+    contexts, usual = recorded.result()
     days = chart_days(mine, runs, now, WINDOW_DAYS)
-    return _html(render_test(repo, summaries[0], mine, days, runs))
+    return _html(
+        render_test(
+            repo,
+            summaries[0],
+            mine,
+            days,
+            runs,
+            contexts=contexts,
+            run_contexts=list(contexts.values()),
+            usual=usual,
+        )
+    )
 
 
 async def pull_page(request: web.Request) -> web.Response:

@@ -14,7 +14,7 @@ class CheckReport(BaseModel):
     check_name: str
     html_url: str
     head_sha: str
-    attempt: int = 1  # the Actions run attempt this result comes from
+    attempt: int = 1  # the bot's count of the check's runs on the commit (RunContext.attempt)
     conclusion: str  # "failure", "timed_out", "success" (a rerun that passed)
     decisions: list[Decision] = Field(default_factory=list)
     rerun_note: str | None = None  # e.g. "rerun requested (attempt 2)", "passed on rerun"

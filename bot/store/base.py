@@ -158,6 +158,12 @@ class Store(Protocol):
         """The context of each recorded run of these checks completed at or after `since`,
         by check run id, newest first, at most `limit`."""
 
+    async def contexts_of_runs(
+        self, repo: str, check_run_ids: Sequence[int]
+    ) -> dict[int, RunContext]:
+        """The context of each of these recorded runs, by check run id (a run not recorded
+        is left out). One query: the caller bounds how many ids it asks for."""
+
     async def usual_durations(
         self, repo: str, check_name: str, since: float, limit: int
     ) -> list[float]:
