@@ -1,0 +1,100 @@
+"""Quarantine: a known flaky test whose failures stop blocking merges, for a while, in the open.
+
+A quarantine names one test (by match key), the tracking issue that shows it, who decided
+it, who owns it, and when it ends. It ends at its expiry (read lazily: an expired row is
+simply not active), when someone ends it, or when its tracking issue is closed as fixed.
+Deciding what an expiry argument means and whether a test earns an automatic quarantine is
+here; the store keeps the rows and the handlers act.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+
+from pydantic import BaseModel
+
+from bot.triage.models import RunRate
+
+DAY = 86_400.0
+DEFAULT_DAYS = 14
+MAX_DAYS = 365  # a quarantine is for a while: renewing it says someone still looks
+
+_RELATIVE = re.compile(r"(?P<count>[1-9][0-9]{0,3})(?P<unit>[dw])$", re.IGNORECASE)
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}$")
+_UNIT_DAYS = {"d": 1, "w": 7}
+
+
+class Source:
+    """How a quarantine began (its `source`)."""
+
+    COMMAND = "command"
+    AUTO = "auto"
+
+
+class Ended:
+    """Who or what ended a quarantine besides a person (its `ended_by`)."""
+
+    FIXED = "flaky-triage (its tracking issue closed as fixed)"
+
+
+class Quarantine(BaseModel):
+    repo: str
+    test_key: str  # the test's match key
+    test_id: str  # as people read it
+    issue_number: int | None  # the tracking issue that shows it
+    by: str  # who quarantined it (the bot's name for an automatic one)
+    owner: str  # who answers for it: CODEOWNERS' first owner, else `by`
+    since: float
+    expires_at: float
+    source: str = Source.COMMAND
+    reason: str = ""
+    ended_at: float | None = None
+    ended_by: str | None = None
+
+    def active(self, now: float) -> bool:
+        return self.ended_at is None and now < self.expires_at
+
+
+def looks_like_expiry(word: str) -> bool:
+    """Whether a command's last word is an expiry (`7d`, `2w`, `2026-12-31`) rather than part
+    of a test id."""
+    return bool(_RELATIVE.match(word) or _DATE.match(word))
+
+
+def expiry(word: str | None, now: float) -> float | str:
+    """When a quarantine given `word` ends (the end of a date's day, UTC), or why `word` is
+    no expiry: no word gives DEFAULT_DAYS; past dates and more than MAX_DAYS are refused."""
+    if not word:
+        return now + DEFAULT_DAYS * DAY
+    relative = _RELATIVE.match(word)
+    if relative is not None:
+        days = int(relative["count"]) * _UNIT_DAYS[relative["unit"].lower()]
+        at = now + days * DAY
+    elif _DATE.match(word):
+        try:
+            day = datetime.strptime(word, "%Y-%m-%d").replace(tzinfo=UTC)
+        except ValueError:
+            return f"{word} is not a date"
+        at = day.timestamp() + DAY
+        if at <= now:
+            return f"{word} is in the past"
+    else:
+        return f"{word} is not an expiry (7d, 2w or a date such as 2026-12-31)"
+    if at - now > MAX_DAYS * DAY:
+        return f"{word} is more than {MAX_DAYS} days away"
+    return at
+
+
+def owner_for(codeowners: list[str], by: str) -> str:
+    """The quarantine's owner: the test file's first CODEOWNERS owner, else who decided it."""
+    return codeowners[0] if codeowners else by
+
+
+def earns_auto_quarantine(
+    rate: RunRate, prs_hit: int, *, min_rate: float, min_prs: int
+) -> bool:
+    """Both required: the Wilson interval's lower bound of the failure rate reaches
+    `min_rate` (the rate is surely at least that high, not a short run's luck), and the
+    failures hit `min_prs` different pull requests (not one PR's own breakage)."""
+    return rate.runs > 0 and rate.low >= min_rate and prs_hit >= min_prs
