@@ -87,6 +87,8 @@ async def test_the_expiry_job_ends_only_an_expired_quarantine(store: Store) -> N
 
 
 async def test_concurrent_quarantines_of_one_test_keep_one_open(store: Store) -> None:
-    results = await asyncio.gather(*(store.quarantine(quarantine(by=f"u{i}"), T0) for i in range(5)))
+    results = await asyncio.gather(
+        *(store.quarantine(quarantine(by=f"u{i}"), T0) for i in range(5))
+    )
     assert len({kept.since for kept, _ in results}) == 1
     assert len(await store.active_quarantines(REPO, T0)) == 1

@@ -82,13 +82,14 @@ def listed_keys(listed: Sequence[Mapping[str, object]]) -> set[str]:
 class CheckRunReport(BaseModel):
     title: str
     summary: str
-    conclusion: Literal["neutral", "success", "failure"]
+    # None: in progress (the merge gate waits for a check).
+    conclusion: Literal["neutral", "success", "failure"] | None
     annotations: list[Annotation]
 
     @property
     def output_sha(self) -> str:
         """What an update would change besides annotations: equal means nothing to send."""
-        text = "\0".join((self.conclusion, self.title, self.summary))
+        text = "\0".join((self.conclusion or "in_progress", self.title, self.summary))
         return hashlib.sha256(text.encode()).hexdigest()
 
 

@@ -30,6 +30,11 @@ def help_text(
         "recorded and counted, and the test is no longer called unrelated on this PR",
         "- `/flaky track #N <test id>`: make open issue N the tracking issue of this test "
         "(needs write access: it retitles the issue and adds the bot's section to it)",
+        "- `/flaky quarantine [test id] [7d | 2w | 2026-12-31]`: quarantine the test (on its "
+        "tracking issue: the issue's tests) until then, 14 days by default; its failures stop "
+        "failing the flaky-triage check unless related to the PR. Again: renews it. Needs "
+        "write access and `quarantine:` in the repository's settings",
+        "- `/flaky unquarantine [test id]`: end the quarantine (needs write access)",
         "- `/flaky help`: this text",
         "",
         "Who may: the PR's author and anyone with write, maintain or admin access to the "
@@ -94,6 +99,62 @@ def unknown_test(test_id: str, failed: Sequence[str]) -> str:
     known = f" Failed tests: {', '.join(_test(t) for t in failed[:_LISTED])}" if failed else ""
     more = f", and {len(failed) - _LISTED} more" if len(failed) > _LISTED else ""
     return f"Not recorded: {_test(test_id)} has not failed on this PR.{known}{more}"
+
+
+def quarantine_off() -> str:
+    return (
+        "Not done: quarantine is off in this repository (`quarantine:` in "
+        "`.github/flaky.yml` turns it on)."
+    )
+
+
+def quarantine_not_permitted() -> str:
+    return "Not done: quarantining a test needs write access to the repository."
+
+
+def quarantine_needs_test(command: str) -> str:
+    return (
+        f"Not done: on a pull request, name the test: `/flaky {command} <test id>` (on its "
+        "tracking issue, the issue's tests are meant)."
+    )
+
+
+def not_tracked(test_id: str) -> str:
+    return (
+        f"Not done: {_test(test_id)} has no tracking issue, where a quarantine is shown. The "
+        "bot opens one once the test's flakiness is shown; `/flaky track #N <test id>` "
+        "adopts an existing issue."
+    )
+
+
+def bad_expiry(why: str) -> str:
+    return f"Not done: {escape_inline(why)}."
+
+
+def quarantined(tests: Sequence[str], until: str, owner: str, issue: int, *, renewed: bool) -> str:
+    what = "Renewed the quarantine of" if renewed else "Quarantined"
+    return (
+        f"{what} {_tests(tests)} until {until} (owner {code_span(owner)}, tracking issue "
+        f"#{issue}): a failure of it no longer fails the flaky-triage check, unless it is "
+        "related to the pull request."
+    )
+
+
+def unquarantined(tests: Sequence[str], issue: int | None) -> str:
+    where = f" (tracking issue #{issue})" if issue else ""
+    if not tests:
+        return f"Nothing to end: no test{where} is quarantined."
+    return f"Ended the quarantine of {_tests(tests)}{where}: its failures fail the check again."
+
+
+def not_on_issue(command: str) -> str:
+    return f"Not done: `/flaky {escape_inline(command)}` works on pull requests."
+
+
+def _tests(tests: Sequence[str]) -> str:
+    shown = ", ".join(_test(t) for t in tests[:_LISTED])
+    more = len(tests) - _LISTED
+    return shown + (f" and {more} more" if more > 0 else "")
 
 
 def _sha(sha: str) -> str:

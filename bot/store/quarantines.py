@@ -66,7 +66,9 @@ class Quarantines:
         """End the quarantines of these tests that are on; the ones ended."""
         return await self._end(repo, test_keys, by, now, expired=False)
 
-    async def end_expired_quarantine(self, repo: str, test_key: str, now: float) -> Quarantine | None:
+    async def end_expired_quarantine(
+        self, repo: str, test_key: str, now: float
+    ) -> Quarantine | None:
         """Mark the test's quarantine ended at its expiry when that has passed (a renewal
         moved it: nothing); the one ended."""
         ended = await self._end(repo, [test_key], EXPIRED, now, expired=True)
@@ -92,8 +94,7 @@ class Quarantines:
     async def quarantine_history(self, repo: str, test_key: str) -> list[Quarantine]:
         """Every quarantine of the test, ended ones too, oldest first."""
         rows = await self._sql.fetch(
-            f"SELECT {_COLUMNS} FROM quarantines WHERE repo = $1 AND test_key = $2 "
-            "ORDER BY since",
+            f"SELECT {_COLUMNS} FROM quarantines WHERE repo = $1 AND test_key = $2 ORDER BY since",
             repo,
             test_key,
         )

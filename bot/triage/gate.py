@@ -150,7 +150,10 @@ def _judged(decision: Decision, quarantined: Mapping[str, Quarantine]) -> tuple[
     if found is None:
         return False, f"not quarantined ({decision.verdict})"
     if decision.verdict not in NOT_THE_PRS:
-        return False, f"quarantined, but judged {decision.verdict}: this PR's change is not ruled out"
+        return (
+            False,
+            f"quarantined, but judged {decision.verdict}: this PR's change is not ruled out",
+        )
     issue = f" (#{found.issue_number})" if found.issue_number else ""
     return True, f"quarantined until {_day(found.expires_at)}{issue}, owner {found.owner}"
 

@@ -56,17 +56,27 @@ class Quarantine(BaseModel):
         return self.ended_at is None and now < self.expires_at
 
 
-def looks_like_expiry(word: str) -> bool:
-    """Whether a command's last word is an expiry (`7d`, `2w`, `2026-12-31`) rather than part
-    of a test id."""
-    return bool(_RELATIVE.match(word) or _DATE.match(word))
+def split_expiry(argument: str) -> tuple[str, str | None]:
+    """`/flaky quarantine`'s argument as (test id, expiry): the last word is the expiry when
+    it reads as one (`7d`, `2w`, `2026-12-31`), so `tests/a.py::t 7d` and `7d` both work."""
+    rest, _, last = argument.strip().rpartition(" ")
+    if _RELATIVE.match(last) or _DATE.match(last):
+        return _unquote(rest.strip()), last
+    return argument.strip(), None
 
 
-def expiry(word: str | None, now: float) -> float | str:
+def _unquote(text: str) -> str:
+    for mark in ("`", '"', "'"):
+        if len(text) >= 2 and text[0] == mark and text[-1] == mark:
+            return text[1:-1].strip()
+    return text
+
+
+def expiry(word: str | None, now: float, default_days: int = DEFAULT_DAYS) -> float | str:
     """When a quarantine given `word` ends (the end of a date's day, UTC), or why `word` is
-    no expiry: no word gives DEFAULT_DAYS; past dates and more than MAX_DAYS are refused."""
+    no expiry: no word gives `default_days`; past dates and more than MAX_DAYS are refused."""
     if not word:
-        return now + DEFAULT_DAYS * DAY
+        return now + default_days * DAY
     relative = _RELATIVE.match(word)
     if relative is not None:
         days = int(relative["count"]) * _UNIT_DAYS[relative["unit"].lower()]
@@ -91,9 +101,7 @@ def owner_for(codeowners: list[str], by: str) -> str:
     return codeowners[0] if codeowners else by
 
 
-def earns_auto_quarantine(
-    rate: RunRate, prs_hit: int, *, min_rate: float, min_prs: int
-) -> bool:
+def earns_auto_quarantine(rate: RunRate, prs_hit: int, *, min_rate: float, min_prs: int) -> bool:
     """Both required: the Wilson interval's lower bound of the failure rate reaches
     `min_rate` (the rate is surely at least that high, not a short run's luck), and the
     failures hit `min_prs` different pull requests (not one PR's own breakage)."""

@@ -1,0 +1,255 @@
+"""Quarantined tests: begun and ended by `/flaky` commands or automatically, shown on their
+tracking issue (a label and a line in the bot's section), ended by their expiry's job and by
+the automatic closing of a fixed test's issue.
+
+A quarantine is shown where the test is tracked, so a test needs a tracking issue to be
+quarantined. Writes per command: the label's check (one GET, a POST the first time), one
+label write on the issue, and the section's edit when it changed; an expiry or an end costs
+the issue's read and one PATCH of its labels, and the section's edit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from gidgethub import routing, sansio
+from pydantic import BaseModel
+
+from bot.config import QuarantineSettings
+from bot.events import InstallationRef
+from bot.github import api
+from bot.github.client import GitHubClient
+from bot.handlers.context import BotContext
+from bot.handlers.scope import Scope
+from bot.handlers.tracking import refresh_issue
+from bot.inbox import INTERNAL_EVENT_PREFIX
+from bot.report import replies
+from bot.report.issue import day
+from bot.store.tracking_rows import member_keys
+from bot.triage import quarantine
+from bot.triage.failures import match_key
+from bot.triage.models import Decision
+from bot.triage.quarantine import Quarantine, Source
+from bot.triage.stats import describe_rate, outcomes_of, run_rate
+from bot.triage.tracking import TRACKABLE, TrackingIssue
+
+log = logging.getLogger(__name__)
+router = routing.Router()
+
+EXPIRY_EVENT = INTERNAL_EVENT_PREFIX + "quarantine_expiry"
+LABEL_COLOR = "fbca04"
+LABEL_DESCRIPTION = "A flaky test quarantined by flaky-triage: its failures do not block merges"
+AUTO_BY = "flaky-triage"  # who quarantined a test automatically
+
+
+@dataclass(frozen=True)
+class Target:
+    """What a command is about: tests of one tracking issue."""
+
+    issue: TrackingIssue
+    tests: list[str]  # test ids
+
+
+async def target_of(scope: Scope, issue_number: int | None, test_id: str) -> Target | str:
+    """The tests a command names: on a tracking issue (`issue_number`), its tests, or the one
+    named among them; on a PR, the named test, which needs a tracking issue. Else the reply
+    saying why there is none."""
+    store, repo = scope.store, scope.repo
+    if issue_number is not None:
+        record = await store.tracking_issue_numbered(repo, issue_number)
+        assert record is not None  # the command handler only comes here for one
+        named = [t for t in record.tests if match_key(t) == match_key(test_id)]
+        return (
+            Target(record, named or record.tests) if not test_id or named else _untracked(test_id)
+        )
+    numbers = await store.tracking_numbers(repo, [match_key(test_id)])
+    number = numbers.get(match_key(test_id))
+    record = await store.tracking_issue_numbered(repo, number) if number else None
+    if record is None:
+        return _untracked(test_id)
+    named = [t for t in record.tests if match_key(t) == match_key(test_id)]
+    return Target(record, named or [test_id])
+
+
+def _untracked(test_id: str) -> str:
+    return replies.not_tracked(test_id)
+
+
+async def begin(
+    scope: Scope,
+    target: Target,
+    settings: QuarantineSettings,
+    by: str,
+    until: float,
+    *,
+    source: str = Source.COMMAND,
+    reason: str = "",
+) -> str:
+    """Quarantine (or renew) the target's tests until `until`, show it on the issue, and
+    schedule its expiry; the reply line."""
+    ctx, repo, issue = scope.ctx, scope.repo, target.issue
+    now = time.time()
+    owner = quarantine.owner_for(issue.owners, by)
+    renewed = False
+    for test_id in target.tests:
+        kept, again = await ctx.store.quarantine(
+            Quarantine(
+                repo=repo,
+                test_key=match_key(test_id),
+                test_id=test_id,
+                issue_number=issue.issue_number,
+                by=by,
+                owner=owner,
+                since=now,
+                expires_at=until,
+                source=source,
+                reason=reason,
+            ),
+            now,
+        )
+        renewed = renewed or again
+        owner = kept.owner
+        await _schedule_expiry(scope, kept, now)
+    async with ctx.store.tracking_lock(repo):
+        await show(scope, issue, settings)
+    log.info("%s: quarantined %s until %s (%s)", repo, ", ".join(target.tests), day(until), by)
+    return replies.quarantined(target.tests, day(until), owner, issue.issue_number, renewed=renewed)
+
+
+async def end(scope: Scope, target: Target, settings: QuarantineSettings, by: str) -> str:
+    """End the target's quarantines that are on, and show it; the reply line."""
+    keys = [match_key(t) for t in target.tests]
+    ended = await scope.store.end_quarantines(scope.repo, keys, by, time.time())
+    if ended:
+        async with scope.store.tracking_lock(scope.repo):
+            await show(scope, target.issue, settings)
+    return replies.unquarantined([q.test_id for q in ended], target.issue.issue_number)
+
+
+async def end_fixed(scope: Scope, issue: TrackingIssue, settings: QuarantineSettings) -> None:
+    """The issue's test was fixed (its issue is closing, under the tracking lock): its
+    quarantine ends."""
+    now = time.time()
+    ended = await scope.store.end_quarantines(
+        scope.repo, member_keys(issue), quarantine.Ended.FIXED, now
+    )
+    if ended:
+        await show(scope, issue, settings)
+
+
+async def show(scope: Scope, issue: TrackingIssue, settings: QuarantineSettings) -> None:
+    """The label on the issue while any of its tests is quarantined, off otherwise, and the
+    section's line; the caller holds the repository's tracking lock, as every section
+    write does."""
+    ctx, gh, repo, number = scope.ctx, scope.gh, scope.repo, issue.issue_number
+    on = await ctx.store.active_quarantines(repo, time.time(), member_keys(issue))
+    if on:
+        await api.ensure_label(gh, repo, settings.label, LABEL_COLOR, LABEL_DESCRIPTION)
+        await api.add_labels(gh, repo, number, [settings.label])
+    else:
+        await _take_label_off(gh, repo, number, settings.label)
+    await refresh_issue(scope, issue.key)
+
+
+async def _take_label_off(gh: GitHubClient, repo: str, number: int, label: str) -> None:
+    """The issue's labels without this one (GitHub's issue update sets the whole list: a
+    label people add between the read and the write is lost, a window of one request)."""
+    found = await api.get_issue(gh, repo, number)
+    if found is None or label not in found.labels:
+        return
+    await api.update_issue(gh, repo, number, labels=[n for n in found.labels if n != label])
+
+
+# --- expiry -------------------------------------------------------------------------------
+
+
+class _RepoName(BaseModel):
+    full_name: str
+
+
+class _ExpiryJob(BaseModel):
+    installation: InstallationRef
+    repository: _RepoName
+    test_key: str
+
+
+async def _schedule_expiry(scope: Scope, q: Quarantine, now: float) -> None:
+    """Queue the quarantine's end at its expiry; a renewal queues another (the job's id names
+    the expiry), and the earlier job then finds it still on and does nothing."""
+    name = hashlib.sha256(f"{q.repo}\0{q.test_key}".encode()).hexdigest()[:20]
+    job = _ExpiryJob(
+        installation=InstallationRef(id=scope.gh.installation_id),
+        repository=_RepoName(full_name=q.repo),
+        test_key=q.test_key,
+    )
+    await scope.store.schedule(
+        f"{EXPIRY_EVENT}-{name}-{q.expires_at:.3f}",
+        EXPIRY_EVENT,
+        job.model_dump_json().encode(),
+        now,
+        q.expires_at,
+    )
+
+
+@router.register(EXPIRY_EVENT)
+async def on_expiry(event: sansio.Event, gh: GitHubClient | None, ctx: BotContext) -> None:
+    job = _ExpiryJob.model_validate(event.data)
+    if gh is None:
+        return
+    scope = Scope(ctx, gh, job.repository.full_name)
+    ended = await ctx.store.end_expired_quarantine(scope.repo, job.test_key, time.time())
+    settings = (await scope.config()).quarantine
+    if ended is None or ended.issue_number is None or settings is None:
+        return
+    issue = await ctx.store.tracking_issue_numbered(scope.repo, ended.issue_number)
+    if issue is not None:
+        async with ctx.store.tracking_lock(scope.repo):
+            await show(scope, issue, settings)
+    log.info("%s: the quarantine of %s expired", scope.repo, ended.test_id)
+
+
+# --- automatic quarantine -----------------------------------------------------------------
+
+
+async def quarantine_automatically(scope: Scope, decisions: Sequence[Decision]) -> None:
+    """Quarantine each tracked test of these failures that earns it by the repository's
+    `quarantine.auto` rule and was never quarantined before (after one ends, people decide).
+    Store reads only, unless a test earns it."""
+    config = await scope.config()
+    settings = config.quarantine
+    if settings is None or settings.auto is None:
+        return
+    store, repo, now = scope.store, scope.repo, time.time()
+    keys = sorted(
+        {match_key(d.failure.test_id) for d in decisions if d.failure and d.verdict in TRACKABLE}
+    )
+    numbers = await store.tracking_numbers(repo, keys)
+    since = now - config.history_days * quarantine.DAY
+    for key, number in sorted(numbers.items()):
+        if await store.quarantine_history(repo, key):
+            continue
+        occurrences = await store.occurrences(repo, [key], since)
+        prs = {o.pr_number for o in occurrences if o.pr_number is not None}
+        for check in sorted({o.check_name for o in occurrences}):
+            runs = await store.runs(repo, check, since)
+            failed = {o.check_run_id for o in occurrences if o.check_name == check}
+            rate = run_rate(outcomes_of(runs, failed))
+            rule = settings.auto
+            if quarantine.earns_auto_quarantine(
+                rate, len(prs), min_rate=rule.min_rate, min_prs=rule.min_prs
+            ):
+                issue = await store.tracking_issue_numbered(repo, number)
+                if issue is None:
+                    break
+                tests = [t for t in issue.tests if match_key(t) == key] or [key]
+                reason = f"{describe_rate(rate)} of {check}, on {len(prs)} pull requests"
+                until = now + settings.days * quarantine.DAY
+                target = Target(issue, tests)
+                await begin(
+                    scope, target, settings, AUTO_BY, until, source=Source.AUTO, reason=reason
+                )
+                break
