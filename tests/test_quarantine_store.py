@@ -78,12 +78,16 @@ async def test_unquarantine_ends_only_the_ones_on(store: Store) -> None:
     assert await store.end_quarantines(REPO, [KEY], "mo", now) == []
 
 
-async def test_the_expiry_job_ends_only_an_expired_quarantine(store: Store) -> None:
+async def test_expired_quarantines_are_ended_once_at_their_expiry(store: Store) -> None:
     await store.quarantine(quarantine(days=1), T0)
-    assert await store.end_expired_quarantine(REPO, KEY, T0 + DAY / 2) is None
-    ended = await store.end_expired_quarantine(REPO, KEY, T0 + 2 * DAY)
-    assert ended is not None and (ended.ended_at, ended.ended_by) == (T0 + DAY, EXPIRED)
-    assert await store.end_expired_quarantine(REPO, KEY, T0 + 3 * DAY) is None
+    await store.quarantine(quarantine("other.test", days=3), T0)
+    assert await store.end_expired_quarantines(REPO, T0 + DAY / 2) == []
+    (ended,) = await store.end_expired_quarantines(REPO, T0 + 2 * DAY)
+    assert (ended.test_key, ended.ended_at, ended.ended_by) == (KEY, T0 + DAY, EXPIRED)
+    assert await store.end_expired_quarantines(REPO, T0 + 2 * DAY) == []
+    assert [q.test_key for q in await store.active_quarantines(REPO, T0 + 2 * DAY)] == [
+        "other.test"
+    ]
 
 
 async def test_concurrent_quarantines_of_one_test_keep_one_open(store: Store) -> None:

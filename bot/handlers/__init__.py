@@ -12,7 +12,7 @@ from gidgethub import routing, sansio
 from pydantic import BaseModel
 
 from bot.events import InstallationRef
-from bot.handlers import checks, commands, installs, pulls, quarantine, repos, tracking
+from bot.handlers import checks, commands, installs, pulls, repos, tracking
 from bot.handlers.context import BotContext
 from bot.inbox import HandlerFailures, describe_failure
 from bot.logs import bind
@@ -25,7 +25,6 @@ FEATURE_ROUTERS: dict[str, routing.Router] = {
     "commands": commands.router,
     "installs": installs.router,
     "pulls": pulls.router,
-    "quarantine": quarantine.router,
     "repos": repos.router,
     "tracking": tracking.router,
 }

@@ -1,32 +1,26 @@
 """Quarantined tests: begun and ended by `/flaky` commands or automatically, shown on their
-tracking issue (a label and a line in the bot's section), ended by their expiry's job and by
-the automatic closing of a fixed test's issue.
+tracking issue (a label and a line in the bot's section), ended at their expiry (when next
+read) and by the automatic closing of a fixed test's issue.
 
 A quarantine is shown where the test is tracked, so a test needs a tracking issue to be
 quarantined. Writes per command: the label's check (one GET, a POST the first time), one
 label write on the issue, and the section's edit when it changed; an expiry or an end costs
-the issue's read and one PATCH of its labels, and the section's edit.
+the issue's read and one PATCH of its labels, and the section's edit. No job waits days in
+the inbox for an expiry: it would count as a delivery waiting all that time.
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gidgethub import routing, sansio
-from pydantic import BaseModel
-
 from bot.config import QuarantineSettings
-from bot.events import InstallationRef
 from bot.github import api
 from bot.github.client import GitHubClient
-from bot.handlers.context import BotContext
 from bot.handlers.scope import Scope
 from bot.handlers.tracking import refresh_issue
-from bot.inbox import INTERNAL_EVENT_PREFIX
 from bot.report import replies
 from bot.report.issue import day
 from bot.store.tracking_rows import member_keys
@@ -38,9 +32,7 @@ from bot.triage.stats import describe_rate, outcomes_of, run_rate
 from bot.triage.tracking import TRACKABLE, TrackingIssue
 
 log = logging.getLogger(__name__)
-router = routing.Router()
 
-EXPIRY_EVENT = INTERNAL_EVENT_PREFIX + "quarantine_expiry"
 LABEL_COLOR = "fbca04"
 LABEL_DESCRIPTION = "A flaky test quarantined by flaky-triage: its failures do not block merges"
 AUTO_BY = "flaky-triage"  # who quarantined a test automatically
@@ -113,7 +105,6 @@ async def begin(
         )
         renewed = renewed or again
         owner = kept.owner
-        await _schedule_expiry(scope, kept, now)
     async with ctx.store.tracking_lock(repo):
         await show(scope, issue, settings)
     log.info("%s: quarantined %s until %s (%s)", repo, ", ".join(target.tests), day(until), by)
@@ -167,49 +158,21 @@ async def _take_label_off(gh: GitHubClient, repo: str, number: int, label: str) 
 # --- expiry -------------------------------------------------------------------------------
 
 
-class _RepoName(BaseModel):
-    full_name: str
+async def end_expired(scope: Scope, settings: QuarantineSettings) -> None:
+    """End the repository's quarantines whose expiry passed, and take them off their issues.
 
-
-class _ExpiryJob(BaseModel):
-    installation: InstallationRef
-    repository: _RepoName
-    test_key: str
-
-
-async def _schedule_expiry(scope: Scope, q: Quarantine, now: float) -> None:
-    """Queue the quarantine's end at its expiry; a renewal queues another (the job's id names
-    the expiry), and the earlier job then finds it still on and does nothing."""
-    name = hashlib.sha256(f"{q.repo}\0{q.test_key}".encode()).hexdigest()[:20]
-    job = _ExpiryJob(
-        installation=InstallationRef(id=scope.gh.installation_id),
-        repository=_RepoName(full_name=q.repo),
-        test_key=q.test_key,
-    )
-    await scope.store.schedule(
-        f"{EXPIRY_EVENT}-{name}-{q.expires_at:.3f}",
-        EXPIRY_EVENT,
-        job.model_dump_json().encode(),
-        now,
-        q.expires_at,
-    )
-
-
-@router.register(EXPIRY_EVENT)
-async def on_expiry(event: sansio.Event, gh: GitHubClient | None, ctx: BotContext) -> None:
-    job = _ExpiryJob.model_validate(event.data)
-    if gh is None:
-        return
-    scope = Scope(ctx, gh, job.repository.full_name)
-    ended = await ctx.store.end_expired_quarantine(scope.repo, job.test_key, time.time())
-    settings = (await scope.config()).quarantine
-    if ended is None or ended.issue_number is None or settings is None:
-        return
-    issue = await ctx.store.tracking_issue_numbered(scope.repo, ended.issue_number)
-    if issue is not None:
-        async with ctx.store.tracking_lock(scope.repo):
-            await show(scope, issue, settings)
-    log.info("%s: the quarantine of %s expired", scope.repo, ended.test_id)
+    Read time is where expiry happens: an expired quarantine is never active, whoever reads
+    it, and the next gate written in the repository (or command given) ends it on record and
+    on its issue. One store write; GitHub is written to only when one ended.
+    """
+    ended = await scope.store.end_expired_quarantines(scope.repo, time.time())
+    for number in sorted({q.issue_number for q in ended if q.issue_number is not None}):
+        issue = await scope.store.tracking_issue_numbered(scope.repo, number)
+        if issue is not None:
+            async with scope.store.tracking_lock(scope.repo):
+                await show(scope, issue, settings)
+    for q in ended:
+        log.info("%s: the quarantine of %s expired", scope.repo, q.test_id)
 
 
 # --- automatic quarantine -----------------------------------------------------------------

@@ -280,10 +280,9 @@ class Store(Protocol):
     ) -> list[Quarantine]:
         """End the quarantines of these tests (match keys) still on at `now`; those ended."""
 
-    async def end_expired_quarantine(
-        self, repo: str, test_key: str, now: float
-    ) -> Quarantine | None:
-        """End the test's open quarantine at its expiry if that has passed; the one ended."""
+    async def end_expired_quarantines(self, repo: str, now: float) -> list[Quarantine]:
+        """Mark the repository's quarantines whose expiry passed by `now` ended at their
+        expiry, once; the ones ended by this call."""
 
     async def active_quarantines(
         self, repo: str, now: float, test_keys: Sequence[str] | None = None

@@ -66,13 +66,10 @@ class Quarantines:
         """End the quarantines of these tests that are on; the ones ended."""
         return await self._end(repo, test_keys, by, now, expired=False)
 
-    async def end_expired_quarantine(
-        self, repo: str, test_key: str, now: float
-    ) -> Quarantine | None:
-        """Mark the test's quarantine ended at its expiry when that has passed (a renewal
-        moved it: nothing); the one ended."""
-        ended = await self._end(repo, [test_key], EXPIRED, now, expired=True)
-        return ended[0] if ended else None
+    async def end_expired_quarantines(self, repo: str, now: float) -> list[Quarantine]:
+        """Mark every quarantine of the repository whose expiry has passed ended at its
+        expiry (once: a later call finds them ended); the ones ended now."""
+        return await self._end(repo, None, EXPIRED, now, expired=True)
 
     async def active_quarantines(
         self, repo: str, now: float, test_keys: Sequence[str] | None = None
@@ -110,20 +107,20 @@ class Quarantines:
         return None if row is None else _row(row)
 
     async def _end(
-        self, repo: str, test_keys: Sequence[str], by: str, now: float, *, expired: bool
+        self, repo: str, test_keys: Sequence[str] | None, by: str, now: float, *, expired: bool
     ) -> list[Quarantine]:
-        """End the open rows of these tests: the expired ones at their expiry (`expired`),
-        else the ones still on, now."""
-        if not test_keys:
+        """End the open rows of these tests (None: all the repository's): the expired ones at
+        their expiry (`expired`), else the ones still on, now."""
+        if test_keys is not None and not test_keys:
             return []
-        when, which = ("expires_at", "expires_at <= $4") if expired else ("$4", "expires_at > $4")
+        when, which = ("expires_at", "expires_at <= $3") if expired else ("$3", "expires_at > $3")
+        keys = "" if test_keys is None else f" AND {self._sql.any_of('test_key', 4)}"
+        args: list[Any] = [repo, by, now]
+        if test_keys is not None:
+            args.append(self._sql.listed(list(dict.fromkeys(test_keys))))
         rows = await self._sql.returning(
-            f"UPDATE quarantines SET ended_at = {when}, ended_by = $3 WHERE repo = $1 "
-            f"AND {self._sql.any_of('test_key', 2)} AND ended_at IS NULL AND {which} "
-            f"RETURNING {_COLUMNS}",
-            repo,
-            self._sql.listed(list(dict.fromkeys(test_keys))),
-            by,
-            now,
+            f"UPDATE quarantines SET ended_at = {when}, ended_by = $2 WHERE repo = $1 "
+            f"AND ended_at IS NULL AND {which}{keys} RETURNING {_COLUMNS}",
+            *args,
         )
         return sorted((_row(r) for r in rows), key=lambda q: q.test_key)

@@ -1,0 +1,169 @@
+"""Quarantine end to end: the real bot against the simulator over real HTTP (signed webhooks,
+App JWT, installation token), on both databases. A maintainer quarantines the demo's flaky
+test on its tracking issue or on the PR; the bot's check run, the merge gate, turns green for
+a quarantined flaky failure and stays red for one related to the PR; unquarantine and expiry
+end it; someone without write access is refused."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from bot.demo import running
+from bot.report.check_run import CHECK_NAME
+from bot.runtime import Bot
+from bot.sim.scenario import Scenario
+from bot.sim.server import Simulator
+from bot.store.quarantines import EXPIRED
+from bot.triage.failures import match_key
+from bot.triage.quarantine import DAY
+from tests.test_commands_e2e import AUTHOR, MAINTAINER, REPO, TEST_ID, fail, reactions, say, world
+
+KEY = match_key(TEST_ID)
+ISSUE = 3
+LABEL = "flaky:quarantined"
+QUARANTINE_ON = {".github/flaky.yml": "rerun: false\nquarantine: {}\n"}
+# PR #7 changes the module its test imports: the failure is related to the PR.
+RELATED_FILES = ["src/bus/core.py"]
+
+
+def tracked(files: dict[str, str], pr_files: list[str] | None = None) -> Scenario:
+    """The demo's PR #7 failing once in its flaky test, and issue #3 a maintainer wrote
+    about that test."""
+    data = world("fail", files=files).model_dump()
+    data["issues"] = [
+        {"number": ISSUE, "title": "publish times out now and then", "user": MAINTAINER}
+    ]
+    if pr_files is not None:
+        data["pull_requests"][0]["files"] = [{"filename": name} for name in pr_files]
+    return Scenario.model_validate(data)
+
+
+async def fail_and_track(sim: Simulator, bot: Bot) -> None:
+    """The check fails; a maintainer makes #3 the test's tracking issue."""
+    await fail(sim, bot)
+    comment = await say(sim, bot, MAINTAINER, f"/flaky track #{ISSUE} {TEST_ID}")
+    assert reactions(sim, comment) == ["eyes", "rocket"]
+
+
+def gate(sim: Simulator) -> tuple[str, str | None, str]:
+    """The gate's status, conclusion and summary."""
+    (run,) = [r for r in sim.world.app_runs.values() if r.name == CHECK_NAME]
+    return run.status, run.conclusion, run.summary or ""
+
+
+def issue_body(sim: Simulator) -> str:
+    return sim.world.issues[ISSUE].body
+
+
+def bot_replies(sim: Simulator, issue: int) -> list[str]:
+    return [c.body for c in sim.bot_comments(issue) if "flaky-triage:sticky-comment" not in c.body]
+
+
+async def test_a_quarantined_flaky_test_no_longer_turns_the_gate_red_until_unquarantined(
+    tmp_path: Path, store_url: str
+) -> None:
+    async with running(tracked(QUARANTINE_ON), tmp_path, database_url=store_url) as (sim, bot):
+        await fail_and_track(sim, bot)
+        before = gate(sim)
+        comment = await say(sim, bot, MAINTAINER, "/flaky quarantine 7d", issue=ISSUE)
+        labelled, body = sim.labels(ISSUE), issue_body(sim)
+        # The issue's command does not touch the PR: its next check event, or a status.
+        await say(sim, bot, AUTHOR, "/flaky status")
+        quarantined = gate(sim)
+        ended = await say(sim, bot, MAINTAINER, f"/flaky unquarantine {TEST_ID}")
+        after = gate(sim)
+        history = await bot.store.quarantine_history(REPO, KEY)
+        unlabelled, final_body = sim.labels(ISSUE), issue_body(sim)
+
+    assert before[:2] == ("completed", "failure")
+    assert f"`{TEST_ID}`: not quarantined (unrelated)" in before[2]
+    assert reactions(sim, comment) == ["eyes", "rocket"]
+    (reply, *_) = bot_replies(sim, ISSUE)
+    assert reply.startswith(f"Quarantined `{TEST_ID}` until ")
+    assert f"owner `{MAINTAINER}`, tracking issue #3" in reply
+    assert LABEL in labelled and "flaky-test" in labelled
+    assert f"owner `{MAINTAINER}` (since " in body and f"by `{MAINTAINER}`" in body
+    assert quarantined[:2] == ("completed", "success")
+    assert "**Let through:**" in quarantined[2]
+    assert f"`{TEST_ID}`: quarantined until " in quarantined[2]
+    assert reactions(sim, ended) == ["eyes", "rocket"]
+    assert after[:2] == ("completed", "failure")
+    (q,) = history
+    assert (q.ended_by, q.by, q.owner, q.issue_number) == (MAINTAINER, MAINTAINER, MAINTAINER, 3)
+    assert round((q.expires_at - q.since) / DAY) == 7
+    assert LABEL not in unlabelled and "flaky-test" in unlabelled
+    assert "**Quarantined**" not in final_body
+
+
+async def test_a_related_failure_of_a_quarantined_test_still_blocks(
+    tmp_path: Path, store_url: str
+) -> None:
+    scenario = tracked(QUARANTINE_ON, pr_files=RELATED_FILES)
+    async with running(scenario, tmp_path, database_url=store_url) as (sim, bot):
+        await fail_and_track(sim, bot)
+        comment = await say(sim, bot, MAINTAINER, f"/flaky quarantine `{TEST_ID}` 2w")
+        on = await bot.store.active_quarantines(REPO, time.time())
+        status, conclusion, summary = gate(sim)
+
+    assert reactions(sim, comment) == ["eyes", "rocket"]
+    assert [q.test_key for q in on] == [KEY]
+    assert (status, conclusion) == ("completed", "failure")
+    assert f"`{TEST_ID}`: related to this PR, though quarantined" in summary
+
+
+async def test_a_quarantine_expires_when_next_read(tmp_path: Path, store_url: str) -> None:
+    async with running(tracked(QUARANTINE_ON), tmp_path, database_url=store_url) as (sim, bot):
+        await fail_and_track(sim, bot)
+        await say(sim, bot, MAINTAINER, f"/flaky quarantine {TEST_ID} 1d")
+        cleared, labelled = gate(sim), sim.labels(ISSUE)
+        (q,) = await bot.store.active_quarantines(REPO, time.time())
+        # A day passes: the quarantine's expiry is now behind.
+        passed = time.time() - 1
+        await bot.store._sql.execute(  # type: ignore[attr-defined]
+            "UPDATE quarantines SET expires_at = $1", passed
+        )
+        await say(sim, bot, AUTHOR, "/flaky status")
+        expired = gate(sim)
+        (ended,) = await bot.store.quarantine_history(REPO, KEY)
+
+    assert cleared[1] == "success" and LABEL in labelled
+    assert round((q.expires_at - q.since) / DAY) == 1
+    assert expired[1] == "failure"
+    assert f"`{TEST_ID}`: not quarantined (unrelated)" in expired[2]
+    assert (ended.ended_at, ended.ended_by) == (passed, EXPIRED)
+    assert LABEL not in sim.labels(ISSUE)
+    assert "**Quarantined**" not in issue_body(sim)
+
+
+async def test_people_without_write_access_are_refused(tmp_path: Path, store_url: str) -> None:
+    async with running(tracked(QUARANTINE_ON), tmp_path, database_url=store_url) as (sim, bot):
+        await fail_and_track(sim, bot)
+        stranger = await say(sim, bot, "passer-by", "/flaky quarantine", issue=ISSUE)
+        # The PR's author may give commands on it, but not this one.
+        author = await say(sim, bot, AUTHOR, f"/flaky quarantine {TEST_ID}")
+        on = await bot.store.active_quarantines(REPO, time.time())
+
+    assert reactions(sim, stranger) == ["confused"]
+    assert bot_replies(sim, ISSUE) == [
+        "Not done: `/flaky` commands are for the PR's author and people with write access "
+        "to the repository."
+    ]
+    assert reactions(sim, author) == ["eyes", "confused"]
+    assert "Not done: quarantining a test needs write access to the repository." in bot_replies(
+        sim, 7
+    )
+    assert on == []
+    assert LABEL not in sim.labels(ISSUE)
+    assert gate(sim)[1] == "failure"
+
+
+async def test_quarantine_is_refused_while_it_is_off(tmp_path: Path) -> None:
+    files = {".github/flaky.yml": "rerun: false\n"}
+    async with running(tracked(files), tmp_path) as (sim, bot):
+        await fail_and_track(sim, bot)
+        comment = await say(sim, bot, MAINTAINER, f"/flaky quarantine {TEST_ID}")
+
+    assert reactions(sim, comment) == ["eyes", "confused"]
+    assert any("quarantine is off in this repository" in r for r in bot_replies(sim, 7))
+    assert [r for r in sim.world.app_runs.values() if r.name == CHECK_NAME] == []
