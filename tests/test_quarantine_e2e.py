@@ -167,3 +167,38 @@ async def test_quarantine_is_refused_while_it_is_off(tmp_path: Path) -> None:
     assert reactions(sim, comment) == ["eyes", "confused"]
     assert any("quarantine is off in this repository" in r for r in bot_replies(sim, 7))
     assert [r for r in sim.world.app_runs.values() if r.name == CHECK_NAME] == []
+
+
+def auto_settings(min_prs: int) -> dict[str, str]:
+    # One failure in two runs: the Wilson interval's lower bound is 9.5 %.
+    rule = f"quarantine:\n  auto:\n    min_rate: 0.05\n    min_prs: {min_prs}\n"
+    return {".github/flaky.yml": rule}
+
+
+async def test_automatic_quarantine_takes_the_rate_and_the_prs_both(
+    tmp_path: Path, store_url: str
+) -> None:
+    # The check fails, the bot reruns it, the rerun passes: a tracking issue opens.
+    scenario = world("fail", "pass", files=auto_settings(min_prs=1))
+    async with running(scenario, tmp_path, database_url=store_url) as (sim, bot):
+        await fail(sim, bot)
+        (q,) = await bot.store.active_quarantines(REPO, time.time())
+        (issue,) = sim.issues_created
+        status, conclusion, summary = gate(sim)
+
+    assert (q.source, q.by, q.issue_number) == ("auto", "flaky-triage", issue.number)
+    assert q.reason == "failed 1 of 2 runs of tests (3.12), on 1 pull request"
+    assert LABEL in issue.labels
+    assert "(since " in issue.body and ", automatically)" in issue.body
+    assert (status, conclusion) == ("completed", "success")
+    assert "passed on rerun of the same commit (attempt 1 failed)" in summary
+
+
+async def test_no_automatic_quarantine_below_the_number_of_prs(tmp_path: Path) -> None:
+    scenario = world("fail", "pass", files=auto_settings(min_prs=2))
+    async with running(scenario, tmp_path) as (sim, bot):
+        await fail(sim, bot)
+        on = await bot.store.active_quarantines(REPO, time.time())
+
+    assert len(sim.issues_created) == 1
+    assert on == []

@@ -209,7 +209,9 @@ async def quarantine_automatically(scope: Scope, decisions: Sequence[Decision]) 
                 if issue is None:
                     break
                 tests = [t for t in issue.tests if match_key(t) == key] or [key]
-                reason = f"{describe_rate(rate)} of {check}, on {len(prs)} pull requests"
+                reason = f"{describe_rate(rate)} of {check}, on {len(prs)} pull request" + (
+                    "s" if len(prs) != 1 else ""
+                )
                 until = now + settings.days * quarantine.DAY
                 target = Target(issue, tests)
                 await begin(
