@@ -12,13 +12,14 @@ from pathlib import Path
 from bot.demo import running
 from bot.report.check_run import CHECK_NAME
 from bot.runtime import Bot
-from bot.sim.scenario import Scenario
+from bot.sim.scenario import Scenario, load_scenario
 from bot.sim.server import Simulator
 from bot.store.quarantines import EXPIRED
 from bot.triage.failures import match_key
-from bot.triage.quarantine import DAY
+from bot.triage.quarantine import DAY, Ended
 from tests.test_commands_e2e import AUTHOR, MAINTAINER, REPO, TEST_ID, fail, reactions, say, world
 
+SCENARIOS = Path(__file__).parent / "scenarios"
 KEY = match_key(TEST_ID)
 ISSUE = 3
 LABEL = "flaky:quarantined"
@@ -202,3 +203,31 @@ async def test_no_automatic_quarantine_below_the_number_of_prs(tmp_path: Path) -
 
     assert len(sim.issues_created) == 1
     assert on == []
+
+
+async def test_automatic_closing_of_a_fixed_test_ends_its_quarantine(
+    tmp_path: Path, store_url: str
+) -> None:
+    raw = load_scenario(SCENARIOS / "tracking-auto-close.yml").model_dump(
+        mode="json", exclude_none=True
+    )
+    raw.pop("expect")
+    raw["files"][".github/flaky.yml"] += "quarantine: {}\n"
+    raw["collaborators"] = {MAINTAINER: "write"}
+    async with running(Scenario.model_validate(raw), tmp_path, database_url=store_url) as (
+        sim,
+        bot,
+    ):
+        await fail(sim, bot)  # fails 3 days ago, passes on rerun: a tracking issue opens
+        (issue,) = sim.issues_created
+        await say(sim, bot, MAINTAINER, "/flaky quarantine", issue=issue.number)
+        labelled = list(issue.labels)
+        for name in ("main 1", "main 2", "main 3"):  # 4 passes over 3 days: closed
+            await fail(sim, bot, name)
+        (q,) = await bot.store.quarantine_history(REPO, KEY)
+
+    assert LABEL in labelled
+    assert (issue.state, issue.state_reason) == ("closed", "completed")
+    assert q.ended_by == Ended.FIXED and q.ended_at is not None
+    assert LABEL not in issue.labels
+    assert "**Quarantined**" not in issue.body
