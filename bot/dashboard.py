@@ -36,6 +36,7 @@ from bot.report.flaky_tests import (
     summarise_tests,
 )
 from bot.report.models import CheckReport
+from bot.report.quarantine_list import quarantine_list
 from bot.store import Delivery, DeliveryState, Store
 from bot.throttle import FailureThrottle, client_key
 
@@ -91,6 +92,7 @@ def install(app: web.Application, store: Store, access: Access) -> None:
     app.router.add_post("/login", login)
     app.router.add_get("/{owner}/{repo}", repo_page)
     app.router.add_get("/{owner}/{repo}/tests/{test_key}", test_page)
+    app.router.add_get("/{owner}/{repo}/quarantined.json", quarantined)
     app.router.add_get(r"/{owner}/{repo}/pull/{number:\d{1,10}}", pull_page)
 
 
@@ -226,6 +228,29 @@ async def test_page(request: web.Request) -> web.Response:
     summaries[0].owners = (await request.app[STORE].tracking_owners(repo, [key])).get(key, [])
     days = chart_days(mine, runs, now, WINDOW_DAYS)
     return _html(render_test(repo, summaries[0], mine, days, runs))
+
+
+async def quarantined(request: web.Request) -> web.Response:
+    """The repository's quarantined tests as JSON, for test runners to skip or soften: read
+    with the dashboard token as a bearer token (a client without one is answered 401, not
+    sent to the sign-in form), or anonymously for a public repository where the dashboard
+    serves those (the demo). A repository the reader may not see does not exist (404)."""
+    access = request.app[ACCESS]
+    signed_in = access.cookie_matches(request.cookies.get(COOKIE, ""))
+    bearer = request.headers.get("Authorization", "").startswith("Bearer ")
+    if access.token and not signed_in and not bearer:
+        raise web.HTTPUnauthorized(
+            text="The dashboard token is needed, as a bearer token.\n",
+            headers={"WWW-Authenticate": "Bearer"},
+        )
+    repo = await _visible_repo(request)
+    if isinstance(repo, web.Response):
+        return repo
+    on = await request.app[STORE].active_quarantines(repo, time.time())
+    return web.json_response(
+        quarantine_list(repo, on, time.time()),
+        headers={"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"},
+    )
 
 
 async def pull_page(request: web.Request) -> web.Response:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import aiohttp
+
 from bot.demo import running
 from bot.report.check_run import CHECK_NAME
 from bot.runtime import Bot
@@ -231,3 +233,55 @@ async def test_automatic_closing_of_a_fixed_test_ends_its_quarantine(
     assert q.ended_by == Ended.FIXED and q.ended_at is not None
     assert LABEL not in issue.labels
     assert "**Quarantined**" not in issue.body
+
+
+TOKEN = "dashboard-token-for-tests-0123456789abcdefXYZ"
+
+
+async def test_the_list_of_quarantined_tests_is_served_only_to_authorised_readers(
+    tmp_path: Path, store_url: str
+) -> None:
+    scenario = tracked(QUARANTINE_ON)
+    scenario.repo.private = True
+    async with running(scenario, tmp_path, database_url=store_url, dashboard_token=TOKEN) as (
+        sim,
+        bot,
+    ):
+        await fail_and_track(sim, bot)
+        await say(sim, bot, MAINTAINER, f"/flaky quarantine {TEST_ID} 2w")
+        url = f"{bot.url}/acme/bus/quarantined.json"
+        async with aiohttp.ClientSession() as stranger:
+            anonymous = await stranger.get(url, allow_redirects=False)
+            wrong = await stranger.get(url, headers={"Authorization": "Bearer guess"})
+            basic = await stranger.get(url, headers={"Authorization": "Basic eDp5"})
+        async with aiohttp.ClientSession(headers={"Authorization": f"Bearer {TOKEN}"}) as reader:
+            answer = await reader.get(url)
+            listed = await answer.json()
+            elsewhere = await reader.get(f"{bot.url}/acme/other/quarantined.json")
+
+    assert (anonymous.status, wrong.status, basic.status) == (401, 401, 401)
+    assert anonymous.headers["WWW-Authenticate"] == "Bearer"
+    assert answer.status == 200
+    assert answer.headers["Cache-Control"] == "no-store"
+    (entry,) = listed["tests"]
+    assert (listed["version"], listed["repository"]) == (1, REPO)
+    assert entry["test_id"] == TEST_ID and entry["test_key"] == KEY
+    assert (entry["tracking_issue"], entry["owner"], entry["source"]) == (
+        ISSUE,
+        MAINTAINER,
+        "command",
+    )
+    assert entry["expires_at"] > entry["since"]
+    assert elsewhere.status == 404
+
+
+async def test_a_private_repository_s_list_is_not_served_without_a_token(tmp_path: Path) -> None:
+    scenario = tracked(QUARANTINE_ON)
+    scenario.repo.private = True
+    async with running(scenario, tmp_path) as (sim, bot):  # the demo's open dashboard
+        await fail_and_track(sim, bot)
+        await say(sim, bot, MAINTAINER, f"/flaky quarantine {TEST_ID}")
+        async with aiohttp.ClientSession() as stranger:
+            answer = await stranger.get(f"{bot.url}/acme/bus/quarantined.json")
+
+    assert answer.status == 404
