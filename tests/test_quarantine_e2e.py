@@ -285,3 +285,31 @@ async def test_a_private_repository_s_list_is_not_served_without_a_token(tmp_pat
             answer = await stranger.get(f"{bot.url}/acme/bus/quarantined.json")
 
     assert answer.status == 404
+
+
+async def test_a_quarantine_names_a_tracked_test(tmp_path: Path) -> None:
+    other = "tests/bus/test_wire.py::test_frame"
+    async with running(tracked(QUARANTINE_ON), tmp_path) as (sim, bot):
+        await fail_and_track(sim, bot)
+        on_pr = await say(sim, bot, MAINTAINER, f"/flaky quarantine {other}")
+        bare = await say(sim, bot, MAINTAINER, "/flaky quarantine 7d")
+        on_issue = await say(
+            sim, bot, MAINTAINER, f"/flaky quarantine {other}\n/flaky rerun", issue=ISSUE
+        )
+        soon = await say(sim, bot, MAINTAINER, "/flaky quarantine 2001-01-01", issue=ISSUE)
+        on = await bot.store.active_quarantines(REPO, time.time())
+
+    for comment in (on_pr, bare, on_issue, soon):
+        assert reactions(sim, comment) == ["eyes", "confused"]
+    pr_replies = bot_replies(sim, 7)
+    assert (
+        f"Not done: `{other}` has no tracking issue, where a quarantine is shown."
+        in (pr_replies[-2])
+    )
+    assert pr_replies[-1].startswith("Not done: on a pull request, name the test:")
+    assert bot_replies(sim, ISSUE) == [
+        f"Not done: issue #3 does not track `{other}`.\n\n"
+        "Not done: `/flaky rerun` works on pull requests.",
+        "Not done: 2001-01-01 is in the past.",
+    ]
+    assert on == []

@@ -50,25 +50,20 @@ async def target_of(scope: Scope, issue_number: int | None, test_id: str) -> Tar
     """The tests a command names: on a tracking issue (`issue_number`), its tests, or the one
     named among them; on a PR, the named test, which needs a tracking issue. Else the reply
     saying why there is none."""
-    store, repo = scope.store, scope.repo
-    if issue_number is not None:
-        record = await store.tracking_issue_numbered(repo, issue_number)
-        assert record is not None  # the command handler only comes here for one
-        named = [t for t in record.tests if match_key(t) == match_key(test_id)]
-        return (
-            Target(record, named or record.tests) if not test_id or named else _untracked(test_id)
-        )
-    numbers = await store.tracking_numbers(repo, [match_key(test_id)])
-    number = numbers.get(match_key(test_id))
-    record = await store.tracking_issue_numbered(repo, number) if number else None
-    if record is None:
-        return _untracked(test_id)
-    named = [t for t in record.tests if match_key(t) == match_key(test_id)]
-    return Target(record, named or [test_id])
-
-
-def _untracked(test_id: str) -> str:
-    return replies.not_tracked(test_id)
+    store, repo, key = scope.store, scope.repo, match_key(test_id)
+    if issue_number is None:
+        number = (await store.tracking_numbers(repo, [key])).get(key)
+        record = await store.tracking_issue_numbered(repo, number) if number else None
+        if record is None:
+            return replies.not_tracked(test_id)
+        named = [t for t in record.tests if match_key(t) == key]
+        return Target(record, named or [test_id])
+    record = await store.tracking_issue_numbered(repo, issue_number)
+    assert record is not None  # the command handler only comes here for one
+    if not test_id:
+        return Target(record, record.tests)
+    named = [t for t in record.tests if match_key(t) == key]
+    return Target(record, named) if named else replies.not_in_issue(test_id, issue_number)
 
 
 async def begin(

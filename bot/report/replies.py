@@ -127,6 +127,10 @@ def not_tracked(test_id: str) -> str:
     )
 
 
+def not_in_issue(test_id: str, issue: int) -> str:
+    return f"Not done: issue #{issue} does not track {_test(test_id)}."
+
+
 def bad_expiry(why: str) -> str:
     return f"Not done: {escape_inline(why)}."
 
