@@ -16,7 +16,6 @@ from bot.report.check_run import CHECK_NAME
 from bot.runtime import Bot
 from bot.sim.scenario import Scenario, load_scenario
 from bot.sim.server import Simulator
-from bot.store.quarantines import EXPIRED
 from bot.triage.failures import match_key
 from bot.triage.quarantine import DAY, Ended
 from tests.test_commands_e2e import AUTHOR, MAINTAINER, REPO, TEST_ID, fail, reactions, say, world
@@ -134,7 +133,7 @@ async def test_a_quarantine_expires_when_next_read(tmp_path: Path, store_url: st
     assert round((q.expires_at - q.since) / DAY) == 1
     assert expired[1] == "failure"
     assert f"`{TEST_ID}`: not quarantined (unrelated)" in expired[2]
-    assert (ended.ended_at, ended.ended_by) == (passed, EXPIRED)
+    assert (ended.ended_at, ended.ended_by) == (passed, Ended.EXPIRED)
     assert LABEL not in sim.labels(ISSUE)
     assert "**Quarantined**" not in issue_body(sim)
 

@@ -6,8 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from bot.store import Store
-from bot.store.quarantines import EXPIRED
-from bot.triage.quarantine import DAY, Quarantine, Source
+from bot.triage.quarantine import DAY, Ended, Quarantine, Source
 
 T0 = 1_700_000_000.0
 REPO = "acme/bus"
@@ -64,7 +63,7 @@ async def test_an_expired_quarantine_is_ended_at_its_expiry_when_the_test_is_qua
     assert not renewed
     assert kept.since == later
     first, second = await store.quarantine_history(REPO, KEY)
-    assert (first.ended_at, first.ended_by) == (T0 + DAY, EXPIRED)
+    assert (first.ended_at, first.ended_by) == (T0 + DAY, Ended.EXPIRED)
     assert second == kept
 
 
@@ -83,7 +82,7 @@ async def test_expired_quarantines_are_ended_once_at_their_expiry(store: Store) 
     await store.quarantine(quarantine("other.test", days=3), T0)
     assert await store.end_expired_quarantines(REPO, T0 + DAY / 2) == []
     (ended,) = await store.end_expired_quarantines(REPO, T0 + 2 * DAY)
-    assert (ended.test_key, ended.ended_at, ended.ended_by) == (KEY, T0 + DAY, EXPIRED)
+    assert (ended.test_key, ended.ended_at, ended.ended_by) == (KEY, T0 + DAY, Ended.EXPIRED)
     assert await store.end_expired_quarantines(REPO, T0 + 2 * DAY) == []
     assert [q.test_key for q in await store.active_quarantines(REPO, T0 + 2 * DAY)] == [
         "other.test"

@@ -73,7 +73,7 @@ async def begin(
     by: str,
     until: float,
     *,
-    source: str = Source.COMMAND,
+    source: Source = Source.COMMAND,
     reason: str = "",
 ) -> str:
     """Quarantine (or renew) the target's tests until `until`, show it on the issue, and

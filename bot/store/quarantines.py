@@ -6,9 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from bot.store.dialect import Dialect, Row
-from bot.triage.quarantine import Quarantine
-
-EXPIRED = "expiry"  # `ended_by` of a quarantine that ran out
+from bot.triage.quarantine import Ended, Quarantine
 
 _FIELDS = (
     "repo", "test_key", "since", "test_id", "issue_number", "by_login", "owner", "expires_at",
@@ -18,7 +16,7 @@ _COLUMNS = ", ".join(_FIELDS)
 
 
 def _values(q: Quarantine) -> list[Any]:
-    data = q.model_dump()
+    data = q.model_dump(mode="json")
     data["by_login"] = data.pop("by")
     return [data[f] for f in _FIELDS]
 
@@ -49,7 +47,7 @@ class Quarantines:
             now,
         )
         if not renewed:
-            await self._end(q.repo, [q.test_key], EXPIRED, now, expired=True)
+            await self._end(q.repo, [q.test_key], Ended.EXPIRED, now, expired=True)
             marks = ", ".join(f"${n}" for n in range(1, len(_FIELDS) + 1))
             await self._sql.execute(
                 f"INSERT INTO quarantines ({_COLUMNS}) VALUES ({marks}) "
@@ -69,7 +67,7 @@ class Quarantines:
     async def end_expired_quarantines(self, repo: str, now: float) -> list[Quarantine]:
         """Mark every quarantine of the repository whose expiry has passed ended at its
         expiry (once: a later call finds them ended); the ones ended now."""
-        return await self._end(repo, None, EXPIRED, now, expired=True)
+        return await self._end(repo, None, Ended.EXPIRED, now, expired=True)
 
     async def active_quarantines(
         self, repo: str, now: float, test_keys: Sequence[str] | None = None

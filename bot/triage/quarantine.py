@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
+from enum import StrEnum
 
 from pydantic import BaseModel
 
@@ -25,16 +26,17 @@ _DATE = re.compile(r"\d{4}-\d{2}-\d{2}$")
 _UNIT_DAYS = {"d": 1, "w": 7}
 
 
-class Source:
-    """How a quarantine began (its `source`)."""
+class Source(StrEnum):
+    """How a quarantine began."""
 
     COMMAND = "command"
     AUTO = "auto"
 
 
-class Ended:
-    """Who or what ended a quarantine besides a person (its `ended_by`)."""
+class Ended(StrEnum):
+    """What ended a quarantine when no person did (its `ended_by`; else their login)."""
 
+    EXPIRED = "expiry"
     FIXED = "flaky-triage (its tracking issue closed as fixed)"
 
 
@@ -47,13 +49,10 @@ class Quarantine(BaseModel):
     owner: str  # who answers for it: CODEOWNERS' first owner, else `by`
     since: float
     expires_at: float
-    source: str = Source.COMMAND
+    source: Source = Source.COMMAND
     reason: str = ""
     ended_at: float | None = None
     ended_by: str | None = None
-
-    def active(self, now: float) -> bool:
-        return self.ended_at is None and now < self.expires_at
 
 
 def split_expiry(argument: str) -> tuple[str, str | None]:
