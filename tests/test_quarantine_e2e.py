@@ -11,7 +11,7 @@ from pathlib import Path
 
 import aiohttp
 
-from bot.demo import running
+from bot.demo import running, settle
 from bot.report.check_run import CHECK_NAME
 from bot.runtime import Bot
 from bot.sim.scenario import Scenario, load_scenario
@@ -312,3 +312,53 @@ async def test_a_quarantine_names_a_tracked_test(tmp_path: Path) -> None:
         "Not done: 2001-01-01 is in the past.",
     ]
     assert on == []
+
+
+def with_lint(scenario: Scenario) -> Scenario:
+    """A second check on PR #7's head, `lint`, which passes when it runs."""
+    data = scenario.model_dump()
+    data["checks"].append({"name": "lint", "pr": 7, "attempts": [{"conclusion": "success"}]})
+    return Scenario.model_validate(data)
+
+
+def gate_title(sim: Simulator) -> str:
+    (run,) = [r for r in sim.world.app_runs.values() if r.name == CHECK_NAME]
+    return run.title or ""
+
+
+async def test_the_gate_waits_for_a_running_check_and_never_goes_back_to_in_progress(
+    tmp_path: Path,
+) -> None:
+    async with running(with_lint(tracked(QUARANTINE_ON)), tmp_path) as (sim, bot):
+        await fail_and_track(sim, bot)
+        blocked = gate(sim)
+        lint = sim.world.queue_run("lint")
+        # Quarantined while lint runs: the gate waits, but GitHub shows it completed already.
+        await say(sim, bot, MAINTAINER, f"/flaky quarantine {TEST_ID}")
+        waiting, waiting_title = gate(sim), gate_title(sim)
+        await sim.complete_check(lint)
+        await settle(sim, bot)
+        cleared = gate(sim)
+
+    assert blocked[:2] == ("completed", "failure")
+    assert waiting[:2] == ("completed", "failure")
+    assert waiting_title == "Waiting for 1 check; 1 failure let through"
+    assert "**Waiting for:**\n- `lint`: still running" in waiting[2]
+    assert cleared[:2] == ("completed", "success")
+
+
+async def test_a_head_where_nothing_failed_gets_a_gate_when_its_last_check_passes(
+    tmp_path: Path,
+) -> None:
+    scenario = with_lint(world("pass", files=QUARANTINE_ON))
+    async with running(scenario, tmp_path) as (sim, bot):
+        lint = sim.world.queue_run("lint")
+        await fail(sim, bot)  # the tests pass
+        first = gate(sim)
+        await sim.complete_check(lint)
+        await settle(sim, bot)
+        last = gate(sim)
+
+    assert first[:2] == ("in_progress", None)
+    assert last[:2] == ("completed", "success")
+    assert last[2].startswith("### Merge gate\n\nEvery check of this commit passed.\n\n")

@@ -30,6 +30,7 @@ from bot.handlers.sticky import comment_input
 from bot.report import gate
 from bot.report.check_run import (
     CHECK_NAME,
+    IN_PROGRESS,
     Annotation,
     CheckRunReport,
     batches,
@@ -88,6 +89,8 @@ async def update_check_run(scope: Scope, pull: api.PullSummary, head_sha: str) -
             on_head = [a for a in attempts if a.head_sha == head_sha]
             report = gate.gated(report, await _gate(scope, head_sha, on_head, keys))
         known = await ctx.store.get_triage_check_run(repo, head_sha)
+        if report.conclusion is None and known is not None:
+            report = _still_blocking(report, known)
         try:
             async with refused_alone(repo, f"the {CHECK_NAME} check run"):
                 await _publish(scope, _Target(pull.number, head_sha), report, known)
@@ -145,6 +148,15 @@ async def update_gate_on_pass(scope: Scope, run: CheckRun) -> None:
         pull = await read_pull(ctx, gh, repo, number)
         if pull.head_sha == run.head_sha:
             await update_check_run(scope, pull, run.head_sha)
+
+
+def _still_blocking(report: CheckRunReport, known: TriageCheckRun) -> CheckRunReport:
+    """A gate that waits again (a check rerun, a quarantine given while one runs) after it was
+    completed: GitHub never lets a completed check run go back to in progress, so it stays a
+    failure, its title saying what it waits for, until the gate can conclude."""
+    if known.output_sha.startswith(IN_PROGRESS):
+        return report
+    return report.model_copy(update={"conclusion": "failure"})
 
 
 @dataclass(frozen=True)
