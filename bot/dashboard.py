@@ -28,6 +28,7 @@ from bot.report.dashboard import (
     render_test,
 )
 from bot.report.dashboard_pull import render_pull, test_keys
+from bot.report.dashboard_quarantine import render_quarantined
 from bot.report.flaky_tests import (
     DAY,
     RepoSummary,
@@ -92,6 +93,7 @@ def install(app: web.Application, store: Store, access: Access) -> None:
     app.router.add_post("/login", login)
     app.router.add_get("/{owner}/{repo}", repo_page)
     app.router.add_get("/{owner}/{repo}/tests/{test_key}", test_page)
+    app.router.add_get("/{owner}/{repo}/quarantined", quarantined_page)
     app.router.add_get("/{owner}/{repo}/quarantined.json", quarantined)
     app.router.add_get(r"/{owner}/{repo}/pull/{number:\d{1,10}}", pull_page)
 
@@ -228,6 +230,15 @@ async def test_page(request: web.Request) -> web.Response:
     summaries[0].owners = (await request.app[STORE].tracking_owners(repo, [key])).get(key, [])
     days = chart_days(mine, runs, now, WINDOW_DAYS)
     return _html(render_test(repo, summaries[0], mine, days, runs))
+
+
+async def quarantined_page(request: web.Request) -> web.Response:
+    """What is quarantined in the repository, whose, since when and until when."""
+    repo = await _visible_repo(request)
+    if isinstance(repo, web.Response):
+        return repo
+    on = await request.app[STORE].active_quarantines(repo, time.time())
+    return _html(render_quarantined(repo, on))
 
 
 async def quarantined(request: web.Request) -> web.Response:

@@ -257,6 +257,12 @@ async def test_the_list_of_quarantined_tests_is_served_only_to_authorised_reader
             answer = await reader.get(url)
             listed = await answer.json()
             elsewhere = await reader.get(f"{bot.url}/acme/other/quarantined.json")
+            shown = await reader.get(f"{bot.url}/acme/bus/quarantined")
+            shown_html = await shown.text()
+        async with aiohttp.ClientSession() as stranger:
+            page_refused = await stranger.get(
+                f"{bot.url}/acme/bus/quarantined", allow_redirects=False
+            )
 
     assert (anonymous.status, wrong.status, basic.status) == (401, 401, 401)
     assert anonymous.headers["WWW-Authenticate"] == "Bearer"
@@ -272,6 +278,12 @@ async def test_the_list_of_quarantined_tests_is_served_only_to_authorised_reader
     )
     assert entry["expires_at"] > entry["since"]
     assert elsewhere.status == 404
+    # The dashboard's page says the same to people, and nothing to a stranger.
+    assert shown.status == 200
+    assert f"<code>{TEST_ID}</code>" in shown_html
+    assert f'<a href="https://github.com/acme/bus/issues/{ISSUE}">#{ISSUE}</a>' in shown_html
+    assert f"<code>{MAINTAINER}</code>" in shown_html and "<script" not in shown_html
+    assert page_refused.status == 303  # to the sign-in form, as every page
 
 
 async def test_a_private_repository_s_list_is_not_served_without_a_token(tmp_path: Path) -> None:
