@@ -374,3 +374,25 @@ async def test_a_head_where_nothing_failed_gets_a_gate_when_its_last_check_passe
     assert first[:2] == ("in_progress", None)
     assert last[:2] == ("completed", "success")
     assert last[2].startswith("### Merge gate\n\nEvery check of this commit passed.\n\n")
+
+
+async def test_the_owner_is_reminded_once_on_the_issue_before_the_quarantine_ends(
+    tmp_path: Path, store_url: str
+) -> None:
+    async with running(tracked(QUARANTINE_ON), tmp_path, database_url=store_url) as (sim, bot):
+        await fail_and_track(sim, bot)
+        await say(sim, bot, MAINTAINER, f"/flaky quarantine {TEST_ID} 3d")
+        before = bot_replies(sim, ISSUE)
+        # Two days pass: one day is left.
+        await bot.store._sql.execute(  # type: ignore[attr-defined]
+            "UPDATE quarantines SET since = since - $1, expires_at = expires_at - $1", 2 * DAY
+        )
+        await say(sim, bot, AUTHOR, "/flaky status")
+        await say(sim, bot, AUTHOR, "/flaky status")
+        (q,) = await bot.store.active_quarantines(REPO, time.time())
+
+    assert before == []
+    (reminder,) = bot_replies(sim, ISSUE)
+    assert reminder.startswith(f"The quarantine of `{TEST_ID}` ends on ")
+    assert f"@{MAINTAINER}: `/flaky quarantine` on this issue renews it" in reminder
+    assert q.reminded_at is not None

@@ -95,3 +95,22 @@ async def test_concurrent_quarantines_of_one_test_keep_one_open(store: Store) ->
     )
     assert len({kept.since for kept, _ in results}) == 1
     assert len(await store.active_quarantines(REPO, T0)) == 1
+
+
+async def test_an_owner_is_reminded_once_before_the_end_and_again_after_a_renewal(
+    store: Store,
+) -> None:
+    notice = 2 * DAY
+    await store.quarantine(quarantine(), T0)
+    await store.quarantine(quarantine("short.test", days=1), T0)
+    assert await store.quarantines_to_remind(REPO, T0 + DAY / 2, notice) == []
+    (due,) = await store.quarantines_to_remind(REPO, T0 + 12.5 * DAY, notice)
+    assert (due.test_key, due.reminded_at) == (KEY, T0 + 12.5 * DAY)
+    assert await store.quarantines_to_remind(REPO, T0 + 13 * DAY, notice) == []
+    renewed = T0 + 13 * DAY
+    await store.quarantine(quarantine(at=renewed), renewed)
+    assert await store.quarantines_to_remind(REPO, renewed + DAY, notice) == []
+    (again,) = await store.quarantines_to_remind(REPO, renewed + 12.5 * DAY, notice)
+    assert again.test_key == KEY
+    # Ended or expired: no reminder.
+    assert await store.quarantines_to_remind(REPO, renewed + 15 * DAY, notice) == []

@@ -23,7 +23,7 @@ from bot.events import CheckRun
 from bot.github import api
 from bot.handlers.context import BotContext
 from bot.handlers.pulls import read_pull
-from bot.handlers.quarantine import end_expired
+from bot.handlers.quarantine import keep_up
 from bot.handlers.refused import UNPROCESSABLE, refused_alone
 from bot.handlers.scope import Scope
 from bot.handlers.sticky import comment_input
@@ -71,7 +71,7 @@ async def update_check_run(scope: Scope, pull: api.PullSummary, head_sha: str) -
     ctx, repo = scope.ctx, scope.repo
     strict = config.check_run_conclusion is CheckRunConclusion.STRICT
     if config.quarantine is not None:
-        await end_expired(scope, config.quarantine)
+        await keep_up(scope, config.quarantine)
     async with ctx.store.pr_lock(repo, pull.number):
         attempts = await ctx.store.check_attempts_for_pr(repo, pull.number)
         if head_sha != pull.head_sha:

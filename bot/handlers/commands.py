@@ -29,7 +29,7 @@ from bot.handlers.check_report import is_own, update_check_run
 from bot.handlers.checks import TRIAGED_CONCLUSIONS, triage_run
 from bot.handlers.context import BotContext
 from bot.handlers.pulls import read_pull
-from bot.handlers.quarantine import Target, begin, end, end_expired, target_of
+from bot.handlers.quarantine import Target, begin, end, keep_up, target_of
 from bot.handlers.reruns import rerun_if_allowed
 from bot.handlers.scope import Scope
 from bot.handlers.sticky import update_sticky_comment
@@ -304,7 +304,7 @@ async def _quarantine_target(request: Request, command: Command) -> Target | str
         return replies.quarantine_not_permitted()
     if not request.on_issue and not command.argument:
         return replies.quarantine_needs_test(command.name)
-    await end_expired(request.scope, request.config.config.quarantine)
+    await keep_up(request.scope, request.config.config.quarantine)
     issue = request.number if request.on_issue else None
     return await target_of(request.scope, issue, command.argument)
 

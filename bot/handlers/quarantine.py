@@ -5,8 +5,9 @@ read) and by the automatic closing of a fixed test's issue.
 A quarantine is shown where the test is tracked, so a test needs a tracking issue to be
 quarantined. Writes per command: the label's check (one GET, a POST the first time), one
 label write on the issue, and the section's edit when it changed; an expiry or an end costs
-the issue's read and one PATCH of its labels, and the section's edit. No job waits days in
-the inbox for an expiry: it would count as a delivery waiting all that time.
+the issue's read and one PATCH of its labels, and the section's edit; a reminder one comment.
+No job waits days in the inbox for an expiry: it would count as a delivery waiting all that
+time.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bot.config import QuarantineSettings
+from bot.config import OwnersMode, QuarantineSettings
 from bot.github import api
 from bot.github.client import GitHubClient
 from bot.handlers.scope import Scope
@@ -153,21 +154,35 @@ async def _take_label_off(gh: GitHubClient, repo: str, number: int, label: str) 
 # --- expiry -------------------------------------------------------------------------------
 
 
-async def end_expired(scope: Scope, settings: QuarantineSettings) -> None:
-    """End the repository's quarantines whose expiry passed, and take them off their issues.
+async def keep_up(scope: Scope, settings: QuarantineSettings) -> None:
+    """End the repository's quarantines whose expiry passed, taking them off their issues,
+    and remind the owners of those ending within REMIND_DAYS, on the tracking issue.
 
-    Read time is where expiry happens: an expired quarantine is never active, whoever reads
+    Read time is where this happens: an expired quarantine is never active, whoever reads
     it, and the next gate written in the repository (or command given) ends it on record and
-    on its issue. One store write; GitHub is written to only when one ended.
+    on its issue. Two store writes; GitHub is written to only when one ended or ends soon.
     """
-    ended = await scope.store.end_expired_quarantines(scope.repo, time.time())
+    store, repo, now = scope.store, scope.repo, time.time()
+    ended = await store.end_expired_quarantines(repo, now)
     for number in sorted({q.issue_number for q in ended if q.issue_number is not None}):
-        issue = await scope.store.tracking_issue_numbered(scope.repo, number)
+        issue = await store.tracking_issue_numbered(repo, number)
         if issue is not None:
-            async with scope.store.tracking_lock(scope.repo):
+            async with store.tracking_lock(repo):
                 await show(scope, issue, settings)
     for q in ended:
-        log.info("%s: the quarantine of %s expired", scope.repo, q.test_id)
+        log.info("%s: the quarantine of %s expired", repo, q.test_id)
+    ending = await store.quarantines_to_remind(repo, now, quarantine.REMIND_DAYS * quarantine.DAY)
+    if ending:
+        config = await scope.config()
+        for q in ending:
+            if q.issue_number is not None:
+                # The person who quarantined it asked for it; CODEOWNERS' owners are notified
+                # only where the repository has them @-mentioned.
+                mention = q.owner == q.by or config.owners is OwnersMode.MENTION
+                text = replies.quarantine_ending(
+                    q.test_id, day(q.expires_at), q.owner, mention=mention
+                )
+                await api.create_comment(scope.gh, repo, q.issue_number, text)
 
 
 # --- automatic quarantine -----------------------------------------------------------------

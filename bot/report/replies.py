@@ -151,6 +151,17 @@ def unquarantined(tests: Sequence[str], issue: int | None) -> str:
     return f"Ended the quarantine of {_tests(tests)}{where}: its failures fail the check again."
 
 
+def quarantine_ending(test_id: str, until: str, owner: str, *, mention: bool) -> str:
+    """The reminder on a tracking issue that a quarantine ends soon; `mention`: the owner is
+    @-mentioned (notified), else named in code."""
+    who = f"@{owner.lstrip('@')}" if mention else code_span(owner)
+    return (
+        f"The quarantine of {_test(test_id)} ends on {until}. {who}: `/flaky quarantine` on this "
+        "issue renews it (with an expiry such as `7d`); once it ends, its failures fail the "
+        "flaky-triage check again."
+    )
+
+
 def not_on_issue(command: str) -> str:
     return f"Not done: `/flaky {escape_inline(command)}` works on pull requests."
 

@@ -284,6 +284,10 @@ class Store(Protocol):
         """Mark the repository's quarantines whose expiry passed by `now` ended at their
         expiry, once; the ones ended by this call."""
 
+    async def quarantines_to_remind(self, repo: str, now: float, within: float) -> list[Quarantine]:
+        """Mark reminded, and return, the quarantines on at `now` that end within `within`
+        seconds and were not reminded since they began or were last renewed."""
+
     async def active_quarantines(
         self, repo: str, now: float, test_keys: Sequence[str] | None = None
     ) -> list[Quarantine]:

@@ -10,7 +10,7 @@ from bot.triage.quarantine import Ended, Quarantine
 
 _FIELDS = (
     "repo", "test_key", "since", "test_id", "issue_number", "by_login", "owner", "expires_at",
-    "source", "reason", "ended_at", "ended_by",
+    "source", "reason", "ended_at", "ended_by", "reminded_at",
 )  # fmt: skip
 _COLUMNS = ", ".join(_FIELDS)
 
@@ -36,7 +36,8 @@ class Quarantines:
         was renewed."""
         renewed = await self._sql.execute(
             "UPDATE quarantines SET expires_at = $3, by_login = $4, reason = $5, "
-            "issue_number = coalesce($6, issue_number) WHERE repo = $1 AND test_key = $2 "
+            "issue_number = coalesce($6, issue_number), reminded_at = NULL "
+            "WHERE repo = $1 AND test_key = $2 "
             "AND ended_at IS NULL AND expires_at > $7",
             q.repo,
             q.test_key,
@@ -68,6 +69,23 @@ class Quarantines:
         """Mark every quarantine of the repository whose expiry has passed ended at its
         expiry (once: a later call finds them ended); the ones ended now."""
         return await self._end(repo, None, Ended.EXPIRED, now, expired=True)
+
+    async def quarantines_to_remind(self, repo: str, now: float, within: float) -> list[Quarantine]:
+        """Claim the quarantines on that end within `within` seconds of `now`, were given for
+        longer than that, and whose owner was not told yet: marked reminded in the same
+        statement, so each is answered once across replicas (a reminder whose comment then
+        fails is not sent again)."""
+        # One given for no longer than the notice itself needs none.
+        rows = await self._sql.returning(
+            "UPDATE quarantines SET reminded_at = $2 WHERE repo = $1 AND ended_at IS NULL "
+            "AND reminded_at IS NULL AND expires_at > $2 AND expires_at <= $3 "
+            f"AND expires_at - since > $4 RETURNING {_COLUMNS}",
+            repo,
+            now,
+            now + within,
+            within,
+        )
+        return sorted((_row(r) for r in rows), key=lambda q: q.test_key)
 
     async def active_quarantines(
         self, repo: str, now: float, test_keys: Sequence[str] | None = None
