@@ -9,6 +9,7 @@ import pytest
 
 from bot.report.check_run import CheckRunReport
 from bot.report.gate import gated
+from bot.report.replies import quarantine_week
 from bot.triage.gate import Gate, HeadRun, Triaged, decide_gate
 from bot.triage.models import Decision, Failure, RunRate, Verdict
 from bot.triage.quarantine import (
@@ -202,4 +203,20 @@ def test_automatic_quarantine_needs_both_the_rate_and_the_prs() -> None:
     assert not earns_auto_quarantine(lucky, 5, min_rate=0.5, min_prs=1)
     assert not earns_auto_quarantine(
         RunRate(failures=0, runs=0, low=0, high=1), 9, min_rate=0.01, min_prs=1
+    )
+
+
+def test_the_weekly_digest_says_whether_the_test_still_fails() -> None:
+    still = quarantine_week(
+        TEST, [("tests", RunRate(failures=2, runs=3, low=0.2, high=0.94))], [7, 9], "2026-12-21"
+    )
+    assert still == (
+        f"Quarantine of `{TEST}`, the last 7 days: still failing: failed 2 of 3 runs of "
+        "`tests`, on #7, #9. It ends on 2026-12-21; `/flaky quarantine` on this issue renews it."
+    )
+    quiet = quarantine_week(
+        TEST, [("tests", RunRate(failures=0, runs=1, low=0, high=0.79))], [], "2026-12-21"
+    )
+    assert quiet.startswith(
+        f"Quarantine of `{TEST}`, the last 7 days: no failure in 1 recorded run."
     )

@@ -396,3 +396,23 @@ async def test_the_owner_is_reminded_once_on_the_issue_before_the_quarantine_end
     assert reminder.startswith(f"The quarantine of `{TEST_ID}` ends on ")
     assert f"@{MAINTAINER}: `/flaky quarantine` on this issue renews it" in reminder
     assert q.reminded_at is not None
+
+
+async def test_a_quarantined_test_s_week_is_told_on_its_issue(
+    tmp_path: Path, store_url: str
+) -> None:
+    async with running(tracked(QUARANTINE_ON), tmp_path, database_url=store_url) as (sim, bot):
+        await fail_and_track(sim, bot)
+        await say(sim, bot, MAINTAINER, f"/flaky quarantine {TEST_ID}")
+        # It began a week ago (its failure, just now, falls in the week).
+        await bot.store._sql.execute(  # type: ignore[attr-defined]
+            "UPDATE quarantines SET since = since - $1", 7 * DAY
+        )
+        await say(sim, bot, AUTHOR, "/flaky status")
+        await say(sim, bot, AUTHOR, "/flaky status")
+
+    (digest,) = [r for r in bot_replies(sim, ISSUE) if "the last 7 days" in r]
+    assert digest.startswith(
+        f"Quarantine of `{TEST_ID}`, the last 7 days: still failing: failed 1 of 1 run of "
+        "`tests (3.12)`, on #7. It ends on "
+    )

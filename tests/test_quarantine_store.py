@@ -114,3 +114,18 @@ async def test_an_owner_is_reminded_once_before_the_end_and_again_after_a_renewa
     assert again.test_key == KEY
     # Ended or expired: no reminder.
     assert await store.quarantines_to_remind(REPO, renewed + 15 * DAY, notice) == []
+
+
+async def test_a_weekly_digest_is_due_a_week_after_the_start_then_after_the_last(
+    store: Store,
+) -> None:
+    week = 7 * DAY
+    await store.quarantine(quarantine(days=20), T0)
+    assert await store.quarantines_to_digest(REPO, T0 + 6 * DAY, week) == []
+    (due,) = await store.quarantines_to_digest(REPO, T0 + 7 * DAY, week)
+    assert due.digested_at == T0 + 7 * DAY
+    assert await store.quarantines_to_digest(REPO, T0 + 8 * DAY, week) == []
+    (again,) = await store.quarantines_to_digest(REPO, T0 + 14 * DAY, week)
+    assert again.test_key == KEY
+    # Past its expiry: no digest.
+    assert await store.quarantines_to_digest(REPO, T0 + 30 * DAY, week) == []

@@ -27,7 +27,7 @@ from bot.report.issue import day
 from bot.store.tracking_rows import member_keys
 from bot.triage import quarantine
 from bot.triage.failures import match_key
-from bot.triage.models import Decision
+from bot.triage.models import Decision, RunRate
 from bot.triage.quarantine import Quarantine, Source
 from bot.triage.stats import describe_rate, outcomes_of, run_rate
 from bot.triage.tracking import TRACKABLE, TrackingIssue
@@ -155,14 +155,22 @@ async def _take_label_off(gh: GitHubClient, repo: str, number: int, label: str) 
 
 
 async def keep_up(scope: Scope, settings: QuarantineSettings) -> None:
-    """End the repository's quarantines whose expiry passed, taking them off their issues,
-    and remind the owners of those ending within REMIND_DAYS, on the tracking issue.
+    """End the repository's quarantines whose expiry passed, taking them off their issues;
+    remind the owners of those ending within REMIND_DAYS; post each quarantine's weekly
+    digest. All on the tracking issues.
 
     Read time is where this happens: an expired quarantine is never active, whoever reads
     it, and the next gate written in the repository (or command given) ends it on record and
-    on its issue. Two store writes; GitHub is written to only when one ended or ends soon.
+    on its issue. Three store writes; GitHub is written to only when one is due.
     """
-    store, repo, now = scope.store, scope.repo, time.time()
+    now = time.time()
+    await _end_expired(scope, settings, now)
+    await _remind(scope, now)
+    await _digest(scope, now)
+
+
+async def _end_expired(scope: Scope, settings: QuarantineSettings, now: float) -> None:
+    store, repo = scope.store, scope.repo
     ended = await store.end_expired_quarantines(repo, now)
     for number in sorted({q.issue_number for q in ended if q.issue_number is not None}):
         issue = await store.tracking_issue_numbered(repo, number)
@@ -171,18 +179,53 @@ async def keep_up(scope: Scope, settings: QuarantineSettings) -> None:
                 await show(scope, issue, settings)
     for q in ended:
         log.info("%s: the quarantine of %s expired", repo, q.test_id)
-    ending = await store.quarantines_to_remind(repo, now, quarantine.REMIND_DAYS * quarantine.DAY)
-    if ending:
-        config = await scope.config()
-        for q in ending:
-            if q.issue_number is not None:
-                # The person who quarantined it asked for it; CODEOWNERS' owners are notified
-                # only where the repository has them @-mentioned.
-                mention = q.owner == q.by or config.owners is OwnersMode.MENTION
-                text = replies.quarantine_ending(
-                    q.test_id, day(q.expires_at), q.owner, mention=mention
-                )
-                await api.create_comment(scope.gh, repo, q.issue_number, text)
+
+
+async def _remind(scope: Scope, now: float) -> None:
+    ending = await scope.store.quarantines_to_remind(
+        scope.repo, now, quarantine.REMIND_DAYS * quarantine.DAY
+    )
+    if not ending:
+        return
+    config = await scope.config()
+    for q in ending:
+        if q.issue_number is not None:
+            # The person who quarantined it asked for it; CODEOWNERS' owners are notified
+            # only where the repository has them @-mentioned.
+            mention = q.owner == q.by or config.owners is OwnersMode.MENTION
+            text = replies.quarantine_ending(q.test_id, day(q.expires_at), q.owner, mention=mention)
+            await api.create_comment(scope.gh, scope.repo, q.issue_number, text)
+
+
+async def _digest(scope: Scope, now: float) -> None:
+    """Each quarantine's week on its issue: is the test still failing, and how often."""
+    store, repo = scope.store, scope.repo
+    due = await store.quarantines_to_digest(repo, now, quarantine.DIGEST_DAYS * quarantine.DAY)
+    since = now - quarantine.DIGEST_DAYS * quarantine.DAY
+    for q in due:
+        issue = (
+            await store.tracking_issue_numbered(repo, q.issue_number) if q.issue_number else None
+        )
+        if issue is None:
+            continue
+        rates, prs = await _record(scope, q.test_key, issue.checks, since)
+        text = replies.quarantine_week(q.test_id, rates, prs, day(q.expires_at))
+        await api.create_comment(scope.gh, repo, issue.issue_number, text)
+
+
+async def _record(
+    scope: Scope, key: str, checks: Sequence[str], since: float
+) -> tuple[list[tuple[str, RunRate]], list[int]]:
+    """The test's failure rate in each check it failed in (and `checks`) since `since`, and
+    the pull requests its failures hit."""
+    store, repo = scope.store, scope.repo
+    occurrences = await store.occurrences(repo, [key], since)
+    rates = []
+    for check in sorted({o.check_name for o in occurrences} | set(checks)):
+        runs = await store.runs(repo, check, since)
+        failed = {o.check_run_id for o in occurrences if o.check_name == check}
+        rates.append((check, run_rate(outcomes_of(runs, failed))))
+    return rates, sorted({o.pr_number for o in occurrences if o.pr_number is not None})
 
 
 # --- automatic quarantine -----------------------------------------------------------------
@@ -196,7 +239,7 @@ async def quarantine_automatically(scope: Scope, decisions: Sequence[Decision]) 
     settings = config.quarantine
     if settings is None or settings.auto is None:
         return
-    store, repo, now = scope.store, scope.repo, time.time()
+    rule, store, repo, now = settings.auto, scope.store, scope.repo, time.time()
     keys = sorted(
         {match_key(d.failure.test_id) for d in decisions if d.failure and d.verdict in TRACKABLE}
     )
@@ -205,26 +248,22 @@ async def quarantine_automatically(scope: Scope, decisions: Sequence[Decision]) 
     for key, number in sorted(numbers.items()):
         if await store.quarantine_history(repo, key):
             continue
-        occurrences = await store.occurrences(repo, [key], since)
-        prs = {o.pr_number for o in occurrences if o.pr_number is not None}
-        for check in sorted({o.check_name for o in occurrences}):
-            runs = await store.runs(repo, check, since)
-            failed = {o.check_run_id for o in occurrences if o.check_name == check}
-            rate = run_rate(outcomes_of(runs, failed))
-            rule = settings.auto
+        rates, prs = await _record(scope, key, [], since)
+        earned = [
+            (check, rate)
+            for check, rate in rates
             if quarantine.earns_auto_quarantine(
                 rate, len(prs), min_rate=rule.min_rate, min_prs=rule.min_prs
-            ):
-                issue = await store.tracking_issue_numbered(repo, number)
-                if issue is None:
-                    break
-                tests = [t for t in issue.tests if match_key(t) == key] or [key]
-                reason = f"{describe_rate(rate)} of {check}, on {len(prs)} pull request" + (
-                    "s" if len(prs) != 1 else ""
-                )
-                until = now + settings.days * quarantine.DAY
-                target = Target(issue, tests)
-                await begin(
-                    scope, target, settings, AUTO_BY, until, source=Source.AUTO, reason=reason
-                )
-                break
+            )
+        ]
+        issue = await store.tracking_issue_numbered(repo, number) if earned else None
+        if issue is None:
+            continue
+        check, rate = earned[0]
+        tests = [t for t in issue.tests if match_key(t) == key] or [key]
+        plural = "s" if len(prs) != 1 else ""
+        reason = f"{describe_rate(rate)} of {check}, on {len(prs)} pull request{plural}"
+        until = now + settings.days * quarantine.DAY
+        await begin(
+            scope, Target(issue, tests), settings, AUTO_BY, until, source=Source.AUTO, reason=reason
+        )

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.report.markdown import code_span, escape_inline, shorten
+from bot.triage.models import RunRate
+from bot.triage.stats import describe_rate
 
 _SHORT_SHA = 7
 _NAME_LIMIT = 120
@@ -159,6 +161,26 @@ def quarantine_ending(test_id: str, until: str, owner: str, *, mention: bool) ->
         f"The quarantine of {_test(test_id)} ends on {until}. {who}: `/flaky quarantine` on this "
         "issue renews it (with an expiry such as `7d`); once it ends, its failures fail the "
         "flaky-triage check again."
+    )
+
+
+def quarantine_week(
+    test_id: str, rates: Sequence[tuple[str, RunRate]], prs: Sequence[int], until: str
+) -> str:
+    """A quarantined test's week, on its tracking issue: still failing, and how often."""
+    failed = [(check, rate) for check, rate in rates if rate.failures]
+    if not failed:
+        ran = sum(rate.runs for _, rate in rates)
+        return (
+            f"Quarantine of {_test(test_id)}, the last 7 days: no failure in {ran:,} recorded "
+            f"run{'s' if ran != 1 else ''}. It ends on {until}; `/flaky unquarantine` ends it now "
+            "if the test is fixed."
+        )
+    where = "; ".join(f"{describe_rate(rate)} of {_name(check)}" for check, rate in failed)
+    hit = f", on {', '.join(f'#{n}' for n in prs[:_LISTED])}" if prs else ""
+    return (
+        f"Quarantine of {_test(test_id)}, the last 7 days: still failing: {where}{hit}. It ends "
+        f"on {until}; `/flaky quarantine` on this issue renews it."
     )
 
 

@@ -288,6 +288,10 @@ class Store(Protocol):
         """Mark reminded, and return, the quarantines on at `now` that end within `within`
         seconds and were not reminded since they began or were last renewed."""
 
+    async def quarantines_to_digest(self, repo: str, now: float, every: float) -> list[Quarantine]:
+        """Mark digested at `now`, and return, the quarantines on whose last weekly digest
+        (else their start) is at least `every` seconds old."""
+
     async def active_quarantines(
         self, repo: str, now: float, test_keys: Sequence[str] | None = None
     ) -> list[Quarantine]:

@@ -10,7 +10,7 @@ from bot.triage.quarantine import Ended, Quarantine
 
 _FIELDS = (
     "repo", "test_key", "since", "test_id", "issue_number", "by_login", "owner", "expires_at",
-    "source", "reason", "ended_at", "ended_by", "reminded_at",
+    "source", "reason", "ended_at", "ended_by", "reminded_at", "digested_at",
 )  # fmt: skip
 _COLUMNS = ", ".join(_FIELDS)
 
@@ -84,6 +84,19 @@ class Quarantines:
             now,
             now + within,
             within,
+        )
+        return sorted((_row(r) for r in rows), key=lambda q: q.test_key)
+
+    async def quarantines_to_digest(self, repo: str, now: float, every: float) -> list[Quarantine]:
+        """Claim the quarantines on whose last digest (else their start) is `every` seconds
+        old or more: marked digested in the same statement, once across replicas."""
+        rows = await self._sql.returning(
+            "UPDATE quarantines SET digested_at = $2 WHERE repo = $1 AND ended_at IS NULL "
+            "AND expires_at > $2 AND coalesce(digested_at, since) <= $3 "
+            f"RETURNING {_COLUMNS}",
+            repo,
+            now,
+            now - every,
         )
         return sorted((_row(r) for r in rows), key=lambda q: q.test_key)
 

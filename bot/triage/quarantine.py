@@ -20,6 +20,7 @@ from bot.triage.models import RunRate
 DAY = 86_400.0
 DEFAULT_DAYS = 14
 REMIND_DAYS = 2  # the owner is told this long before a quarantine ends
+DIGEST_DAYS = 7  # a quarantine's week on its issue, this often
 MAX_DAYS = 365  # a quarantine is for a while: renewing it says someone still looks
 
 _RELATIVE = re.compile(r"(?P<count>[1-9][0-9]{0,3})(?P<unit>[dw])$", re.IGNORECASE)
@@ -55,6 +56,7 @@ class Quarantine(BaseModel):
     ended_at: float | None = None
     ended_by: str | None = None
     reminded_at: float | None = None  # when its owner was told it ends soon
+    digested_at: float | None = None  # when its last weekly digest was posted
 
 
 def split_expiry(argument: str) -> tuple[str, str | None]:

@@ -2,7 +2,8 @@
 -- (ended_at, ended_by) so the record says who quarantined what, when, and for how long. At
 -- most one row of a test is open (not ended); an open row whose expires_at has passed is
 -- over and is ended when the test is quarantined again or the repository's quarantines are
--- next read. `reminded_at`: when its owner was told it ends soon (cleared by a renewal).
+-- next read. `reminded_at`: when its owner was told it ends soon (cleared by a renewal);
+-- `digested_at`: when its last weekly digest was posted on the tracking issue.
 CREATE TABLE quarantines (
     repo TEXT NOT NULL,
     test_key TEXT NOT NULL,
@@ -17,6 +18,7 @@ CREATE TABLE quarantines (
     ended_at double precision,
     ended_by TEXT,
     reminded_at double precision,
+    digested_at double precision,
     PRIMARY KEY (repo, test_key, since)
 );
 CREATE UNIQUE INDEX quarantines_open ON quarantines (repo, test_key) WHERE ended_at IS NULL;
