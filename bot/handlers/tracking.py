@@ -477,11 +477,18 @@ async def on_refresh(event: sansio.Event, gh: GitHubClient | None, ctx: BotConte
     if not config.tracking_issues:
         return
     async with ctx.store.tracking_lock(repo):
-        known = await ctx.store.tracking_issue(repo, job.key)
-        if known is None or known.closed_at is not None:
-            return  # closed meanwhile: its next failure takes the inline path
-        record = known.model_copy(deep=True)
-        await _bring_up_to_date(scope, known, record, None, config, time.time(), None)
+        await refresh_issue(scope, job.key)
+
+
+async def refresh_issue(scope: Scope, key: str) -> None:
+    """Write the section of `key`'s open issue from the store now, when it changed; the
+    caller holds the repository's tracking lock."""
+    known = await scope.store.tracking_issue(scope.repo, key)
+    if known is None or known.closed_at is not None:
+        return  # closed meanwhile: its next failure takes the inline path
+    record = known.model_copy(deep=True)
+    config = await scope.config()
+    await _bring_up_to_date(scope, known, record, None, config, time.time(), None)
 
 
 async def _create(
@@ -591,6 +598,7 @@ async def _issue_input(
     async with asyncio.TaskGroup() as tg:
         tasks = {name: tg.create_task(ctx.store.runs(repo, name, since)) for name in checks}
         recorded_task = tg.create_task(recorded_runs(ctx.store, repo, checks, since))
+        quarantines_task = tg.create_task(ctx.store.active_quarantines(repo, now, keys))
     runs = {name: task.result() for name, task in tasks.items()}
     contexts, usual = recorded_task.result()
     return IssueInput(
@@ -617,6 +625,7 @@ async def _issue_input(
         else [],
         run_contexts=list(contexts.values()),
         usual=usual,
+        quarantines=quarantines_task.result(),
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from bot.triage.models import Decision, RunHint, RunRate
+from bot.triage.quarantine import Quarantine
 from bot.triage.run_context import RunContext, UsualDuration
 
 
@@ -88,3 +89,5 @@ class IssueInput(BaseModel):
     # on the base branch.
     run_contexts: list[RunContext] = Field(default_factory=list)
     usual: list[UsualDuration] = Field(default_factory=list)
+    # The quarantines on of the tests it tracks: a line each, with owner and expiry.
+    quarantines: list[Quarantine] = Field(default_factory=list)
