@@ -16,7 +16,8 @@ blanked), the GitHub calls per triage (1 tree + the GraphQL queries of each roun
 the handler's own rules, `plan.plan_reads` and `plan.batches`; none when no walk is
 planned) and every
 pair cleared although related (`false_cleared`: a bug), and every truly unrelated pair said
-related (`unrelated_said_related`: recall lost).
+related (`unrelated_said_related`: recall lost); and the same figures for the pairs that
+change a path gone at their commit, removed or renamed away (`removed_files`).
 
     python bench/replay.py [--manifest bench/replays/manifest.json] [--mirrors DIR]
                            [--files N] [--bytes N] [--file-bytes N]
@@ -87,6 +88,7 @@ class Triage:
     walk: ImportWalk | None
     calls: int
     reasons: tuple[str, ...] = ()
+    gone: bool = False  # a changed path is not in the commit's tree (removed, renamed away)
 
 
 def load_manifest(data: Mapping[str, Any]) -> list[Checkout]:
@@ -211,7 +213,8 @@ def triage(
         cut = found.cut if found is not None and found.cut else ()
         incomplete = [item.text for item in decision.items if item.kind == "incomplete"]
         reasons = tuple(blank(text) for text in (cut or incomplete))
-    return Triage(pair, decision.verdict, found, calls, reasons)
+    gone = any(path not in tree.files for path in pair.changed)
+    return Triage(pair, decision.verdict, found, calls, reasons, gone)
 
 
 def blank(text: str) -> str:
@@ -241,6 +244,23 @@ def score(triages: Sequence[Triage]) -> dict[str, Any]:
         "files_read_per_walk": _share(sum(len(t.walk.read) for t in walked if t.walk), len(walked)),
         "false_cleared": [_detail(t) for t in cleared if t.pair.truth == "related"],
         "unrelated_said_related": [_detail(t) for t in unrelated if t.verdict is Verdict.RELATED],
+        "removed_files": _removed(triages),
+    }
+
+
+def _removed(triages: Sequence[Triage]) -> dict[str, Any]:
+    """The figures of the pairs that remove or rename away a file (a real commit's)."""
+    gone = [t for t in triages if t.gone]
+    unrelated = [t for t in gone if t.pair.truth == "unrelated"]
+    cleared = [t for t in gone if t.verdict in CLEARED]
+    right = [t for t in cleared if t.pair.truth == "unrelated"]
+    unknown = [t for t in gone if t.verdict is Verdict.UNKNOWN]
+    return {
+        "pairs": len(gone),
+        "truly_unrelated": len(unrelated),
+        "precision": _share(len(right), len(cleared)),
+        "recall": _share(len(right), len(unrelated)),
+        "unknown_share": _share(len(unknown), len(gone)),
     }
 
 

@@ -405,6 +405,8 @@ def _result(
                     "location",
                     "location_source",
                     "location_note",
+                    "declared_at",
+                    "unplaced_frames",
                     "framework",
                     "source",
                     "signature",
@@ -464,9 +466,14 @@ def _describe(result: dict[str, Any]) -> str:
 
 
 def _from(failure: dict[str, Any]) -> str:
-    """Where the location came from, and why a bare file name was kept, when known."""
+    """Where the location came from, why it was kept as printed, and where the test case is
+    declared, when known."""
     said = f" (from {failure['location_source']})" if failure["location_source"] else ""
-    return f"{said}; {failure['location_note']}" if failure["location_note"] else said
+    said = f"{said}; {failure['location_note']}" if failure["location_note"] else said
+    declared = failure["declared_at"]
+    return (
+        f"{said}; declared at {declared}" if declared and declared != failure["location"] else said
+    )
 
 
 def setup(args: argparse.Namespace) -> int:

@@ -28,6 +28,8 @@ class Name(StrEnum):
     HELP = "help"
     TRACK = "track"
     WRONG = "wrong"
+    QUARANTINE = "quarantine"
+    UNQUARANTINE = "unquarantine"
 
 
 # A refused comment (not permitted, or over the hourly limit) costs writes anyone can cause:
@@ -46,7 +48,9 @@ class Answer(StrEnum):
 
 class Command(BaseModel):
     name: Name
-    argument: str = ""  # rerun: a check name; wrong, track: a test id
+    # rerun: a check name; wrong, track, unquarantine: a test id; quarantine: a test id and
+    # an expiry, both optional (the handler tells them apart)
+    argument: str = ""
     issue: int | None = None  # track: the issue to adopt
     # Why this became HELP: an unknown subcommand, or a command missing what it needs.
     problem: str | None = None

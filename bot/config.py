@@ -373,6 +373,27 @@ class AutoClose(BaseModel):
     days: int = Field(ge=1, le=365)
 
 
+class AutoQuarantine(BaseModel):
+    """Quarantine a tracked test without a command once both hold: the lower bound of its
+    failure rate's 95 % Wilson interval reaches `min_rate`, and its failures hit `min_prs`
+    different pull requests."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    min_rate: float = Field(gt=0.0, le=1.0)
+    min_prs: int = Field(ge=1, le=1000)
+
+
+class QuarantineSettings(BaseModel):
+    """Quarantine on: `/flaky quarantine` works, and the bot's check run is the merge gate."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    days: int = Field(default=14, ge=1, le=365)  # how long one lasts unless the command says
+    label: str = Field(default="flaky:quarantined", min_length=1, max_length=50)
+    auto: AutoQuarantine | None = None  # off by default
+
+
 class ImportBudget(BaseModel):
     """The import walk's budgets for this repository's tests, per test: files and bytes read.
     The App's IMPORT_FILES / IMPORT_BYTES bound them (a larger value gets the App's); files 0
@@ -463,6 +484,9 @@ class RepoConfig(BaseModel):
     # The bot's own check run on the PR's head (needs the App's `checks: write`).
     check_run: bool = False
     check_run_conclusion: CheckRunConclusion = CheckRunConclusion.NEUTRAL
+    # --- quarantine (off by default; `quarantine: {}` turns it on with its defaults) ------
+    # On, the check run is written on every PR head and is the merge gate (docs/operations.md).
+    quarantine: QuarantineSettings | None = None
 
 
 class LoadedRepoConfig(BaseModel):

@@ -8,6 +8,7 @@ private repository's test names are never shown to someone without the token.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import json
@@ -28,6 +29,7 @@ from bot.report.dashboard import (
     render_test,
 )
 from bot.report.dashboard_pull import render_pull, test_keys
+from bot.report.dashboard_quarantine import render_quarantined
 from bot.report.flaky_tests import (
     DAY,
     RepoSummary,
@@ -36,7 +38,9 @@ from bot.report.flaky_tests import (
     summarise_tests,
 )
 from bot.report.models import CheckReport
+from bot.report.quarantine_list import quarantine_list
 from bot.store import Delivery, DeliveryState, Store
+from bot.store.recorded_runs import recorded_runs
 from bot.throttle import FailureThrottle, client_key
 
 log = logging.getLogger(__name__)
@@ -91,6 +95,8 @@ def install(app: web.Application, store: Store, access: Access) -> None:
     app.router.add_post("/login", login)
     app.router.add_get("/{owner}/{repo}", repo_page)
     app.router.add_get("/{owner}/{repo}/tests/{test_key}", test_page)
+    app.router.add_get("/{owner}/{repo}/quarantined", quarantined_page)
+    app.router.add_get("/{owner}/{repo}/quarantined.json", quarantined)
     app.router.add_get(r"/{owner}/{repo}/pull/{number:\d{1,10}}", pull_page)
 
 
@@ -223,9 +229,58 @@ async def test_page(request: web.Request) -> web.Response:
     summaries = summarise_tests(mine, runs, now=now, days=WINDOW_DAYS)
     if not summaries:
         raise web.HTTPNotFound(text="No failure of that test in the last 30 days.\n")
-    summaries[0].owners = (await request.app[STORE].tracking_owners(repo, [key])).get(key, [])
+    store = request.app[STORE]
+    checks = sorted({o.check_name for o in mine})
+    async with asyncio.TaskGroup() as tg:
+        owners = tg.create_task(store.tracking_owners(repo, [key]))
+        recorded = tg.create_task(recorded_runs(store, repo, checks, now - WINDOW_DAYS * DAY))
+    summaries[0].owners = owners.result().get(key, [])
+    contexts, usual = recorded.result()
     days = chart_days(mine, runs, now, WINDOW_DAYS)
-    return _html(render_test(repo, summaries[0], mine, days, runs))
+    return _html(
+        render_test(
+            repo,
+            summaries[0],
+            mine,
+            days,
+            runs,
+            contexts=contexts,
+            run_contexts=list(contexts.values()),
+            usual=usual,
+        )
+    )
+
+
+async def quarantined_page(request: web.Request) -> web.Response:
+    """What is quarantined in the repository, whose, since when and until when."""
+    repo = await _visible_repo(request)
+    if isinstance(repo, web.Response):
+        return repo
+    on = await request.app[STORE].active_quarantines(repo, time.time())
+    return _html(render_quarantined(repo, on))
+
+
+async def quarantined(request: web.Request) -> web.Response:
+    """The repository's quarantined tests as JSON, for test runners to skip or soften: read
+    with the dashboard token as a bearer token (a client without one is answered 401, not
+    sent to the sign-in form), or anonymously for a public repository where the dashboard
+    serves those (the demo). A repository the reader may not see does not exist (404)."""
+    access = request.app[ACCESS]
+    signed_in = access.cookie_matches(request.cookies.get(COOKIE, ""))
+    bearer = request.headers.get("Authorization", "").startswith("Bearer ")
+    if access.token and not signed_in and not bearer:
+        raise web.HTTPUnauthorized(
+            text="The dashboard token is needed, as a bearer token.\n",
+            headers={"WWW-Authenticate": "Bearer"},
+        )
+    repo = await _visible_repo(request)
+    if isinstance(repo, web.Response):
+        return repo
+    on = await request.app[STORE].active_quarantines(repo, time.time())
+    return web.json_response(
+        quarantine_list(repo, on, time.time()),
+        headers={"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"},
+    )
 
 
 async def pull_page(request: web.Request) -> web.Response:

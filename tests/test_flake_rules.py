@@ -38,6 +38,8 @@ SHOWS: dict[str, set[str]] = {
     "connection_refused_fleet.txt": {"connection refused"},
     "econnreset_node.txt": {"connection reset"},
     "socket_hang_up_cloudserver.txt": {"connection reset"},
+    "enotfound_lwm2m.txt": {"DNS lookup failed"},
+    "eservfail_node.txt": {"DNS lookup failed"},
     "eaddrinuse_socketio.txt": {"port already in use"},
     "addrinuse_deno.txt": {"port already in use"},
     "emfile_datasette.txt": {"too many open files"},

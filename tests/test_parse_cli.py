@@ -92,6 +92,8 @@ def test_json_lists_each_file_with_its_class_and_failures(tmp_path: Path) -> Non
         "location": "tests/test_lib.py:25",
         "location_source": "stack",
         "location_note": "",
+        "declared_at": None,
+        "unplaced_frames": [],
         "framework": "pytest",
         "source": "junit",
         "signature": "assert False",

@@ -132,6 +132,7 @@ async def test_a_flaky_tests_issue_input_carries_each_runs_context(tmp_path: Pat
         attempt=1,
         jobs_in_run=2,  # tests and lint, one workflow run
         at=stored[failed_7.id].at,
+        check_name="tests",
     )
     assert stored[failed_8.id].model_dump(exclude={"at"}) == RunContext(
         runner_name="GitHub Actions 8",
@@ -140,6 +141,7 @@ async def test_a_flaky_tests_issue_input_carries_each_runs_context(tmp_path: Pat
         job_seconds=130.0,
         attempt=1,
         jobs_in_run=1,
+        check_name="tests",
     ).model_dump(exclude={"at"})
     passed_9 = runs["tests #9"]
     assert passed_9 is not None and stored[passed_9.id].job_seconds == 110.0
@@ -168,9 +170,10 @@ async def test_without_the_workflow_job_event_the_run_says_what_it_can(tmp_path:
         runner_image="ubuntu-24.04 20260816.277.1",
         job_seconds=400.0,
         attempt=1,
+        check_name="tests",
     ).model_dump(exclude={"at"})
     assert stored[failed_8.id].model_dump(exclude={"at"}) == RunContext(
-        job_seconds=130.0, attempt=1
+        job_seconds=130.0, attempt=1, check_name="tests"
     ).model_dump(exclude={"at"})
 
 

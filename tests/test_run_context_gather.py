@@ -162,7 +162,7 @@ def _job(**fields: object) -> JobRecord:
     return JobRecord.model_validate({**base, **fields})
 
 
-def test_the_log_names_the_system_and_image_the_webhook_the_runner_and_attempt() -> None:
+def test_the_log_names_the_system_and_image_the_webhook_the_runner_and_labels() -> None:
     run = _run(runner_name="from the log", runner_os="macOS", runner_image="macos-14-arm64 1")
     assert run_context(run, _job(labels=["self-hosted"]), 4) == RunContext(
         runner_name="GitHub Actions 5",
@@ -170,16 +170,17 @@ def test_the_log_names_the_system_and_image_the_webhook_the_runner_and_attempt()
         runner_image="macos-14-arm64 1",
         labels=["self-hosted"],
         job_seconds=200.0,
-        attempt=3,
+        attempt=2,  # the bot's count, not the webhook's run_attempt 3
         jobs_in_run=4,
         at=T0,
+        check_name="tests",
     )
 
 
 def test_without_a_webhook_the_run_says_what_it_can() -> None:
     run = _run(runner_name="i-0fc893cd09f13bc2a")
     assert run_context(run, None, None) == RunContext(
-        runner_name="i-0fc893cd09f13bc2a", job_seconds=90.0, attempt=2, at=T0
+        runner_name="i-0fc893cd09f13bc2a", job_seconds=90.0, attempt=2, at=T0, check_name="tests"
     )
 
 

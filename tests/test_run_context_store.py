@@ -4,6 +4,7 @@ the bot recorded, read back as RunContext; the check's durations on the default 
 from __future__ import annotations
 
 from bot.store import Store
+from bot.triage.flake_context import FailedRun, explain
 from bot.triage.job_context import STAGES, JobRecord
 from bot.triage.models import Occurrence, RunRecord
 from bot.triage.run_context import RunContext
@@ -79,6 +80,7 @@ async def test_a_failed_run_reads_back_with_its_job_its_log_header_and_its_run(
             attempt=1,
             jobs_in_run=2,
             at=T0,
+            check_name="tests",
         )
     }
 
@@ -92,8 +94,8 @@ async def test_a_run_without_its_job_has_the_check_runs_duration_and_the_bots_at
     contexts = await store.run_contexts(REPO, ["tests", "lint"], T0 - 1, 100)
 
     assert list(contexts) == [22, 21]  # newest first
-    assert contexts[21] == RunContext(job_seconds=300.0, attempt=3, at=T0)
-    assert contexts[22] == RunContext(at=T0 + 5)
+    assert contexts[21] == RunContext(job_seconds=300.0, attempt=3, at=T0, check_name="tests")
+    assert contexts[22] == RunContext(at=T0 + 5, check_name="tests")
 
 
 async def test_an_earlier_stage_handled_late_never_undoes_a_later_one(store: Store) -> None:
@@ -186,3 +188,63 @@ async def test_usual_durations_come_from_passing_runs_on_the_default_branch(
     assert await store.usual_durations(REPO, "tests", T0 - 1, 10) == [140.0, 100.0]
     assert await store.usual_durations(REPO, "tests", T0 - 1, 1) == [140.0]
     assert await store.usual_durations("acme/other", "tests", T0 - 1, 10) == []
+
+
+async def test_each_run_names_its_check_so_a_test_failing_in_two_is_compared_within_each(
+    store: Store,
+) -> None:
+    """A test that fails in two checks (a matrix's Linux and Windows jobs): each run is
+    compared with the runs of its own check. Unnamed, a run of either would be compared with
+    none, and the odd Linux image would go unflagged."""
+    images = {"tests (linux)": "ubuntu-22.04 20240422.1.0", "tests (windows)": "windows-2022 1"}
+    run_id = 100
+    for check, image in images.items():
+        for n in range(9):
+            run_id += 1
+            run = _run(run_id, check=check, at=T0 + n, conclusion="success")
+            await store.record_run(run.model_copy(update={"runner_image": image}), [])
+    odd = _run(200, check="tests (linux)", at=T0 + 20)
+    await store.record_run(odd.model_copy(update={"runner_image": "ubuntu-20.04 20240422.1"}), [])
+    win = _run(201, check="tests (windows)", at=T0 + 21)
+    await store.record_run(win.model_copy(update={"runner_image": images["tests (windows)"]}), [])
+
+    contexts = await store.run_contexts(REPO, list(images), T0 - 1, 100)
+    failed = [
+        FailedRun(check_name=check, context=contexts[run])
+        for check, run in (("tests (linux)", 200), ("tests (windows)", 201))
+    ]
+    explained = explain(failed, list(contexts.values()), [])
+
+    assert {c.check_name for c in contexts.values()} == set(images)
+    assert contexts[200].check_name == "tests (linux)"
+    linux, windows = explained.not_comparable
+    assert linux == (
+        "ran on runner image ubuntu-20.04, as 1 of 10 runs of the check did; 9 ran on ubuntu-22.04"
+    )
+    assert windows is None
+
+
+async def test_the_attempt_is_the_bots_count_whatever_the_webhook_said(store: Store) -> None:
+    """A job's `workflow_job` says `run_attempt: 2` (its workflow run was rerun before the
+    bot was installed) while this is the first run of the check the bot recorded on the
+    commit: the context's attempt is the bot's 1, the number every page shows beside it."""
+    await store.record_run(_run(91, attempt=1), [])
+    await store.save_job(_job(91, attempt=2), T0)
+
+    [context] = (await store.run_contexts(REPO, ["tests"], T0 - 1, 100)).values()
+
+    assert context.attempt == 1 and context.labels == ["windows-latest"]
+
+
+async def test_the_contexts_of_named_runs_are_read_by_id(store: Store) -> None:
+    for run_id in (301, 302, 303):
+        await store.record_run(_run(run_id, at=T0 + run_id), [])
+    await store.save_job(_job(302), T0)
+
+    contexts = await store.contexts_of_runs(REPO, [302, 303, 302, 999])
+
+    assert set(contexts) == {302, 303}  # 999 was never recorded
+    assert contexts[302].labels == ["windows-latest"] and contexts[302].check_name == "tests"
+    assert contexts[303].job_seconds == 300.0 and contexts[303].labels == []
+    assert await store.contexts_of_runs(REPO, []) == {}
+    assert await store.contexts_of_runs("acme/other", [302]) == {}

@@ -3,6 +3,8 @@ hits are caveats; flaky and unrelated need a walk that rules the change out."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -300,6 +302,38 @@ def test_a_file_gone_at_the_commit_is_not_ruled_out_by_a_complete_walk() -> None
     )
     assert one(renamed, files=files, passed_on_rerun=True).verdict is Verdict.UNKNOWN
     assert one(renamed, passed_on_rerun=True).verdict is Verdict.FLAKY  # files not known
+
+
+def test_a_removed_file_no_import_of_the_complete_walk_names_is_ruled_out() -> None:
+    """The walk kept what its imports that name no file could have named (issue 24):
+    `from billing.rates import RATES`, in tax.py behind a fallback, names billing/rates;
+    nothing names billing/legacy."""
+    found = replace(walk(), unplaced=("**/billing", "**/billing/rates", "**/billing/tax"))
+    files = {TEST, "src/billing/tax.py"}
+
+    legacy = one(["src/billing/legacy.py"], imports={TEST: found}, files=files)
+    assert legacy.verdict is Verdict.UNRELATED
+    assert ruled_out(legacy) == [
+        "ruled out: src/billing/legacy.py is gone at this commit, and nothing the complete "
+        "walk of tests/test_invoice.py reached names it"
+    ]
+    rates = one(["src/billing/rates.py"], imports={TEST: found}, files=files)
+    assert rates.verdict is Verdict.UNKNOWN
+    assert rates.evidence == (
+        "an import the walk of tests/test_invoice.py reached may have named a file this PR "
+        "removes or renames away, so a change to src/billing/rates.py cannot be ruled out"
+    )
+    gone_config = one(
+        ["src/billing/legacy.py", "pyproject.toml"], imports={TEST: found}, files=files
+    )
+    # With pyproject.toml gone, the roots of the base commit are not those of the head.
+    assert gone_config.verdict is Verdict.UNKNOWN
+    assert "a change to src/billing/legacy.py cannot be ruled out" in gone_config.evidence
+    named = failure().model_copy(
+        update={"message": "AttributeError: module 'legacy' has no attribute"}
+    )
+    [decision] = decide([named], ["src/billing/legacy.py"], imports={TEST: found}, files=files)
+    assert decision.verdict is Verdict.UNKNOWN
 
 
 def test_the_json_footprint_gives_strength_weak_caveats_and_the_walk() -> None:

@@ -91,6 +91,20 @@ def main() -> None:
     }
     chosen = labels.pairs(closures, candidates, args.per_side, past, args.history)
     labels.save(args.manifest, labels.entry(args, commit, "go", tool, chosen))
+    if args.removals:
+        labels.removals(
+            args,
+            commit,
+            "go",
+            tool,
+            is_source,
+            lambda root, tests: _offline_closures(root, tests),
+        )
+
+
+def _offline_closures(root: Path, tests: list[str]) -> dict[str, set[str]]:
+    offline(root)
+    return {test: closure(root, test) for test in tests}
 
 
 if __name__ == "__main__":

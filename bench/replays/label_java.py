@@ -89,6 +89,15 @@ def main() -> None:
     }
     chosen = labels.pairs(closures, candidates, args.per_side, past, args.history)
     labels.save(args.manifest, labels.entry(args, commit, "java", tool, chosen))
+    if args.removals:
+        labels.removals(
+            args,
+            commit,
+            "java",
+            tool,
+            is_source,
+            lambda root, tests: {test: closure(root, test, args.sourcepath) for test in tests},
+        )
 
 
 if __name__ == "__main__":

@@ -69,6 +69,7 @@ def main() -> None:
     commit = labels.resolve(args.git_dir, args.commit)
     with tempfile.TemporaryDirectory() as tools, labels.checkout(args.git_dir, commit) as folder:
         esbuild = args.esbuild or install(Path(tools))
+        args.esbuild = esbuild  # kept for the removing commits
         root = Path(folder)
         labels.present(root, args.tests)
         closures = {test: closure(esbuild, root, test) for test in args.tests}
@@ -83,6 +84,17 @@ def main() -> None:
     chosen = labels.pairs(closures, candidates, args.per_side, past, args.history)
     language = "typescript" if any(t.endswith(("ts", "tsx")) for t in args.tests) else "javascript"
     labels.save(args.manifest, labels.entry(args, commit, language, tool, chosen))
+    if args.removals:
+        with tempfile.TemporaryDirectory() as tools:
+            esbuild = args.esbuild if args.esbuild.exists() else install(Path(tools))
+            labels.removals(
+                args,
+                commit,
+                language,
+                tool,
+                is_source,
+                lambda root, tests: {test: closure(esbuild, root, test) for test in tests},
+            )
 
 
 if __name__ == "__main__":

@@ -81,6 +81,17 @@ def main() -> None:
     }
     chosen = labels.pairs(closures, candidates, args.per_side, past, args.history)
     labels.save(args.manifest, labels.entry(args, commit, "php", tool, chosen))
+    if args.removals:
+        labels.removals(
+            args,
+            commit,
+            "php",
+            tool,
+            is_source,
+            lambda root, tests: {
+                t: closure(root, t, autoloader(root), args.timeout) for t in tests
+            },
+        )
 
 
 if __name__ == "__main__":

@@ -84,6 +84,15 @@ def main() -> None:
     }
     chosen = labels.pairs(closures, candidates, args.per_side, past, args.history)
     labels.save(args.manifest, labels.entry(args, commit, "python", tool, chosen))
+    if args.removals:
+        labels.removals(
+            args,
+            commit,
+            "python",
+            tool,
+            is_source,
+            lambda root, tests: {test: closure(root, test, args.roots) for test in tests},
+        )
 
 
 if __name__ == "__main__":

@@ -77,6 +77,17 @@ def main() -> None:
     }
     chosen = labels.pairs(closures, candidates, args.per_side, past, args.history)
     labels.save(args.manifest, labels.entry(args, commit, "ruby", tool, chosen))
+    if args.removals:
+        labels.removals(
+            args,
+            commit,
+            "ruby",
+            tool,
+            is_source,
+            lambda root, tests: {
+                test: closure(root, test, args.load_path, args.timeout) for test in tests
+            },
+        )
 
 
 if __name__ == "__main__":

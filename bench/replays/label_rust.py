@@ -106,6 +106,15 @@ def main() -> None:
     }
     chosen = labels.pairs(closures, candidates, args.per_side, past, args.history)
     labels.save(args.manifest, labels.entry(args, commit, "rust", tool, chosen))
+    if args.removals:
+        labels.removals(
+            args,
+            commit,
+            "rust",
+            tool,
+            is_source,
+            lambda root, tests: {test: closure(root, metadata(root), test) for test in tests},
+        )
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ import json
 import os
 import random
 import subprocess
+import sys
 import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -33,6 +34,12 @@ def arguments(description: str) -> argparse.ArgumentParser:
     parser.add_argument("--per-side", type=int, default=3, help="pairs per test and truth")
     parser.add_argument(
         "--history", type=int, default=0, help="pairs per test and truth from real commits"
+    )
+    parser.add_argument(
+        "--removals",
+        type=int,
+        default=0,
+        help="also label this many real commits that remove or rename away a source file",
     )
     parser.add_argument("--manifest", type=Path, default=MANIFEST)
     return parser
@@ -134,11 +141,84 @@ def history(
     return found
 
 
+def removing_commits(
+    git_dir: Path, commit: str, source: Callable[[str], bool], count: int, scan: int = 2000
+) -> list[tuple[str, list[str]]]:
+    """Up to `count` commits up to `commit` (merges left out, newest first) that remove a
+    source file or rename one away, each with every path it changes (a rename's two
+    names, as GitHub lists a pull request's files)."""
+    command = ["git", f"--git-dir={git_dir}", "log", "--no-merges", "-M", "--format=@%H"]
+    command += ["--name-status", f"-n{scan}", commit]
+    out = subprocess.run(command, capture_output=True, check=True, text=True).stdout
+    found: list[tuple[str, list[str]]] = []
+    for block in out.split("@")[1:]:
+        sha, *lines = [line for line in block.splitlines() if line]
+        rows = [line.split("\t") for line in lines]
+        gone = [row[1] for row in rows if row[0][0] in "DR" and len(row) > 1 and source(row[1])]
+        if gone and len(found) < count:
+            found.append((sha, sorted({path for row in rows for path in row[1:]})))
+    return found
+
+
+def removals(
+    args: argparse.Namespace,
+    commit: str,
+    language: str,
+    labelled_by: dict[str, Any],
+    source: Callable[[str], bool],
+    closures_at: Callable[[Path, list[str]], Mapping[str, Iterable[str]]],
+) -> None:
+    """Label `--removals` real commits that remove or rename away a source file: per test
+    present before and after, the commit's changes, "related" when one of them is in the
+    test's closure before the commit (where the removed file still was) or after it. Each
+    commit is an entry of its own (`save`), replayed at that commit."""
+    for sha, changed in removing_commits(args.git_dir, commit, source, args.removals):
+        closures: dict[str, set[str]] = {}
+        try:
+            for at in (f"{sha}^", sha):
+                with checkout(args.git_dir, resolve(args.git_dir, at)) as folder:
+                    root = Path(folder).resolve()
+                    tests = [test for test in args.tests if (root / test).is_file()]
+                    for test, found in closures_at(root, tests).items():
+                        closures.setdefault(test, set()).update(found)
+        except subprocess.CalledProcessError as error:  # the tool refused a commit: no label
+            print(f"{sha}: not labelled ({error})", file=sys.stderr)
+            continue
+        chosen = [
+            {
+                "test": test,
+                "changed": changed,
+                "truth": "related" if closure.intersection(changed) else "unrelated",
+                "from": sha,
+            }
+            for test, closure in sorted(closures.items())
+            if test not in changed and _both(args.git_dir, sha, test)
+        ]
+        if chosen:
+            labelled = {**labelled_by, "removals": args.removals}
+            save(args.manifest, entry(args, sha, language, labelled, chosen))
+
+
+def _both(git_dir: Path, sha: str, test: str) -> bool:
+    """Whether the test file is in the commit and in its parent."""
+    command = ["git", f"--git-dir={git_dir}", "cat-file", "-e"]
+    return all(
+        subprocess.run([*command, f"{at}:{test}"], capture_output=True).returncode == 0
+        for at in (f"{sha}^", sha)
+    )
+
+
+def _key(entry: dict[str, Any]) -> tuple[str, bool, str]:
+    """A repository has one entry of drawn pairs, and one per labelled removing commit."""
+    removal = "removals" in entry["labelled_by"]
+    return entry["repository"], removal, entry["commit"] if removal else ""
+
+
 def save(manifest: Path, entry: dict[str, Any]) -> None:
-    """Put `entry` in the manifest, in place of an earlier one of the same repository."""
+    """Put `entry` in the manifest, in place of an earlier one of the same `_key`."""
     data = json.loads(manifest.read_text()) if manifest.exists() else {"repositories": []}
-    kept = [e for e in data["repositories"] if e["repository"] != entry["repository"]]
-    data["repositories"] = sorted([*kept, entry], key=lambda e: (e["language"], e["repository"]))
+    kept = [e for e in data["repositories"] if _key(e) != _key(entry)]
+    data["repositories"] = sorted([*kept, entry], key=lambda e: (e["language"], *_key(e)))
     manifest.write_text(json.dumps(data, indent=1) + "\n")
 
 

@@ -10,32 +10,32 @@ PY=${PYTHON:-.venv/bin/python}
 label() { "$PY" -m "bench.replays.label_$1" --git-dir "$M/$2/repo" --repository "${2/+//}" "${@:3}"; }
 common=(--per-side 2 --history 1)
 
-label python pypa+packaging --commit 053c884615f2e83d80705251b447769ec2599653 --roots src "${common[@]}" \
+label python pypa+packaging --commit 053c884615f2e83d80705251b447769ec2599653 --roots src "${common[@]}" --removals 4 \
   --tests tests/test_version.py tests/test_markers.py tests/test_tags.py tests/test_licenses.py \
   tests/test_utils.py tests/test_elffile.py tests/test_dependency_groups.py
 label python marshmallow-code+marshmallow --commit 341b927f219205704728c05cd61f04d7e9727523 --roots src \
-  "${common[@]}" --tests tests/test_error_store.py tests/test_utils.py tests/test_validate.py \
+  "${common[@]}" --removals 4 --tests tests/test_error_store.py tests/test_utils.py tests/test_validate.py \
   tests/test_exceptions.py tests/test_registry.py tests/test_fields.py
 esbuild=(${ESBUILD:+--esbuild "$ESBUILD"})
-label js pinojs+pino --commit b394c2c16ac6a8919cd33d7f5684a01baca1096f "${esbuild[@]}" "${common[@]}" \
+label js pinojs+pino --commit b394c2c16ac6a8919cd33d7f5684a01baca1096f "${esbuild[@]}" "${common[@]}" --removals 5 \
   --tests test/basic.test.js test/levels.test.js test/multistream.test.js test/redact.test.js \
   test/transport-stream.test.js test/browser.test.js test/crlf.test.js
-label js remeda+remeda --commit 3b72f9fb6e5174243954467186301d352b742699 "${esbuild[@]}" "${common[@]}" \
+label js remeda+remeda --commit 3b72f9fb6e5174243954467186301d352b742699 "${esbuild[@]}" "${common[@]}" --removals 6 \
   --tests packages/remeda/src/{sortBy,mapValues,pipe,chunk,clone,conditional,groupBy}.test.ts
-label go pelletier+go-toml --commit 86608d7fca88a6a61539ff7e9f1a942a428654d8 "${common[@]}" \
+label go pelletier+go-toml --commit 86608d7fca88a6a61539ff7e9f1a942a428654d8 "${common[@]}" --removals 5 \
   --tests internal/tracker/seen_test.go internal/danger/danger_test.go unstable/parser_test.go \
   internal/cli/cli_test.go cmd/tomll/main_test.go unmarshaler_test.go errors_test.go
-label go BurntSushi+toml --commit d733fc535e4a9f3c454e421a87b90ade5d49bf31 "${common[@]}" \
+label go BurntSushi+toml --commit d733fc535e4a9f3c454e421a87b90ade5d49bf31 "${common[@]}" --removals 5 \
   --tests decode_test.go lex_test.go toml_test.go
-label rust toml-rs+toml --commit 5538279d83d3c1b348b84a35ee1ed5d799c13b94 "${common[@]}" \
+label rust toml-rs+toml --commit 5538279d83d3c1b348b84a35ee1ed5d799c13b94 "${common[@]}" --removals 5 \
   --tests crates/toml_datetime/tests/parse.rs crates/serde_spanned/tests/test.rs \
   crates/toml_writer/tests/float.rs crates/toml/tests/decoder.rs crates/toml_edit/tests/serde/main.rs \
   crates/toml_parser/tests/testsuite/main.rs
-label java jhy+jsoup --commit 46b620860af930eedc193a705eaf7cea5aec89a6 "${common[@]}" \
+label java jhy+jsoup --commit 46b620860af930eedc193a705eaf7cea5aec89a6 "${common[@]}" --removals 5 \
   --tests src/test/java/org/jsoup/{internal/SoftPoolTest,helper/ValidateTest,helper/RegexTest,parser/CharacterReaderTest,internal/QuietAppendableTest,helper/CookieUtilTest,SerializationExceptionTest}.java
-label ruby ruby+rake --commit 474500ab2eec41ef28068e18e30f84fa412a098f "${common[@]}" \
+label ruby ruby+rake --commit 474500ab2eec41ef28068e18e30f84fa412a098f "${common[@]}" --removals 5 \
   --tests test/test_rake_{clean,package_task,makefile_loader,test_task,path_map,linked_list,cpu_counter}.rb
 # v1.3.0: the last release whose tests Debian's PHPUnit 9 runs (later ones use PHPUnit 10's attributes)
-label php nikic+FastRoute --commit 181d480e08d9476e61381e04a71b34dc0432e812 --per-side 3 --history 1 \
+label php nikic+FastRoute --commit 181d480e08d9476e61381e04a71b34dc0432e812 --per-side 3 --history 1 --removals 5 \
   --tests test/Dispatcher/{GroupCountBased,GroupPosBased,CharCountBased}Test.php \
   test/RouteCollectorTest.php test/RouteParser/StdTest.php

@@ -17,6 +17,7 @@ from bot.config import AutoClose, RepoConfig
 from bot.github import api
 from bot.github.client import GitHubClient
 from bot.handlers.context import BotContext
+from bot.handlers.quarantine import end_fixed
 from bot.handlers.scope import Scope
 from bot.report.auto_close import close_comment
 from bot.store.models import TrackingIssue
@@ -107,6 +108,9 @@ async def _close(
     config: RepoConfig,
     now: float,
 ) -> None:
+    if config.quarantine is not None:
+        # Fixed: its quarantine ends, shown on the issue before it closes.
+        await end_fixed(Scope(ctx, gh, repo), issue, config.quarantine)
     # The comment goes first: if closing then fails, a retry explains itself again rather
     # than an issue closing with no word.
     await api.create_comment(

@@ -22,11 +22,15 @@ from bot.config import CheckRunConclusion
 from bot.events import CheckRun
 from bot.github import api
 from bot.handlers.context import BotContext
+from bot.handlers.pulls import read_pull
+from bot.handlers.quarantine import keep_up
 from bot.handlers.refused import UNPROCESSABLE, refused_alone
 from bot.handlers.scope import Scope
 from bot.handlers.sticky import comment_input
+from bot.report import gate
 from bot.report.check_run import (
     CHECK_NAME,
+    IN_PROGRESS,
     Annotation,
     CheckRunReport,
     batches,
@@ -34,8 +38,9 @@ from bot.report.check_run import (
     listed_keys,
 )
 from bot.report.dashboard_pull import pull_page
-from bot.store import TriageCheckRun
+from bot.store import CheckAttempt, TriageCheckRun
 from bot.triage.failures import match_key
+from bot.triage.gate import Gate, HeadRun, Triaged, decide_gate
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -60,16 +65,19 @@ async def update_check_run(scope: Scope, pull: api.PullSummary, head_sha: str) -
     on from keeps a run of its own, concluded by its own reruns; the comment describes the
     current head."""
     config = await scope.config()
-    if not config.check_run:
+    gated = config.quarantine is not None  # the merge gate: written on every head
+    if not config.check_run and not gated:
         return
     ctx, repo = scope.ctx, scope.repo
     strict = config.check_run_conclusion is CheckRunConclusion.STRICT
+    if config.quarantine is not None:
+        await keep_up(scope, config.quarantine)
     async with ctx.store.pr_lock(repo, pull.number):
         attempts = await ctx.store.check_attempts_for_pr(repo, pull.number)
         if head_sha != pull.head_sha:
             # Not the PR's head: its run says nothing of the newer heads.
             attempts = [attempt for attempt in attempts if attempt.head_sha == head_sha]
-        if not any(attempt.head_sha == head_sha for attempt in attempts):
+        if not gated and not any(attempt.head_sha == head_sha for attempt in attempts):
             return  # nothing triaged on this head
         keys = [match_key(d.failure.test_id) for a in attempts for d in a.decisions if d.failure]
         tracking = await ctx.store.tracking_numbers(repo, keys)
@@ -77,7 +85,12 @@ async def update_check_run(scope: Scope, pull: api.PullSummary, head_sha: str) -
         if ctx.dashboard_url:
             inp.dashboard_url = pull_page(ctx.dashboard_url, repo, pull.number)
         report = check_run_report(inp, strict=strict)
+        if gated:
+            on_head = [a for a in attempts if a.head_sha == head_sha]
+            report = gate.gated(report, await _gate(scope, head_sha, on_head, keys))
         known = await ctx.store.get_triage_check_run(repo, head_sha)
+        if report.conclusion is None and known is not None:
+            report = _still_blocking(report, known)
         try:
             async with refused_alone(repo, f"the {CHECK_NAME} check run"):
                 await _publish(scope, _Target(pull.number, head_sha), report, known)
@@ -93,6 +106,57 @@ async def update_check_run(scope: Scope, pull: api.PullSummary, head_sha: str) -
                     CHECK_NAME,
                     exc,
                 )
+
+
+async def _gate(
+    scope: Scope, head_sha: str, attempts: Sequence[CheckAttempt], keys: Sequence[str]
+) -> Gate:
+    """The merge gate of the head: its check runs as GitHub lists them now (one paginated
+    call), the attempts the bot recorded and the quarantines on."""
+    ctx, repo = scope.ctx, scope.repo
+    listed = [CheckRun.model_validate(r) for r in await api.check_runs_of(scope.gh, repo, head_sha)]
+    runs = [
+        HeadRun(name=r.name, run_id=r.id, status=r.status or "", conclusion=r.conclusion)
+        for r in listed
+        if not is_own(ctx, r)
+    ]
+    triaged = [
+        Triaged(
+            check_name=a.check_name,
+            check_run_id=a.check_run_id,
+            attempt=a.attempt,
+            conclusion=a.conclusion,
+            decisions=a.decisions,
+        )
+        for a in attempts
+    ]
+    on = await ctx.store.active_quarantines(repo, time.time(), keys)
+    return decide_gate(runs, triaged, {q.test_key: q for q in on})
+
+
+async def update_gate_on_pass(scope: Scope, run: CheckRun) -> None:
+    """A check passed with no failure before it: the gate of each PR it heads may now be
+    clear. Costs the settings (cached) and, with quarantine on, the PR's read and the
+    head's check runs."""
+    if (await scope.config()).quarantine is None:
+        return
+    ctx, gh, repo = scope.ctx, scope.gh, scope.repo
+    numbers = [pr.number for pr in run.pull_requests] or await api.pulls_for_commit(
+        gh, repo, run.head_sha
+    )
+    for number in numbers:
+        pull = await read_pull(ctx, gh, repo, number)
+        if pull.head_sha == run.head_sha:
+            await update_check_run(scope, pull, run.head_sha)
+
+
+def _still_blocking(report: CheckRunReport, known: TriageCheckRun) -> CheckRunReport:
+    """A gate that waits again (a check rerun, a quarantine given while one runs) after it was
+    completed: GitHub never lets a completed check run go back to in progress, so it stays a
+    failure, its title saying what it waits for, until the gate can conclude."""
+    if known.output_sha.startswith(IN_PROGRESS):
+        return report
+    return report.model_copy(update={"conclusion": "failure"})
 
 
 @dataclass(frozen=True)
@@ -224,12 +288,13 @@ async def _held(
 def _fields(
     report: CheckRunReport, batch: Sequence[Annotation], details_url: str
 ) -> dict[str, Any]:
-    fields: dict[str, Any] = {
-        "status": "completed",
-        "conclusion": report.conclusion,
-        "completed_at": datetime.fromtimestamp(time.time(), UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "output": _output(report, batch),
-    }
+    fields: dict[str, Any] = {"status": "in_progress", "output": _output(report, batch)}
+    if report.conclusion is not None:
+        fields["status"] = "completed"
+        fields["conclusion"] = report.conclusion
+        fields["completed_at"] = datetime.fromtimestamp(time.time(), UTC).strftime(
+            "%Y-%m-%dT%H:%M:%SZ"
+        )
     if details_url:
         fields["details_url"] = details_url
     return fields

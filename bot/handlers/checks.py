@@ -16,11 +16,12 @@ from bot.events import CheckRun, CheckRunEvent
 from bot.github import api
 from bot.github.client import GitHubClient
 from bot.handlers.auto_close import close_quiet_issues
-from bot.handlers.check_report import is_own, update_check_run
+from bot.handlers.check_report import is_own, update_check_run, update_gate_on_pass
 from bot.handlers.context import BotContext
 from bot.handlers.history import failure_contexts, occurrences_of, run_record, with_runner
 from bot.handlers.job_evidence import read_job, read_key
 from bot.handlers.pulls import pull_at_head
+from bot.handlers.quarantine import quarantine_automatically
 from bot.handlers.queues import merge_queue_of
 from bot.handlers.refused import refused_alone
 from bot.handlers.reruns import rerun_if_allowed
@@ -77,6 +78,7 @@ async def triage_run(scope: Scope, run: CheckRun) -> None:
         await ctx.store.record_run(record, [])
         if queue is None:
             await note_passing_head(scope, run)
+            await update_gate_on_pass(scope, run)
         await close_quiet_issues(scope, record)
         return  # a pass with no failure to describe
     if queue is not None:
@@ -166,6 +168,7 @@ async def decide_and_act(
         check_attempt(repo, run, pull, decided, rerun_note, time.time())
     )
     await track_failures(scope, pull.author, decided.decisions, run.conclusion or "")
+    await quarantine_automatically(scope, decided.decisions)
     if config.comment is not CommentMode.NEVER:
         async with refused_alone(repo, "the comment"):
             await update_sticky_comment(scope, pull)

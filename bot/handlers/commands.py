@@ -25,10 +25,11 @@ from bot.config import CommentMode, LoadedRepoConfig, RepoConfig
 from bot.events import CheckRun, IssueCommentEvent
 from bot.github import api
 from bot.github.client import GitHubClient, WriteClass, WriteSkipped
-from bot.handlers.check_report import is_own
+from bot.handlers.check_report import is_own, update_check_run
 from bot.handlers.checks import TRIAGED_CONCLUSIONS, triage_run
 from bot.handlers.context import BotContext
 from bot.handlers.pulls import read_pull
+from bot.handlers.quarantine import Target, begin, end, keep_up, target_of
 from bot.handlers.reruns import rerun_if_allowed
 from bot.handlers.scope import Scope
 from bot.handlers.sticky import update_sticky_comment
@@ -37,6 +38,7 @@ from bot.report import replies
 from bot.report.comment import RERUN_REQUESTED
 from bot.store import CheckAttempt
 from bot.store.command_models import CommandClaim
+from bot.triage import quarantine
 from bot.triage.attempts import FAILED_CONCLUSIONS
 from bot.triage.failures import match_key
 from bot.triage.history import WHOLE_PR
@@ -54,6 +56,7 @@ class Request:
     login: str
     config: LoadedRepoConfig
     may_write: bool | None = None  # the login's write access, once GitHub was asked
+    on_issue: bool = False  # given on a tracking issue, not a pull request
 
     @property
     def ctx(self) -> BotContext:
@@ -83,12 +86,15 @@ Outcome = tuple[bool, str | None]
 async def on_comment_created(event: sansio.Event, gh: GitHubClient | None, ctx: BotContext) -> None:
     payload = IssueCommentEvent.model_validate(event.data)
     comment, user = payload.comment, payload.comment.user
-    if gh is None or not payload.is_pull_request or user is None or user.is_bot:
+    if gh is None or user is None or user.is_bot:
         return
     commands = parse_commands(comment.body)
     if not commands or user.login == await ctx.github.bot_login():
         return
     repo, number = payload.repository.full_name, payload.issue.number
+    on_issue = not payload.is_pull_request
+    if on_issue and not await _on_tracking_issue(ctx, repo, number, commands):
+        return
     # Anyone who may comment can cause these writes: they never hold up a triage's.
     gh = gh.writing_as(WriteClass.REPLY)
     scope = Scope(ctx, gh, repo)
@@ -106,12 +112,13 @@ async def on_comment_created(event: sansio.Event, gh: GitHubClient | None, ctx: 
     )
     if claim is CommandClaim.HANDLED:
         return
-    author = payload.issue.user.login if payload.issue.user else None
+    # On an issue nobody is the PR's author: everyone's write access is asked.
+    author = payload.issue.user.login if payload.issue.user and not on_issue else None
     limited = LIMITED_REPLIES.get(claim)
     may_write = None
     if limited is None and user.login != author:
         may_write = await api.can_write(gh, repo, user.login)
-    request = Request(scope, number, user.login, config, may_write)
+    request = Request(scope, number, user.login, config, may_write, on_issue)
     if limited is not None:
         await _refuse(request, comment.id, limited(config.config))
     elif request.may_write is False:
@@ -151,7 +158,11 @@ async def _act(request: Request, comment_id: int, commands: list[Command]) -> No
     lines: list[str] = []
     all_done = True
     for command in commands[:MAX_PER_COMMENT]:
-        done, line = await COMMANDS[command.name](request, command)
+        line: str | None
+        if request.on_issue and command.name not in ON_TRACKING_ISSUES:
+            done, line = False, replies.not_on_issue(command.name)
+        else:
+            done, line = await COMMANDS[command.name](request, command)
         request.ctx.metrics.commands.labels(str(command.name), "done" if done else "not-done").inc()
         all_done = all_done and done
         if line:
@@ -253,13 +264,79 @@ async def _track(request: Request, command: Command) -> Outcome:
     return result.adopted, result.text
 
 
+async def _quarantine(request: Request, command: Command) -> Outcome:
+    settings = request.config.config.quarantine
+    test_id, expiry = quarantine.split_expiry(command.argument)
+    target = await _quarantine_target(request, command.model_copy(update={"argument": test_id}))
+    if isinstance(target, str):
+        return False, target
+    assert settings is not None  # else refused as off
+    until = quarantine.expiry(expiry, time.time(), settings.days)
+    if isinstance(until, str):
+        return False, replies.bad_expiry(until)
+    reason = f"/flaky quarantine on #{request.number}"
+    line = await begin(request.scope, target, settings, request.login, until, reason=reason)
+    await _regate(request)
+    return True, line
+
+
+async def _unquarantine(request: Request, command: Command) -> Outcome:
+    settings = request.config.config.quarantine
+    target = await _quarantine_target(request, command)
+    if isinstance(target, str):
+        return False, target
+    assert settings is not None  # else refused as off
+    line = await end(request.scope, target, settings, request.login)
+    await _regate(request)
+    return True, line
+
+
+async def _quarantine_target(request: Request, command: Command) -> Target | str:
+    """The tests a (un)quarantine command is about, or the reply refusing it: quarantine
+    off, no write access (the PR's author too: it changes what blocks everyone's merges),
+    no test named on a PR, or a test without a tracking issue."""
+    if request.config.config.quarantine is None:
+        return replies.quarantine_off()
+    may_write = request.may_write
+    if may_write is None:
+        may_write = await api.can_write(request.gh, request.repo, request.login)
+    if not may_write:
+        return replies.quarantine_not_permitted()
+    if not request.on_issue and not command.argument:
+        return replies.quarantine_needs_test(command.name)
+    await keep_up(request.scope, request.config.config.quarantine)
+    issue = request.number if request.on_issue else None
+    return await target_of(request.scope, issue, command.argument)
+
+
+async def _regate(request: Request) -> None:
+    """On a PR, its gate now: the command may clear or block its head."""
+    if not request.on_issue:
+        pull = await read_pull(request.ctx, request.gh, request.repo, request.number)
+        await update_check_run(request.scope, pull, pull.head_sha)
+
+
 COMMANDS: dict[Name, Callable[[Request, Command], Awaitable[Outcome]]] = {
     Name.HELP: _help,
     Name.RERUN: _rerun,
     Name.STATUS: _status,
     Name.WRONG: _wrong,
     Name.TRACK: _track,
+    Name.QUARANTINE: _quarantine,
+    Name.UNQUARANTINE: _unquarantine,
 }
+# What a tracking issue's comments may say (the rest work on pull requests).
+ON_TRACKING_ISSUES = frozenset({Name.HELP, Name.QUARANTINE, Name.UNQUARANTINE})
+
+
+async def _on_tracking_issue(
+    ctx: BotContext, repo: str, number: int, commands: list[Command]
+) -> bool:
+    """Whether an issue's command comment is the bot's to answer: a quarantine command on
+    a tracking issue it keeps (other issues' comments are people's own business)."""
+    if not any(c.name in (Name.QUARANTINE, Name.UNQUARANTINE) for c in commands):
+        return False
+    return await ctx.store.tracking_issue_numbered(repo, number) is not None
 
 
 async def _head_runs(request: Request, pull: api.PullSummary) -> list[CheckRun]:

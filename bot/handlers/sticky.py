@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
+import time
 from collections.abc import Mapping
 
 from gidgethub import BadRequest
@@ -12,12 +14,15 @@ from bot.config import CommentMode
 from bot.events import CheckRun
 from bot.github import api
 from bot.github.client import GitHubClient
+from bot.handlers.history import DAY
 from bot.handlers.pulls import read_pull
 from bot.handlers.scope import Scope, settings_from
 from bot.report.comment import MARKER, render_comment
 from bot.report.dashboard_pull import pull_page
+from bot.report.flake_lines import usual_of
 from bot.report.models import CheckReport, CommentInput
 from bot.store import CheckAttempt, StickyComment, Store
+from bot.store.recorded_runs import RecordedRuns, runs_of_jobs
 from bot.triage.failures import match_key
 from bot.triage.models import Decision
 
@@ -30,9 +35,11 @@ def comment_input(
     head_sha: str,
     attempts: list[CheckAttempt],
     tracking: Mapping[str, int] | None = None,
+    runs: RecordedRuns | None = None,
 ) -> CommentInput:
     """The latest attempt of every check, current head first, older heads as outdated;
-    each failure linked to its tracking issue (`tracking`: match key -> issue number)."""
+    each failure linked to its tracking issue (`tracking`: match key -> issue number), and
+    each job with its run's context and its check's usual duration where `runs` has them."""
     latest: dict[tuple[str, str], CheckAttempt] = {}
     for attempt in sorted(attempts, key=lambda a: (a.attempt, a.recorded_at)):
         latest[(attempt.head_sha, attempt.check_name)] = attempt
@@ -47,11 +54,20 @@ def comment_input(
             conclusion=attempt.conclusion,
             decisions=[_linked(d, tracking or {}) for d in attempt.decisions],
             rerun_note=attempt.rerun_note,
+            run_context=runs.contexts.get(attempt.check_run_id) if runs else None,
+            usual=usual_of(runs.usual, name) if runs else None,
         )
         (current if sha == head_sha else outdated).append(report)
     return CommentInput(
         repo=repo, pr_number=pr_number, head_sha=head_sha, checks=current, outdated=outdated
     )
+
+
+def _failed_jobs(attempts: list[CheckAttempt]) -> list[tuple[int, str]]:
+    """The jobs whose failed tests the comment details: their runs are described there (a
+    store read, no call to GitHub)."""
+    ordered = sorted(attempts, key=lambda a: a.recorded_at)
+    return [(a.check_run_id, a.check_name) for a in ordered if any(d.failure for d in a.decisions)]
 
 
 def _linked(decision: Decision, tracking: Mapping[str, int]) -> Decision:
@@ -75,8 +91,13 @@ async def update_sticky_comment(
         pull = await _newest(ctx.store, repo, pull)
         attempts = await ctx.store.check_attempts_for_pr(repo, pull.number)
         keys = [match_key(d.failure.test_id) for a in attempts for d in a.decisions if d.failure]
-        tracking = await ctx.store.tracking_numbers(repo, keys)
-        inp = comment_input(repo, pull.number, pull.head_sha, attempts, tracking)
+        since = time.time() - config.config.history_days * DAY
+        async with asyncio.TaskGroup() as tg:
+            tracking = tg.create_task(ctx.store.tracking_numbers(repo, keys))
+            runs = tg.create_task(runs_of_jobs(ctx.store, repo, _failed_jobs(attempts), since))
+        inp = comment_input(
+            repo, pull.number, pull.head_sha, attempts, tracking.result(), runs.result()
+        )
         inp.passing_checks = passing_checks
         inp.config_problems = list(config.shown_errors)
         inp.settings_from = settings_from(config)

@@ -35,12 +35,13 @@ from bot.report.dashboard import page_of_test
 from bot.report.markdown import code_span, escape_inline, shorten
 from bot.report.models import CheckRate, IssueInput, IssueOccurrence
 from bot.shared import GitHubIssue
+from bot.store.recorded_runs import recorded_runs
 from bot.triage import mentions, tracking
 from bot.triage.failures import match_key
 from bot.triage.footprint import locate_test_file
 from bot.triage.models import Decision, Failure, Occurrence, RunHint, RunRate, RunRecord
 from bot.triage.owners import OwnerKind, owner_of
-from bot.triage.run_context import RunContext, usual_duration
+from bot.triage.run_context import RunContext
 from bot.triage.stats import outcomes_of, run_rate
 from bot.triage.tracking import TrackingIssue
 
@@ -64,11 +65,6 @@ ADOPTABLE_TEXT = render.MAX_LENGTH - render.SECTION_ROOM
 # repository's issues gone (404, 410), an edit it refuses (422).
 EDIT_REFUSED = frozenset({403, 404, 410, 422})
 MAX_ASSIGNEES = 10  # GitHub's limit per issue
-# The runs whose context an issue's section is measured against (its checks' runs in the
-# window, newest first), and the base-branch runs each check's usual duration comes from:
-# each is one query, however many there are.
-MAX_RUN_CONTEXTS = 2000
-MAX_USUAL_RUNS = 200
 
 
 async def track_failures(
@@ -481,11 +477,18 @@ async def on_refresh(event: sansio.Event, gh: GitHubClient | None, ctx: BotConte
     if not config.tracking_issues:
         return
     async with ctx.store.tracking_lock(repo):
-        known = await ctx.store.tracking_issue(repo, job.key)
-        if known is None or known.closed_at is not None:
-            return  # closed meanwhile: its next failure takes the inline path
-        record = known.model_copy(deep=True)
-        await _bring_up_to_date(scope, known, record, None, config, time.time(), None)
+        await refresh_issue(scope, job.key)
+
+
+async def refresh_issue(scope: Scope, key: str) -> None:
+    """Write the section of `key`'s open issue from the store now, when it changed; the
+    caller holds the repository's tracking lock."""
+    known = await scope.store.tracking_issue(scope.repo, key)
+    if known is None or known.closed_at is not None:
+        return  # closed meanwhile: its next failure takes the inline path
+    record = known.model_copy(deep=True)
+    config = await scope.config()
+    await _bring_up_to_date(scope, known, record, None, config, time.time(), None)
 
 
 async def _create(
@@ -594,15 +597,10 @@ async def _issue_input(
     checks = sorted({o.check_name for o in occurrences})
     async with asyncio.TaskGroup() as tg:
         tasks = {name: tg.create_task(ctx.store.runs(repo, name, since)) for name in checks}
-        contexts_task = tg.create_task(
-            ctx.store.run_contexts(repo, checks, since, MAX_RUN_CONTEXTS)
-        )
-        usual_tasks = {
-            name: tg.create_task(ctx.store.usual_durations(repo, name, since, MAX_USUAL_RUNS))
-            for name in checks
-        }
+        recorded_task = tg.create_task(recorded_runs(ctx.store, repo, checks, since))
+        quarantines_task = tg.create_task(ctx.store.active_quarantines(repo, now, keys))
     runs = {name: task.result() for name, task in tasks.items()}
-    contexts = contexts_task.result()
+    contexts, usual = recorded_task.result()
     return IssueInput(
         key=record.key,
         tests=record.tests,
@@ -626,11 +624,8 @@ async def _issue_input(
         if config.owners == OwnersMode.MENTION
         else [],
         run_contexts=list(contexts.values()),
-        usual=[
-            found
-            for name, task in usual_tasks.items()
-            if (found := usual_duration(name, task.result())) is not None
-        ],
+        usual=usual,
+        quarantines=quarantines_task.result(),
     )
 
 

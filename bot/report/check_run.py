@@ -31,6 +31,9 @@ MAX_LINE = 2**31 - 1
 # notices the summary already counts.
 MAX_ANNOTATIONS = 500
 
+# The start of the stored output hash of a run last sent in progress (the merge gate waiting).
+IN_PROGRESS = "in-progress:"
+
 Level = Literal["notice", "warning", "failure"]
 # Flaky or unrelated: worth a look, not the author's fault; related: the change broke it.
 _LEVELS: dict[Verdict, Level] = {
@@ -82,14 +85,18 @@ def listed_keys(listed: Sequence[Mapping[str, object]]) -> set[str]:
 class CheckRunReport(BaseModel):
     title: str
     summary: str
-    conclusion: Literal["neutral", "success", "failure"]
+    # None: in progress (the merge gate waits for a check).
+    conclusion: Literal["neutral", "success", "failure"] | None
     annotations: list[Annotation]
 
     @property
     def output_sha(self) -> str:
-        """What an update would change besides annotations: equal means nothing to send."""
-        text = "\0".join((self.conclusion, self.title, self.summary))
-        return hashlib.sha256(text.encode()).hexdigest()
+        """What an update would change besides annotations: equal means nothing to send.
+        A run sent in progress is marked (IN_PROGRESS), so the next write knows GitHub still
+        lets it change its status."""
+        text = "\0".join((self.conclusion or "in_progress", self.title, self.summary))
+        mark = IN_PROGRESS if self.conclusion is None else ""
+        return mark + hashlib.sha256(text.encode()).hexdigest()
 
 
 def check_run_report(inp: CommentInput, *, strict: bool) -> CheckRunReport:

@@ -36,6 +36,7 @@ from bot.report.models import IssueInput, IssueOccurrence
 from bot.triage.flake_context import Explanation
 from bot.triage.mentions import mentionable
 from bot.triage.models import RunHint
+from bot.triage.quarantine import Source
 from bot.triage.stats import describe_rate
 
 MAX_LENGTH = 65_536  # GitHub refuses longer issue bodies
@@ -143,6 +144,8 @@ def _section(
     parts = [START + _inert_json(data) + " -->", summary]
     if inp.owners:
         parts.append(_owners(inp))
+    if inp.quarantines:
+        parts.append(_quarantined(inp))
     if len(inp.tests) > 1:
         parts.append(_cluster(inp))
     parts.append(_failure_modes(inp.occurrences))
@@ -225,6 +228,21 @@ def _owners(inp: IssueInput) -> str:
         for owner in inp.owners
     ]
     return f"**Owners** (from {code_span(inp.owners_file)}): {', '.join(names)}."
+
+
+def _quarantined(inp: IssueInput) -> str:
+    """One line per quarantined test: until when, whose, since when and by whom; names in
+    code, so nobody is notified by the line."""
+    lines = []
+    for q in inp.quarantines:
+        test = f" {code_span(shorten(q.test_id, _TEST_LIMIT))}" if len(inp.tests) > 1 else ""
+        how = "automatically" if q.source == Source.AUTO else f"by {code_span(q.by)}"
+        lines.append(
+            f"**Quarantined**{test} until {day(q.expires_at)}, owner {code_span(q.owner)} "
+            f"(since {day(q.since)}, {how}): its failures do not fail the flaky-triage check "
+            "unless related to the pull request. `/flaky unquarantine` ends it."
+        )
+    return "\n".join(lines)
 
 
 def _cluster(inp: IssueInput) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from bot.triage.models import Decision, RunHint, RunRate
+from bot.triage.quarantine import Quarantine
 from bot.triage.run_context import RunContext, UsualDuration
 
 
@@ -14,7 +15,7 @@ class CheckReport(BaseModel):
     check_name: str
     html_url: str
     head_sha: str
-    attempt: int = 1  # the Actions run attempt this result comes from
+    attempt: int = 1  # the bot's count of the check's runs on the commit (RunContext.attempt)
     conclusion: str  # "failure", "timed_out", "success" (a rerun that passed)
     decisions: list[Decision] = Field(default_factory=list)
     rerun_note: str | None = None  # e.g. "rerun requested (attempt 2)", "passed on rerun"
@@ -88,3 +89,5 @@ class IssueInput(BaseModel):
     # on the base branch.
     run_contexts: list[RunContext] = Field(default_factory=list)
     usual: list[UsualDuration] = Field(default_factory=list)
+    # The quarantines on of the tests it tracks: a line each, with owner and expiry.
+    quarantines: list[Quarantine] = Field(default_factory=list)

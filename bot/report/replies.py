@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.report.markdown import code_span, escape_inline, shorten
+from bot.triage.models import RunRate
+from bot.triage.stats import describe_rate
 
 _SHORT_SHA = 7
 _NAME_LIMIT = 120
@@ -30,6 +32,11 @@ def help_text(
         "recorded and counted, and the test is no longer called unrelated on this PR",
         "- `/flaky track #N <test id>`: make open issue N the tracking issue of this test "
         "(needs write access: it retitles the issue and adds the bot's section to it)",
+        "- `/flaky quarantine [test id] [7d | 2w | 2026-12-31]`: quarantine the test (on its "
+        "tracking issue: the issue's tests) until then, 14 days by default; its failures stop "
+        "failing the flaky-triage check unless related to the PR. Again: renews it. Needs "
+        "write access and `quarantine:` in the repository's settings",
+        "- `/flaky unquarantine [test id]`: end the quarantine (needs write access)",
         "- `/flaky help`: this text",
         "",
         "Who may: the PR's author and anyone with write, maintain or admin access to the "
@@ -94,6 +101,97 @@ def unknown_test(test_id: str, failed: Sequence[str]) -> str:
     known = f" Failed tests: {', '.join(_test(t) for t in failed[:_LISTED])}" if failed else ""
     more = f", and {len(failed) - _LISTED} more" if len(failed) > _LISTED else ""
     return f"Not recorded: {_test(test_id)} has not failed on this PR.{known}{more}"
+
+
+def quarantine_off() -> str:
+    return (
+        "Not done: quarantine is off in this repository (`quarantine:` in "
+        "`.github/flaky.yml` turns it on)."
+    )
+
+
+def quarantine_not_permitted() -> str:
+    return "Not done: quarantining a test needs write access to the repository."
+
+
+def quarantine_needs_test(command: str) -> str:
+    return (
+        f"Not done: on a pull request, name the test: `/flaky {command} <test id>` (on its "
+        "tracking issue, the issue's tests are meant)."
+    )
+
+
+def not_tracked(test_id: str) -> str:
+    return (
+        f"Not done: {_test(test_id)} has no tracking issue, where a quarantine is shown. The "
+        "bot opens one once the test's flakiness is shown; `/flaky track #N <test id>` "
+        "adopts an existing issue."
+    )
+
+
+def not_in_issue(test_id: str, issue: int) -> str:
+    return f"Not done: issue #{issue} does not track {_test(test_id)}."
+
+
+def bad_expiry(why: str) -> str:
+    return f"Not done: {escape_inline(why)}."
+
+
+def quarantined(tests: Sequence[str], until: str, owner: str, issue: int, *, renewed: bool) -> str:
+    what = "Renewed the quarantine of" if renewed else "Quarantined"
+    return (
+        f"{what} {_tests(tests)} until {until} (owner {code_span(owner)}, tracking issue "
+        f"#{issue}): a failure of it no longer fails the flaky-triage check, unless it is "
+        "related to the pull request."
+    )
+
+
+def unquarantined(tests: Sequence[str], issue: int | None) -> str:
+    where = f" (tracking issue #{issue})" if issue else ""
+    if not tests:
+        return f"Nothing to end: no test{where} is quarantined."
+    return f"Ended the quarantine of {_tests(tests)}{where}: its failures fail the check again."
+
+
+def quarantine_ending(test_id: str, until: str, owner: str, *, mention: bool) -> str:
+    """The reminder on a tracking issue that a quarantine ends soon; `mention`: the owner is
+    @-mentioned (notified), else named in code."""
+    who = f"@{owner.lstrip('@')}" if mention else code_span(owner)
+    return (
+        f"The quarantine of {_test(test_id)} ends on {until}. {who}: `/flaky quarantine` on this "
+        "issue renews it (with an expiry such as `7d`); once it ends, its failures fail the "
+        "flaky-triage check again."
+    )
+
+
+def quarantine_week(
+    test_id: str, rates: Sequence[tuple[str, RunRate]], prs: Sequence[int], until: str
+) -> str:
+    """A quarantined test's week, on its tracking issue: still failing, and how often."""
+    failed = [(check, rate) for check, rate in rates if rate.failures]
+    if not failed:
+        ran = sum(rate.runs for _, rate in rates)
+        return (
+            f"Quarantine of {_test(test_id)}, the last 7 days: no failure in {ran:,} recorded "
+            f"run{'s' if ran != 1 else ''}. It ends on {until}; `/flaky unquarantine` ends it now "
+            "if the test is fixed."
+        )
+    where = "; ".join(f"{describe_rate(rate)} of {_name(check)}" for check, rate in failed)
+    hit = f", on {', '.join(f'#{n}' for n in prs[:_LISTED])}" if prs else ""
+    return (
+        f"Quarantine of {_test(test_id)}, the last 7 days: still failing: {where}{hit}. It ends "
+        f"on {until}; `/flaky quarantine` on this issue renews it."
+    )
+
+
+def not_on_issue(command: str) -> str:
+    return f"Not done: `/flaky {escape_inline(command)}` works on pull requests."
+
+
+def _tests(tests: Sequence[str]) -> str:
+    shown = ", ".join(_test(t) for t in tests[:_LISTED])
+    more = len(tests) - _LISTED
+    return shown + (f" and {more} more" if more > 0 else "")
 
 
 def _sha(sha: str) -> str:

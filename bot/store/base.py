@@ -19,6 +19,7 @@ from bot.store.models import (
 from bot.triage.imports import ImportWalk
 from bot.triage.job_context import JobRecord
 from bot.triage.models import Extraction, Occurrence, RunRecord
+from bot.triage.quarantine import Quarantine
 from bot.triage.run_context import RunContext
 
 
@@ -158,6 +159,12 @@ class Store(Protocol):
         """The context of each recorded run of these checks completed at or after `since`,
         by check run id, newest first, at most `limit`."""
 
+    async def contexts_of_runs(
+        self, repo: str, check_run_ids: Sequence[int]
+    ) -> dict[int, RunContext]:
+        """The context of each of these recorded runs, by check run id (a run not recorded
+        is left out). One query: the caller bounds how many ids it asks for."""
+
     async def usual_durations(
         self, repo: str, check_name: str, since: float, limit: int
     ) -> list[float]:
@@ -289,6 +296,37 @@ class Store(Protocol):
 
     async def tracking_issue_opening(self, repo: str, key: str) -> bool:
         """Whether a note of opening `key`'s issue was left: it may exist unrecorded."""
+
+    # --- quarantined tests -----------------------------------------------------------------
+    async def quarantine(self, q: Quarantine, now: float) -> tuple[Quarantine, bool]:
+        """Begin `q`, or renew the test's quarantine that is still on at `now` (its expiry,
+        who renewed it and why); the quarantine as kept, and whether it was a renewal. An
+        expired one left open is ended at its expiry first."""
+
+    async def end_quarantines(
+        self, repo: str, test_keys: Sequence[str], by: str, now: float
+    ) -> list[Quarantine]:
+        """End the quarantines of these tests (match keys) still on at `now`; those ended."""
+
+    async def end_expired_quarantines(self, repo: str, now: float) -> list[Quarantine]:
+        """Mark the repository's quarantines whose expiry passed by `now` ended at their
+        expiry, once; the ones ended by this call."""
+
+    async def quarantines_to_remind(self, repo: str, now: float, within: float) -> list[Quarantine]:
+        """Mark reminded, and return, the quarantines on at `now` that end within `within`
+        seconds and were not reminded since they began or were last renewed."""
+
+    async def quarantines_to_digest(self, repo: str, now: float, every: float) -> list[Quarantine]:
+        """Mark digested at `now`, and return, the quarantines on whose last weekly digest
+        (else their start) is at least `every` seconds old."""
+
+    async def active_quarantines(
+        self, repo: str, now: float, test_keys: Sequence[str] | None = None
+    ) -> list[Quarantine]:
+        """The quarantines on at `now` (of these tests, or all), by test key."""
+
+    async def quarantine_history(self, repo: str, test_key: str) -> list[Quarantine]:
+        """Every quarantine of the test, ended ones too, oldest first."""
 
     # --- pull requests as last seen --------------------------------------------------------
     async def save_pull(self, repo: str, pull: PullSummary, *, read: bool) -> None:

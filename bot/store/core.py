@@ -15,11 +15,12 @@ from bot.store.dialect import Dialect
 from bot.store.history import History
 from bot.store.jobs import Jobs
 from bot.store.pulls import Pulls
+from bot.store.quarantines import Quarantines
 from bot.store.sources import Sources
 from bot.store.tracking import Tracking
 
 
-class StoreCore(Deliveries, History, Jobs, Pulls, Commands, Tracking, Sources):
+class StoreCore(Deliveries, History, Jobs, Pulls, Commands, Tracking, Sources, Quarantines):
     _sql: Dialect
 
     @abstractmethod

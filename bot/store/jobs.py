@@ -75,6 +75,22 @@ class Jobs:
         )
         return {int(row[1]): _context(row) for row in rows}
 
+    async def contexts_of_runs(
+        self, repo: str, check_run_ids: Sequence[int]
+    ) -> dict[int, RunContext]:
+        ids = list(dict.fromkeys(check_run_ids))
+        if not ids:
+            return {}
+        slots = ", ".join(f"${n}" for n in range(2, len(ids) + 2))
+        rows = await self._sql.fetch(
+            f"SELECT {_RUNS}, {_JOBS}, {_JOBS_IN_RUN} FROM runs r "
+            "LEFT JOIN workflow_jobs j ON j.repo = r.repo AND j.check_run_id = r.check_run_id "
+            f"WHERE r.repo = $1 AND r.check_run_id IN ({slots})",
+            repo,
+            *ids,
+        )
+        return {int(row[1]): _context(row) for row in rows}
+
     async def usual_durations(
         self, repo: str, check_name: str, since: float, limit: int
     ) -> list[float]:

@@ -206,6 +206,8 @@ def _complete(best: Failure, other: Failure, generic: Sequence[str]) -> Failure:
         "location": best.location or other.location,
         "location_source": best.location_source if best.location else other.location_source,
         "location_note": best.location_note if best.location else other.location_note,
+        "declared_at": best.declared_at or other.declared_at,
+        "unplaced_frames": best.unplaced_frames or other.unplaced_frames,
         "trace_paths": list(dict.fromkeys([*best.trace_paths, *other.trace_paths])),
         "seconds": best.seconds if best.seconds is not None else other.seconds,
     }

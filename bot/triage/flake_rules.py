@@ -183,6 +183,14 @@ RULES: tuple[Rule, ...] = (
         f"errno ECONNRESET, Node's http client; {_LUO} (network)",
     ),
     Rule(
+        "DNS lookup failed",
+        Category.NETWORK,
+        r"getaddrinfo (?:ENOTFOUND|EAI_AGAIN)|\bESERVFAIL\b|[Tt]emporary failure in name resolution"
+        r"|[Nn]ame or service not known|dial tcp: lookup \S+: no such host",
+        2,
+        f"errno EAI_AGAIN/ENOTFOUND, c-ares ESERVFAIL, Go's resolver; {_LUO} (network)",
+    ),
+    Rule(
         "port already in use",
         Category.RESOURCES,
         r"\bEADDRINUSE\b|[Aa]ddress already in use|\bAddrInUse\b",

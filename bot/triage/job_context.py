@@ -44,20 +44,26 @@ def run_context(run: RunRecord, job: JobRecord | None, jobs_in_run: int | None) 
     """Where and how long `run` ran. The job's webhook names the runner and labels of every
     run, passed ones too; the failed job's log adds the image and the system (and the name,
     when no webhook came); the system is read from the labels when the log said nothing.
-    The attempt is GitHub's `run_attempt` where known, else the bot's count of the check's
-    runs on the commit."""
+
+    The attempt is the bot's count of the check's runs on the commit (`RunRecord.attempt`),
+    never the webhook's `run_attempt`: it is the number every page shows (the PR comment's,
+    the issue's and the dashboard's attempt columns) and the one that tells a pass on rerun,
+    and it exists for every run, whichever CI made it and whether or not its `workflow_job`
+    delivery came. The two agree wherever the bot saw each attempt of the check; they part
+    when two workflow runs of one commit hold a job of the same name (a `push` and a
+    `pull_request` run), or when the bot missed earlier attempts."""
     labels = job.labels if job is not None else []
     job_seconds = job.seconds if job is not None else None
     if job_seconds is None and run.started_at is not None:
         job_seconds = max(0.0, run.completed_at - run.started_at)
-    attempt = job.run_attempt if job is not None else run.attempt
     return RunContext(
         runner_name=(job.runner_name if job is not None else None) or run.runner_name,
         runner_os=run.runner_os or os_of_labels(labels),
         runner_image=run.runner_image,
         labels=labels,
         job_seconds=job_seconds,
-        attempt=attempt,
+        attempt=run.attempt,
         jobs_in_run=jobs_in_run if job is not None else None,
         at=run.completed_at,
+        check_name=run.check_name,
     )

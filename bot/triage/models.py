@@ -27,10 +27,18 @@ class Failure(BaseModel):
     file: str | None = None  # repo-relative path of the test file, when known
     framework: str  # "pytest", ...
     location: str | None = None  # "path/to/file.py:42", where the failure was raised
-    # Where `location` came from: "attribute" (a report's file/line attributes), "stack",
-    # "message", "tree" (a bare file name placed in the commit's tree); None: not said.
+    # Where `location` came from: "stack" (a repository frame: the line that raised),
+    # "attribute" (the test case's own file/line, when no frame is the repository's),
+    # "message", "tree" (a bare name or a frame printed elsewhere, placed in the commit's
+    # tree); None: not said.
     location_source: str | None = None
-    location_note: str = ""  # why a bare file name was kept as printed, when it was
+    location_note: str = ""  # why a location was kept as printed, when it was
+    # Where the report says the test case is declared (its own file/line attributes,
+    # `location`, `line`): what identifies the test, kept beside `location` (where it failed).
+    declared_at: str | None = None
+    # Stack frames printed outside every known checkout (`path:line` as printed, innermost
+    # first, a few): the commit's tree places them (reports/locations.py, resolve_in_tree).
+    unplaced_frames: list[str] = Field(default_factory=list)
     message: str = ""  # first line(s) of the error, raw (escaping is report/'s job)
     signature: str = ""  # normalised message: stable across runs of the same failure
     trace_paths: list[str] = Field(default_factory=list)  # repo paths seen in its traceback

@@ -19,6 +19,8 @@ class RunContext(BaseModel):
     runner_image: str | None = None  # "ubuntu-22.04 20240422.1.0", from the log's header
     labels: list[str] = Field(default_factory=list)  # the job's `runs-on` labels
     job_seconds: float | None = None  # the job's (check run's) duration
+    # The bot's count of its check's runs on the commit, the attempt every page shows and
+    # "all on attempt 1" counts; not GitHub's `run_attempt` (job_context.run_context says why).
     attempt: int = 1
     jobs_in_run: int | None = None  # jobs of the same workflow run (attempt) seen
     test_seconds: float | None = None  # the test's own duration, where a report gives it

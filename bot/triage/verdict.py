@@ -23,7 +23,9 @@ order:
 3. UNKNOWN: the footprint is empty; GitHub's file list is cut off; or the walk could not
    rule out a change: it was partial (or not made) and the PR changes a file of the test's
    language that the walk did not reach (in any project of the repository: projects import
-   each other by package name). The evidence names the paths and what cut the walk.
+   each other by package name), or the PR removes (or renames away) a file of its language
+   that an import of the closure could have named at the base commit
+   (`imports/removed.py`). The evidence names the paths and what cut the walk.
 4. FLAKY: flakiness shown: passed on rerun of the same commit, failed then passed within the
    run (the runner's own retries), or known history (the same signature on other PRs by
    other authors, or on the base branch).
@@ -107,8 +109,10 @@ from bot.triage.importable import (
     other_test_file,
 )
 from bot.triage.imports import ImportWalk
+from bot.triage.imports.language import Language
 from bot.triage.imports.languages import language_of
 from bot.triage.imports.locate import failure_language
+from bot.triage.imports.removed import could_be_named
 from bot.triage.manifests import holds_for
 from bot.triage.models import (
     Confidence,
@@ -454,7 +458,7 @@ def _read(facts: _Facts) -> _Reading:
     strong = [hit for hit in hits if _strong(hit)]
     weak = [hit for hit in hits if not _strong(hit)]
     unsure = [hit for hit in weak if not hit[0].endswith(language.sources)]
-    open_paths = _open_paths(facts, test_file, language.sources, {path for path, _ in strong})
+    open_paths = _open_paths(facts, test_file, language, {path for path, _ in strong})
     kept = {path for path, _ in [*hits, *inert, *facts.risky]} | set(open_paths)
     ruled_out = {} if test_file is None else _ruled_out(facts, test_file, language.name, kept)
     return _Reading(
@@ -513,30 +517,42 @@ def _strong(hit: tuple[str, FootprintEntry]) -> bool:
 
 
 def _open_paths(
-    facts: _Facts, test_file: str | None, sources: tuple[str, ...], reached: set[str]
+    facts: _Facts, test_file: str | None, language: Language, reached: set[str]
 ) -> list[str]:
     """Changed files a walk of this test would read and could not rule out: files of the
     test's language that the walk did not reach, when the walk is partial or was not made
     (its test file not located: None), or when the file is gone at the commit (removed or
-    renamed away: the walk cannot see an import of a file that is not there), unless it is
-    another test file of the runner that the failure does not name (an import of it would
-    fail, naming it)."""
+    renamed away: the walk cannot see an import of a file that is not there) and an import
+    of the closure could have named it (`removed.could_be_named`), or it is another test
+    file of the runner that the failure names (an import of it fails, naming it)."""
     complete = facts.imports is not None and not facts.imports.partial
+    gone = _gone(facts)
     return [
         path
         for path in facts.changed_paths
         if path not in reached
-        and (not complete or (test_file is not None and _gone_unseen(facts, test_file, path)))
-        and path.endswith(sources)
+        and (not complete or (test_file is not None and _gone_unseen(facts, test_file, path, gone)))
+        and path.endswith(language.sources)
         and (could_import(test_file, path) if test_file else not is_documentation(path))
     ]
 
 
-def _gone_unseen(facts: _Facts, test_file: str, path: str) -> bool:
+def _gone(facts: _Facts) -> list[str]:
+    """The changed paths gone at the commit (removed, or renamed away)."""
+    files = facts.files
+    return [] if files is None else [path for path in facts.changed_paths if path not in files]
+
+
+def _gone_unseen(facts: _Facts, test_file: str, path: str, gone: Sequence[str]) -> bool:
     """A changed file gone at the commit that a complete walk cannot rule out."""
-    if facts.files is None or path in facts.files:
+    if facts.files is None or path in facts.files or facts.imports is None:
         return False
-    return not other_test_file(test_file, path) or _named_by_failure(facts.failure, path)
+    if _named_by_failure(facts.failure, path):
+        return True
+    if other_test_file(test_file, path):
+        return False
+    language = language_of(test_file)
+    return language is None or could_be_named(facts.imports, language, path, gone)
 
 
 def _named_by_failure(failure: Failure, path: str) -> bool:
@@ -568,9 +584,13 @@ def _rule(facts: _Facts, test_file: str, language: str, path: str) -> tuple[str,
         return _is_are(f"no {language} code, and not near the test")
     if (left_out := _not_run(facts.imports, path)) is not None:
         return _is_are(left_out)
+    gone = facts.files is not None and path not in facts.files
+    if not other_test_file(test_file, path) and gone:
+        what = f"gone at this commit, and nothing the complete walk of {test_file} reached names it"
+        return _is_are(what)
     if not other_test_file(test_file, path):
         return _is_are(f"outside what the complete walk of {test_file} reached")
-    if facts.files is not None and path not in facts.files:
+    if gone:
         what = "gone at this commit, that the failure does not name"
         return f"is another test file, {what}", f"are other test files, {what}"
     what = f"the walk of {test_file} did not reach"
@@ -891,6 +911,11 @@ def _unseen(reading: _Reading) -> str:
         return "its test file could not be located in the commit's tree"
     if walk is None:
         return f"the imports of {reading.test_file} were not followed"
+    if not walk.partial and walk.unplaced is not None:
+        return (
+            f"an import the walk of {reading.test_file} reached may have named a file this PR "
+            "removes or renames away"
+        )
     if not walk.partial:
         return (
             f"the walk of {reading.test_file}'s imports cannot see an import of a file this "

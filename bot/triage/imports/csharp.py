@@ -105,6 +105,11 @@ class CSharp:
         projects = sorted(path for path in tree.files if path.endswith(PROJECT_SUFFIXES))
         return _referenced(_own_projects(test_file, projects), tree, configs)[1]
 
+    def removed_stems(self, path: str) -> Sequence[str] | None:
+        """Not told: a project's folders are in the footprint whole, and what else a project
+        compiled at the base commit is not reported."""
+        return None
+
     def resolver(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> CSharpResolver:
         projects = sorted(path for path in tree.files if path.endswith(PROJECT_SUFFIXES))
         own = _own_projects(test_file, projects)

@@ -15,6 +15,9 @@ which is imported. A module's `vendor/` folder holds the other packages it build
 those are followed too. Anything else (the standard library, other modules) is not the
 repository's and is left out. Go ignores `testdata/` folders and files whose names start
 with "." or "_", and so does this. `go.work` workspaces are not read.
+Each import also names its package's folder in the repository (and in `vendor/`) whether
+or not files are left there: a file the pull request removed from it was built with the
+test (`removed.py`).
 
 A `go test` failure names a package and a test (`github.com/acme/bus/wire.TestParse`),
 rarely a file: `locate_package_test` finds the package's directory in the commit's tree
@@ -30,7 +33,7 @@ from dataclasses import dataclass
 
 from bot.shared import Tree
 from bot.triage.imports.go_scan import go_imports
-from bot.triage.imports.language import Start, Target
+from bot.triage.imports.language import Start, Target, Unplaced
 from bot.triage.imports.paths import ancestors, join, parent
 from bot.triage.models import Failure
 
@@ -152,6 +155,10 @@ class Go:
             modules[module] = root
         return GoResolver(tree, go_folders(tree), test_file, modules, root)
 
+    def removed_stems(self, path: str) -> Sequence[str] | None:
+        """A Go file is named by its package's folder alone; None for a go.mod."""
+        return None if path.rpartition("/")[2] == GO_MOD else ()
+
     def steering(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> Sequence[str]:
         """The nearest go.mod: the module's path and its local `replace`s."""
         go_mod = nearest_go_mod(test_file, tree)
@@ -173,18 +180,28 @@ class GoResolver:
         files = package_files(self.folders, parent(self.test_file), tests=True)
         return [Start(path, PACKAGE_FILE) for path in files if path != self.test_file]
 
-    def imports(self, path: str, source: str) -> Sequence[Target] | None:
+    def imports(self, path: str, source: str) -> Sequence[Target | Unplaced] | None:
         paths = go_imports(source)
         if paths is None:
             return None
-        found: list[Target] = []
+        found: list[Target | Unplaced] = []
         for imported in dict.fromkeys(paths):
             folder = self._folder(imported)
             if folder is not None:
                 found += [
                     Target(p, imported) for p in package_files(self.folders, folder, tests=False)
                 ]
+            found.append(Unplaced(imported, self._folders(imported)))
+        if path == self.test_file:
+            found.append(Unplaced(PACKAGE_FILE, (parent(path) + "/",)))
         return found
+
+    def _folders(self, imported: str) -> tuple[str, ...]:
+        """The folders an import path names, whether or not they hold files: in a module
+        of the repository, and in the test's module's `vendor/`."""
+        folder = module_folder(imported, self.modules)
+        vendored = join(self.module_root, "vendor", imported)
+        return (*([folder + "/"] if folder is not None else []), vendored + "/")
 
     def _folder(self, imported: str) -> str | None:
         """The repository folder of an imported package, None when it is not in the tree."""

@@ -38,6 +38,14 @@ Some imports load nothing for some runners (`jsrunner.py`): TypeScript's type-on
 (`jsscan.types_only`, triple-slash references) and a package.json's `types` entries are
 marked `Target.types`, its `browser` entry `Target.browser`; the test file says what its
 runner leaves out (`RunsWithout`), and the walk keeps what only those imports reach apart.
+
+What a file the pull request removed could have been (`removed.py`): the file a path
+specifier names, with any extension or as a folder's `index.*` (one that found `x.js` may
+have found `x.ts` at the base commit), and the files an alias, tsconfig `paths` or `baseUrl`
+would map a bare specifier to, or, in a package of the repository, its entry and subpath under
+the package's folder, `src/` or `lib/`. A bare specifier no rule maps names an installed
+package; a workspace package removed whole takes its package.json with it, and a removed
+package.json, tsconfig or runner configuration keeps every removed file open.
 """
 
 from __future__ import annotations
@@ -53,7 +61,7 @@ from bot.triage.imports import jsconfig
 from bot.triage.imports.jsconfig import Alias, Aliases, SetupRef, normalize
 from bot.triage.imports.jsrunner import runs_without
 from bot.triage.imports.jsscan import loads_jsonc, specifiers
-from bot.triage.imports.language import RunsWithout, Start, Target, Unresolved
+from bot.triage.imports.language import RunsWithout, Start, Target, Unplaced, Unresolved
 from bot.triage.imports.paths import join, parent
 
 JS_TESTS = (".js", ".jsx", ".mjs", ".cjs")
@@ -90,6 +98,16 @@ class Script:
 
     def steering(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> Sequence[str]:
         return jsconfig.steering(test_file, configs)
+
+    def removed_stems(self, path: str) -> Sequence[str] | None:
+        """`src/a.ts` as `src/a.ts` and `src/a`, `src/a/index.js` also as `src/a`; None
+        for configuration (module doc)."""
+        name = path.rpartition("/")[2]
+        if name in jsconfig.CONFIG_NAMES or jsconfig.is_variant(name):
+            return None
+        stem = _SCRIPT_SUFFIX.sub("", path)
+        index = [parent(path)] if stem.rpartition("/")[2] == "index" and parent(path) else []
+        return [path, stem, *index]
 
     def resolver(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> ScriptResolver:
         named: dict[str, str] = {}
@@ -153,9 +171,12 @@ class ScriptResolver:
         }
         return list(found.values())
 
-    def imports(self, path: str, source: str) -> Sequence[Target | Unresolved | RunsWithout] | None:
-        """What the file loads; type-only imports marked (`Target.types`) in TypeScript; and,
-        for the test file, what its runner leaves out, when that is known (`jsrunner`)."""
+    def imports(
+        self, path: str, source: str
+    ) -> Sequence[Target | Unresolved | Unplaced | RunsWithout] | None:
+        """What the file loads; type-only imports marked (`Target.types`) in TypeScript;
+        what its specifiers could have named at the base commit (`Unplaced`); and, for the
+        test file, what its runner leaves out, when that is known (`jsrunner`)."""
         if path.rpartition("/")[2] == jsconfig.MANIFEST:
             return self._entries(path, source)
         if not path.endswith(SCANNED):
@@ -163,12 +184,55 @@ class ScriptResolver:
         found = specifiers(source, typescript=path.endswith(TS_TESTS))
         if found is None:
             return None
-        targets: list[Target | Unresolved | RunsWithout] = list(
+        targets: list[Target | Unresolved | Unplaced | RunsWithout] = list(
             dict.fromkeys(t for spec in found for t in self.resolve(spec.module, path, spec.types))
         )
+        targets += [
+            Unplaced(spec.module, stems)
+            for spec in found
+            if (stems := self.stems(spec.module, path))
+        ]
         if path == self.test_file and (without := runs_without(path, source, self.configs)):
             targets.append(without)
-        return targets
+        return list(dict.fromkeys(targets))
+
+    def stems(self, spec: str, importer: str) -> tuple[str, ...]:
+        """What a specifier could have named at the base commit (module doc): the paths it
+        is looked for at, each also without a script extension."""
+        bare = spec.split("?", 1)[0]
+        if bare.startswith(("./", "../")) or bare in (".", ".."):
+            bases = [normalize(parent(importer), bare)]
+        elif bare.startswith("/"):
+            bases = [join(root, bare.lstrip("/")) for root in self.roots]
+        elif ":" in bare.split("/", 1)[0]:
+            return ()
+        else:
+            bases = [alias.apply(bare) for alias in self.aliased]
+            bases += self._substitutions(bare)
+            if self.aliases.base_url is not None:
+                bases.append(normalize(self.aliases.base_url, bare))
+            name, subpath = _split_package(bare)
+            bases += [
+                join(folder, under, subpath or "index")
+                for folder in self._package_folders(name)
+                for under in _PACKAGE_ENTRY_FOLDERS
+            ]
+        named = [base for base in bases if base]
+        return tuple(dict.fromkeys([*named, *(_SCRIPT_SUFFIX.sub("", base) for base in named)]))
+
+    def _substitutions(self, spec: str) -> list[str | None]:
+        """Every path tsconfig `paths` maps a bare specifier to, whichever names files."""
+        found: list[str | None] = []
+        for pattern, subs in self.aliases.paths:
+            head, star, tail = pattern.partition("*")
+            if not star and pattern == spec:
+                found += [normalize(self.aliases.paths_base, sub) for sub in subs]
+            elif star and "*" not in tail and _fits(spec, head, tail):
+                middle = spec[len(head) : len(spec) - len(tail)]
+                found += [
+                    normalize(self.aliases.paths_base, sub.replace("*", middle)) for sub in subs
+                ]
+        return found
 
     def resolve(self, spec: str, importer: str, types: bool = False) -> list[Target | Unresolved]:
         """The repository files one specifier loads, as `importer` writes it; `Unresolved`
@@ -292,17 +356,19 @@ class ScriptResolver:
         """A package of the repository itself (module doc): its entry and package.json."""
         name, subpath = _split_package(spec)
         self.names.add(name)
-        scope, _, last = name.rpartition("/")
-        if name in self.named:
-            folders: Sequence[str] = [self.named[name]]
-        else:
-            guesses = [last, f"{scope.lstrip('@')}-{last}"] if scope else [last]
-            folders = [f for guess in guesses for f in self.packages.get(guess, ())]
         found: list[str] = []
-        for folder in folders:
+        for folder in self._package_folders(name):
             found += self._exported(folder, subpath)
             found.append(join(folder, jsconfig.MANIFEST))
         return list(dict.fromkeys(found))
+
+    def _package_folders(self, name: str) -> Sequence[str]:
+        """The folders of the repository's packages a package name may be (module doc)."""
+        if name in self.named:
+            return [self.named[name]]
+        scope, _, last = name.rpartition("/")
+        guesses = [last, f"{scope.lstrip('@')}-{last}"] if scope else [last]
+        return [f for guess in guesses for f in self.packages.get(guess, ())]
 
     def _exported(self, folder: str, subpath: str, guess: bool = True) -> list[str]:
         """`pkg` (subpath "") or `pkg/sub`: the package's entries (`package_entries`: for
@@ -418,6 +484,11 @@ class ScriptResolver:
         if files or value.startswith(("./", "../", "/")):
             return files
         return self._bare(value)
+
+
+def _fits(spec: str, head: str, tail: str) -> bool:
+    """Whether a specifier fits a `paths` pattern `head*tail`."""
+    return spec.startswith(head) and spec.endswith(tail) and len(spec) >= len(head + tail)
 
 
 def _loads_more(path: str) -> bool:

@@ -145,7 +145,7 @@ def aliases(test_file: str, configs: Mapping[str, str]) -> Aliases:
     consulted: list[str] = []
     for folder in ancestors(test_file):
         names = [join(folder, name) for name in TSCONFIGS]
-        names += sorted(p for p in configs if parent(p) == folder and _is_variant(p))
+        names += sorted(p for p in configs if parent(p) == folder and is_variant(p))
         for path in names:
             found = _options(path, configs, frozenset()) if path in configs else Aliases()
             consulted += found.read_from
@@ -159,7 +159,7 @@ def _once(paths: Sequence[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(paths))
 
 
-def _is_variant(path: str) -> bool:
+def is_variant(path: str) -> bool:
     return bool(_TSCONFIG_VARIANT.match(path.rpartition("/")[2]))
 
 

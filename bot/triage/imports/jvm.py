@@ -20,6 +20,10 @@ imports, read by `jvm_scan`:
   source root (`OrderRepository` in `src/test/java/org/example/orders/` is
   `src/main/java/org/example/orders/OrderRepository.java`): Java names them unimported.
 
+What a file the pull request removed could have been (`removed.py`): a class of the
+package of any file read (its folder at any depth), and a class, or a package's file, that
+an import or a dotted name names and the tree no longer holds.
+
 Not followed: Kotlin and Scala top-level declarations of the file's own package named
 without an import (their file cannot be told from the name), reflection, annotation
 processors and generated sources (not in the tree).
@@ -35,7 +39,7 @@ from dataclasses import dataclass
 
 from bot.shared import Tree
 from bot.triage.imports.jvm_scan import WILDCARD, scan_jvm
-from bot.triage.imports.language import Start, Target
+from bot.triage.imports.language import ANYWHERE, Start, Target, Unplaced
 from bot.triage.imports.paths import parent
 from bot.triage.models import Failure
 
@@ -104,6 +108,10 @@ class Jvm:
     def steering(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> Sequence[str]:
         return []  # classes are found by name in the tree: no configuration is read
 
+    def removed_stems(self, path: str) -> Sequence[str] | None:
+        """`src/a/b/C` for `src/a/b/C.java`: a class's path."""
+        return [path.rpartition(".")[0] if path.endswith(SUFFIXES) else path]
+
 
 @dataclass(frozen=True)
 class JvmResolver:
@@ -123,9 +131,9 @@ class JvmResolver:
             if path.rsplit("/", 1)[-1] == name
         ]
 
-    def imports(self, path: str, source: str) -> Sequence[Target] | None:
+    def imports(self, path: str, source: str) -> Sequence[Target | Unplaced] | None:
         scanned = scan_jvm(source, nested_comments=path.endswith(_NESTED_COMMENTS))
-        found: list[Target] = []
+        found: list[Target | Unplaced] = []
         package = scanned.package
         for imported in scanned.imports:
             # Scala resolves an import relative to the enclosing package too (`import
@@ -133,8 +141,15 @@ class JvmResolver:
             relative = f"{package}.{imported}" if package else ""
             files = self._imported(imported) or (self._imported(relative) if relative else [])
             found += [Target(file, imported) for file in files]
+            if not self._class_of(imported.split(".")):  # a package's member, or gone
+                found.append(Unplaced(imported, _named_stems(imported, package=True)))
         for name in dict.fromkeys(scanned.qualified):
-            found += [Target(file, name) for file in self._class_of(name.split("."))]
+            files = self._class_of(name.split("."))
+            found += [Target(file, name) for file in files]
+            if not files:
+                found.append(Unplaced(name, _named_stems(name, package=False)))
+        own = ANYWHERE + package.replace(".", "/") + "/" if package else parent(path) + "/"
+        found.append(Unplaced(package, (own,)))
         # The default package's classes: those beside the file.
         neighbours = self.classes.package(package) or self.classes.folders.get(parent(path), [])
         for file in neighbours:
@@ -159,6 +174,18 @@ class JvmResolver:
             if files:
                 return files
         return []
+
+
+def _named_stems(name: str, *, package: bool) -> tuple[str, ...]:
+    """What a dotted name could have named at any depth: each prefix of two parts or more
+    as a class, and (`package`: an import, whose last part may be a Kotlin function or a
+    wildcard) its package's folder."""
+    parts = [part for part in name.split(".") if part != WILDCARD]
+    stems = [ANYWHERE + "/".join(parts[:end]) for end in range(2, len(parts) + 1)]
+    head = parts if name.endswith(WILDCARD) else parts[:-1]
+    if package and head:
+        stems.append(ANYWHERE + "/".join(head) + "/")
+    return tuple(stems)
 
 
 def _same_package_folder(one: str, other: str) -> bool:

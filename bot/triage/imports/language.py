@@ -23,6 +23,9 @@ from typing import Protocol
 
 from bot.shared import Tree
 
+ANYWHERE = "**/"  # before an `Unplaced` stem: at any depth
+EVERYTHING = "**"  # an `Unplaced` stem that names every file
+
 
 @dataclass(frozen=True)
 class Start:
@@ -73,14 +76,27 @@ class Unresolved:
 
 
 @dataclass(frozen=True)
+class Unplaced:
+    """An import that names no file of the tree and is taken for the standard library's or
+    an installed package's (`import yaml`, `require "json"`), or one that found its file but
+    may have found another at the base commit (a Python package whose `__init__.py` is gone):
+    the walk is still complete. `stems` are what it could have named in a tree where more
+    files existed (`removed.py`): "a/b" a file of that stem, "a/b/" a file directly in that
+    folder, "**/" before either the same at any depth, "**" anything."""
+
+    module: str
+    stems: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Calls:
     """The functions and methods a file names (calls, passes as a symbol or a string), in
     the language's own case (PHP's lower-cased), its declarations left out; `fragments`:
     the pieces of a name built at run time (`send("rakefile_#{kind}")`). A `Target`'s `when`
     is met by a name, or by a fragment inside it: one of three letters or more anywhere, a
     shorter one as a whole word ("a#{sep}b" is no part of `rakefile_test_task`).
-    `dynamic`: the file calls a function by a name held in a variable (`send(name)`,
-    `$handler()`), which may be any: every `when` is met."""
+    `dynamic`: the file calls or looks up a name built wholly at run time (`send("#{kind}")`,
+    `const_get(name)`), which may be any: every `when` is met."""
 
     names: frozenset[str]
     fragments: frozenset[str] = frozenset()
@@ -119,7 +135,7 @@ class RunsWithout:
         return ""
 
 
-Found = Target | Unresolved | Calls | RunsWithout  # what a resolver finds in one file
+Found = Target | Unresolved | Unplaced | Calls | RunsWithout  # what a resolver finds in one file
 
 
 class Resolver(Protocol):
@@ -129,8 +145,9 @@ class Resolver(Protocol):
 
     def imports(self, path: str, source: str) -> Sequence[Found] | None:
         """The repository files `path` imports, the imports of the repository's it could
-        not place (`Unresolved`) and, when some `Target` of the walk has a `when`, the names
-        the file calls (`Calls`); None when its text cannot be parsed."""
+        not place (`Unresolved`), what the others could have named (`Unplaced`) and, when
+        some `Target` of the walk has a `when`, the names the file calls (`Calls`); None when
+        its text cannot be parsed."""
         ...
 
 
@@ -162,6 +179,13 @@ class Language(Protocol):
     def resolver(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> Resolver:
         """The resolver for one test, given the configuration files' texts (a file that
         could not be read is absent)."""
+        ...
+
+    def removed_stems(self, path: str) -> Sequence[str] | None:
+        """The stems by which an import of this language names `path` (`Unplaced`): "a/b"
+        for `a/b.py` and `a/b/__init__.py`; None when this language does not report what its
+        imports leave out, or when `path` is configuration whose removal may move where any
+        import resolves (then no removed file is ruled out)."""
         ...
 
     def steering(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> Sequence[str]:

@@ -36,7 +36,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from bot.shared import Tree
-from bot.triage.imports.language import Calls, Start, Target, Unresolved
+from bot.triage.imports.language import ANYWHERE, Calls, Start, Target, Unplaced, Unresolved
 from bot.triage.imports.paths import ancestors, join, parent, resolved
 
 COMPOSER = "composer.json"
@@ -353,6 +353,11 @@ class Php:
         folder up."""
         return [path for path in self.config_files(test_file, tree) if path in configs]
 
+    def removed_stems(self, path: str) -> Sequence[str] | None:
+        """`src/Models/User` for `src/Models/User.php`; None for composer.json and
+        phpunit.xml."""
+        return None if path.endswith(self.configs) else [path.removesuffix(".php")]
+
     def resolver(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> PhpResolver:
         psr4: list[tuple[str, str]] = []
         psr0: list[tuple[str, str]] = []
@@ -371,6 +376,7 @@ class Php:
             tuple(sorted(psr0, key=lambda rule: -len(rule[0]))),
             tuple(dict.fromkeys(roots)),
             tuple(start for start in starts if start.path in tree.files),
+            tuple(s.path.removesuffix(".php") for s in starts if s.path not in tree.files),
         )
 
 
@@ -394,13 +400,14 @@ class PhpResolver:
     psr0: tuple[tuple[str, str], ...]
     roots: tuple[str, ...]  # the folders of the composer.json files: where a run starts
     runs: tuple[Start, ...] = ()
+    missing: tuple[str, ...] = ()  # the stems of what would run for the test, not in the tree
 
     def starts(self) -> Sequence[Start]:
         return self.runs
 
-    def imports(self, path: str, source: str) -> Sequence[Target | Unresolved | Calls]:
+    def imports(self, path: str, source: str) -> Sequence[Target | Unresolved | Unplaced | Calls]:
         names = names_of(source, parent(path))
-        found: list[Target | Unresolved | Calls] = [calls_of(source)]
+        found: list[Target | Unresolved | Unplaced | Calls] = [calls_of(source)]
         placed: set[str] = set()  # the names written that name a class of the tree
         always = [name for name, function in names.strings if not function]
         for written in dict.fromkeys([*names.written, *always]):
@@ -409,10 +416,16 @@ class PhpResolver:
                 placed.add(written)
             if first is not None:
                 found.append(first)
+            if not known:
+                found.append(Unplaced(written, _short_names(written)))
         for written, function in names.strings:
-            _, target = self._placed(path, written, names) if function else (False, None)
+            if not function:
+                continue
+            known, target = self._placed(path, written, names)
             if target is not None and written not in placed:
                 found.append(replace(target, when=function))
+            if not known:
+                found.append(Unplaced(written, _short_names(written)))
         for written in dict.fromkeys(names.loaded):
             meant = _candidates(written, names)[0]
             if written not in placed and self._ours(meant, names):
@@ -425,6 +438,12 @@ class PhpResolver:
                 # `__DIR__ . '/x.php'` names a file of the repository (composer's vendor/
                 # is installed, not committed); a bare 'x.php' may be on the include_path.
                 found.append(Unresolved(included))
+            else:
+                parts = [p for p in included.split("/") if p not in ("", ".", "..")]
+                stem = "/".join(parts).removesuffix(".php")
+                found.append(Unplaced(included, (ANYWHERE + stem,) if stem else ()))
+        if self.missing:  # kept once per walk: the stems are a set
+            found.append(Unplaced("what runs for the test", self.missing))
         return list(dict.fromkeys(found))
 
     def _placed(self, path: str, written: str, names: Names) -> tuple[bool, Target | None]:
@@ -495,6 +514,15 @@ def _beside(path: str, namespace: str, full: str, tree: Tree) -> str | None:
         if candidate in tree.files:
             return candidate
     return None
+
+
+def _short_names(written: str) -> tuple[str, ...]:
+    """The files a class name no rule places could have been, at any depth: its short name
+    (PSR-4 maps a namespace prefix to any folder), and PSR-0's last `_` part."""
+    short = written.rpartition("\\")[2]
+    return tuple(
+        dict.fromkeys(ANYWHERE + name for name in (short, short.rpartition("_")[2]) if name)
+    )
 
 
 def _candidates(written: str, names: Names) -> list[str]:

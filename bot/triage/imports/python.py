@@ -10,6 +10,12 @@ folder up without an `__init__.py`, which pytest's default import mode puts on
 `sys.path`), the roots the repo's configuration names (`roots.configured_roots`), `src/`
 when present, and the repository root. A module found nowhere is not the repository's
 (the standard library, an installed package) and is left out.
+
+What a file the pull request removed could have been (`removed.py`): every module an
+absolute import names, and each package above it, at any depth (`**/a/b` for `import a.b`:
+its file may be under a root the head commit no longer has, once an `__init__.py` or `src/`
+is gone); a relative import's modules under the importing package; and the `conftest.py`
+of each folder above the test.
 """
 
 from __future__ import annotations
@@ -20,8 +26,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from bot.shared import Tree
-from bot.triage.imports.language import Start, Target
-from bot.triage.imports.paths import join, parent
+from bot.triage.imports.language import ANYWHERE, Start, Target, Unplaced
+from bot.triage.imports.paths import ancestors, join, parent
 from bot.triage.imports.roots import CONFIG_FILES, SRC, configured_roots
 
 CONFTEST = "conftest.py"
@@ -86,7 +92,15 @@ class Python:
         if SRC in tree.directories:
             roots.append(SRC)
         roots.append("")
-        return PythonResolver(tree, tuple(dict.fromkeys(roots)), tuple(conftests))
+        return PythonResolver(tree, tuple(dict.fromkeys(roots)), tuple(conftests), test_file)
+
+    def removed_stems(self, path: str) -> Sequence[str] | None:
+        """`a/b` for `a/b.py`, `a/b.pyi` and `a/b/__init__.py`; None for the configuration
+        that names the roots."""
+        if path in CONFIG_FILES:
+            return None
+        stem = path.removesuffix(".pyi").removesuffix(".py")
+        return [stem.removesuffix("/__init__") if stem.endswith("/__init__") else stem]
 
     def steering(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> Sequence[str]:
         """pyproject.toml, setup.cfg, pytest.ini: pytest's settings and the roots on
@@ -99,15 +113,22 @@ class PythonResolver:
     tree: Tree
     roots: tuple[str, ...]
     conftests: tuple[str, ...]
+    test_file: str = ""
 
     def starts(self) -> Sequence[Start]:
         return [Start(path, "a conftest.py") for path in self.conftests]
 
-    def imports(self, path: str, source: str) -> Sequence[Target] | None:
+    def imports(self, path: str, source: str) -> Sequence[Target | Unplaced] | None:
         refs = imports_of(source)
         if refs is None:
             return None
-        found = [target for ref in refs for target in self._resolve(ref, path)]
+        found: list[Target | Unplaced] = [
+            target for ref in refs for target in self._resolve(ref, path)
+        ]
+        found += [Unplaced(ref.written(), stems) for ref in refs if (stems := _stems(ref, path))]
+        if path == self.test_file:
+            stems = tuple(join(folder, CONFTEST.removesuffix(".py")) for folder in ancestors(path))
+            found.append(Unplaced(CONFTEST, stems))
         return list(dict.fromkeys(found))
 
     def _resolve(self, ref: ImportRef, importer: str) -> list[Target]:
@@ -129,6 +150,22 @@ class PythonResolver:
         for name in ref.names:
             found += _module_files([*parts, name], bases[0], prefix, self.tree)
         return found
+
+
+def _stems(ref: ImportRef, importer: str) -> tuple[str, ...]:
+    """The modules an import names and the packages above them (module doc): under the
+    importing package for a relative import, at any depth for an absolute one."""
+    parts = ref.module.split(".") if ref.module else []
+    modules = [parts[:index] for index in range(1, len(parts) + 1)]
+    modules += [[*parts, name] for name in ref.names]
+    if not ref.level:
+        return tuple(ANYWHERE + "/".join(module) for module in modules)
+    base = parent(importer)
+    for _ in range(ref.level - 1):
+        if not base:
+            return ()  # climbs out of the repository: not ours
+        base = parent(base)
+    return (*([base] if base else []), *(join(base, *module) for module in modules))
 
 
 def _conftests(test_file: str, tree: Tree) -> list[str]:

@@ -41,6 +41,11 @@ between deeper). A file that calls a method by a name built wholly at run time
 `constantize`) or eager-loads (`eager_load!`) meets every such condition (`Calls.dynamic`):
 the name may be any. Not seen: a name read from data and passed on (`send(config[:hook])`),
 which cannot be told from forwarding a name a caller wrote (`method_missing`).
+
+What a file the pull request removed could have been (`removed.py`): a relative load's file,
+a load path's `require` at any depth (whether or not a root holds it now: at the base commit
+a nearer root may have), the files of the constants Zeitwerk would load, and the helpers and
+`.rspec` requires that run for the test.
 """
 
 from __future__ import annotations
@@ -52,7 +57,7 @@ from dataclasses import dataclass, replace
 
 from bot.shared import Tree
 from bot.triage.imports import heredocs
-from bot.triage.imports.language import Calls, Start, Target
+from bot.triage.imports.language import ANYWHERE, Calls, Start, Target, Unplaced
 from bot.triage.imports.paths import ancestors, join, parent, resolved
 
 RSPEC = ".rspec"
@@ -295,6 +300,10 @@ class Ruby:
         """The .rspec files from the test's folder up (`--require`, `-I`)."""
         return [path for path in self.config_files(test_file, tree) if path in configs]
 
+    def removed_stems(self, path: str) -> Sequence[str] | None:
+        """`lib/a/b` for `lib/a/b.rb`; None for an `.rspec`."""
+        return None if path.rpartition("/")[2] == RSPEC else [path.removesuffix(".rb")]
+
     def resolver(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> RubyResolver:
         roots: list[str | None] = [
             join(folder, root)
@@ -317,10 +326,17 @@ class Ruby:
             if (found := resolver.on_load_path(name)) is not None
         ]
         starts += [Start(path, "a test helper") for path in _helpers(test_file, tree)]
+        helpers = [
+            join(folder, name.removesuffix(".rb"))
+            for folder in ancestors(test_file)
+            if folder.rpartition("/")[2] in TEST_ROOTS
+            for name in HELPERS
+        ]
+        expected = (*helpers, *(_anywhere(name) for _, name in required))
         unique: dict[str, Start] = {}
         for start in starts:
             unique.setdefault(start.path, start)  # the first reason wins
-        return replace(resolver, helpers=tuple(unique.values()))
+        return replace(resolver, helpers=tuple(unique.values()), expected=expected)
 
 
 @dataclass(frozen=True)
@@ -330,30 +346,35 @@ class RubyResolver:
     folders: tuple[str, ...]  # where the run may have started: the test's folders, nearest first
     helpers: tuple[Start, ...] = ()
     autoload: tuple[str, ...] = ()  # Zeitwerk's root folders of the test's application
+    expected: tuple[str, ...] = ()  # the stems of the helpers and `.rspec` requires
     test_file: str = ""
 
     def starts(self) -> Sequence[Start]:
         return self.helpers
 
-    def imports(self, path: str, source: str) -> Sequence[Target | Calls]:
-        found: list[Target | Calls] = [calls_of(source)]
+    def imports(self, path: str, source: str) -> Sequence[Target | Unplaced | Calls]:
+        found: list[Target | Unplaced | Calls] = [calls_of(source)]
         for load in loads_of(source):
-            if load.how == "relative":
-                target = _in_tree(resolved(join(parent(path), load.path)), self.tree)
-            elif load.how == "file":
-                target = _in_tree(resolved(join(path, load.path)), self.tree)
+            if load.how in ("relative", "file"):
+                named = resolved(join(parent(path) if load.how == "relative" else path, load.path))
+                target = _in_tree(named, self.tree)
+                stems = () if named is None else (named.removesuffix(".rb"),)
             else:
                 target = self.on_load_path(load.path)
+                stems = (_anywhere(load.path),)
             if target is not None:
                 waits = load.when and path != self.test_file and not _called_by_ruby(load.when)
                 found.append(Target(target, load.written, when=load.when if waits else ""))
+            found.append(Unplaced(load.written, stems))
         if self.autoload:
             found += self.autoloaded(source)
+        if self.expected:  # kept once per walk: the stems are a set
+            found.append(Unplaced("what runs for the test", self.expected))
         return list(dict.fromkeys(found))
 
-    def autoloaded(self, source: str) -> list[Target]:
+    def autoloaded(self, source: str) -> list[Target | Unplaced]:
         """The files Zeitwerk loads for the constants the source names (module doc)."""
-        found: list[Target] = []
+        found: list[Target | Unplaced] = []
         for constant in constants_of(source):
             parts = constant.split("::")
             for depth in range(1, len(parts) + 1):
@@ -361,6 +382,11 @@ class RubyResolver:
                 for root in self.autoload:
                     if join(root, stem) in self.tree.files:
                         found.append(Target(join(root, stem), "::".join(parts[:depth])))
+            stems = (
+                "/".join(_underscore(part) for part in parts[: depth + 1])
+                for depth in range(len(parts))
+            )
+            found.append(Unplaced(constant, tuple(ANYWHERE + stem for stem in stems)))
         return found
 
     def on_load_path(self, name: str) -> str | None:
@@ -427,6 +453,13 @@ def constants_of(source: str) -> list[str]:
             index += 3
         found.append("::".join(parts))
     return list(dict.fromkeys(found))
+
+
+def _anywhere(name: str) -> str:
+    """A load path's `require name` at any depth: `**/a/b` for "a/b", "./a/b.rb"."""
+    return ANYWHERE + "/".join(
+        p for p in name.removesuffix(".rb").split("/") if p not in ("", ".", "..")
+    )
 
 
 def _underscore(name: str) -> str:

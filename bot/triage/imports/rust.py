@@ -13,7 +13,8 @@ read with the test file, all of them when the repository has at most `MANIFESTS_
 the dependencies are known at once whatever their depth; in a larger repository each
 dependency's Cargo.toml is read in turn, as far as the depth limit allows. The test file's
 `mod name;` declarations (and `#[path = "..."]`) are followed to their files
-(`tests/common/mod.rs`).
+(`tests/common/mod.rs`); both files a `mod` may name are what a file the pull request removed
+could have been (`removed.py`).
 
 Not followed: `use crate::...` paths (the crate's folders already hold them), crates from a
 registry or git (not the repository's), and `include!`/`include_str!` of other files.
@@ -29,7 +30,7 @@ from typing import Any
 
 from bot.shared import Tree
 from bot.triage.imports import values
-from bot.triage.imports.language import Start, Target
+from bot.triage.imports.language import Start, Target, Unplaced
 from bot.triage.imports.paths import ancestors, join, parent, resolved
 
 MANIFEST = "Cargo.toml"
@@ -178,6 +179,11 @@ class Rust:
             workspace.update(manifest_of(path, configs[path]).workspace)
         return list(dict.fromkeys([*near, *_dependencies(near[0], tree, configs, workspace)[1]]))
 
+    def removed_stems(self, path: str) -> Sequence[str] | None:
+        """`tests/common/mod` for `tests/common/mod.rs`: what a `mod` names; None for a
+        Cargo.toml. The crates' folders, in the footprint whole, hold the rest."""
+        return None if path.rpartition("/")[2] == MANIFEST else [path.removesuffix(".rs")]
+
     def resolver(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> RustResolver:
         near = _ancestor_manifests(test_file, tree)
         workspace: dict[str, str] = {}
@@ -241,15 +247,18 @@ class RustResolver:
     def starts(self) -> Sequence[Start]:
         return self.runs
 
-    def imports(self, path: str, source: str) -> Sequence[Target]:
+    def imports(self, path: str, source: str) -> Sequence[Target | Unplaced]:
         if path.rpartition("/")[2] == MANIFEST:
             return self._dependencies(path, source)
-        found: list[Target] = []
+        found: list[Target | Unplaced] = []
         for name, attribute in modules_of(source):
-            for candidate in _module_files(path, name, attribute):
+            candidates = _module_files(path, name, attribute)
+            for candidate in candidates:
                 if candidate in self.tree.files:
                     found.append(Target(candidate, f"mod {name}"))
                     break
+            stems = tuple(candidate.removesuffix(".rs") for candidate in candidates)
+            found.append(Unplaced(f"mod {name}", stems))
         return found
 
     def _dependencies(self, path: str, source: str) -> list[Target]:

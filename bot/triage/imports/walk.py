@@ -18,8 +18,11 @@ import.
 The walk is partial, and says why, when it could not see everything: GitHub truncated the
 file list, a file was unreadable (binary, not UTF-8, not parseable, too large), an import of
 the repository's named no file of the tree (`Unresolved`), or the files or bytes budget cut
-it. Which files to read in each round (what the walk wants, and the likeliest next ones to
-fill the round's queries) is `plan.plan_reads`.
+it. Imports taken for the standard library's or an installed package's leave the walk
+complete; what each could have named in a tree with more files is kept (`unplaced`), so a
+file the pull request removed can be ruled out when none of them could have named it
+(`removed.py`). Which files to read in each round (what the walk wants, and the likeliest
+next ones to fill the round's queries) is `plan.plan_reads`.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from bot.triage.imports.language import (
     RunsWithout,
     Start,
     Target,
+    Unplaced,
     Unresolved,
 )
 from bot.triage.imports.languages import LANGUAGES, language_of
@@ -111,6 +115,9 @@ class ImportWalk:
     # left it out ("type imports, which vitest erases"). When the runner is not known to
     # leave them out, those imports are followed like any other.
     not_run: tuple[Reached, ...] = ()
+    # What the closure's imports that name no file of the tree could have named (the stems
+    # of `Unplaced`, sorted); None when the language does not report them.
+    unplaced: tuple[str, ...] | None = None
 
     @property
     def partial(self) -> bool:
@@ -168,6 +175,7 @@ class _Walker:
     loaded: set[str] = field(default_factory=set)  # run or imported by the program
     not_run: list[Reached] = field(default_factory=list)  # what the runner leaves out
     without: RunsWithout | None = None  # what the test's runner leaves out
+    unplaced: set[str] = field(default_factory=set)  # stems of the imports left out
 
 
 def walk(
@@ -203,6 +211,10 @@ def walk(
         cut=tuple(dict.fromkeys(state.cut)),
         configs=tuple(p for p in dict.fromkeys(state.steering) if p not in state.loaded),
         not_run=tuple(state.not_run),
+        # A language that does not report what its imports leave out has no stems at all.
+        unplaced=tuple(sorted(state.unplaced))
+        if language.removed_stems(test_file) is not None
+        else None,
     )
 
 
@@ -348,6 +360,7 @@ def _read_imports(
         for t in targets
         if isinstance(t, Unresolved) and not (t.types and state.without and state.without.types)
     ]
+    state.unplaced.update(stem for t in targets if isinstance(t, Unplaced) for stem in t.stems)
     return [item for item in targets if isinstance(item, Target | Calls)]
 
 
@@ -393,6 +406,7 @@ def walk_to_json(found: ImportWalk) -> str:
             "cut": list(found.cut),
             "configs": list(found.configs),
             "not_run": _reached_to_json(found.not_run),
+            "unplaced": None if found.unplaced is None else list(found.unplaced),
         }
     )
 
@@ -411,6 +425,9 @@ def walk_from_json(text: str) -> ImportWalk | None:
             cut=tuple(str(reason) for reason in data["cut"]),
             configs=tuple(str(path) for path in data["configs"]),
             not_run=_reached_from_json(data["not_run"]),
+            unplaced=None
+            if data["unplaced"] is None
+            else tuple(str(stem) for stem in data["unplaced"]),
         )
     except (ValueError, KeyError, TypeError):  # pydantic's ValidationError is a ValueError
         return None

@@ -6,10 +6,21 @@ import re
 
 _DETERMINISTIC = "/_/"
 # Where a runner checks a repository out: hosted Linux and macOS, job containers, hosted
-# Windows, and self-hosted runners' `_work` directory. The repository name appears twice.
+# Windows, and self-hosted runners' `_work` directory on any drive
+# (`C:/actions-runner/_work`). The repository name appears twice.
 _WORKSPACE = re.compile(
-    r"^(?:/home/runner/work|/Users/runner/work|/__w|[A-Za-z]:/a|/[^\n]*?/_work)/([^/]+)/\1/"
+    r"^(?:/home/runner/work|/Users/runner/work|/__w|[A-Za-z]:/a|(?:[A-Za-z]:)?/[^\n]*?/_work)"
+    r"/([^/]+)/\1/"
 )
+# A Docker container action sees the checkout at `/github/workspace`.
+_CONTAINER_ACTION = "/github/workspace/"
+# How workflows spell the checkout directory when a path is written from a template.
+_WORKSPACE_VARIABLE = re.compile(
+    r"^(?:\$GITHUB_WORKSPACE|\$\{GITHUB_WORKSPACE\}|\$\{\{\s*github\.workspace\s*\}\}|"
+    r"%GITHUB_WORKSPACE%|\$env:GITHUB_WORKSPACE)[/\\]"
+)
+_FILE_URL = re.compile(r"^(?:file:)?//+")
+_SLASHED_DRIVE = re.compile(r"^/[A-Za-z]:/")
 _NOT_REPO_PARTS = frozenset({"site-packages", "dist-packages", "node_modules"})
 _NOT_REPO_ROOTS = (".venv/", "venv/", ".tox/", ".nox/")
 
@@ -35,14 +46,16 @@ class PathMap:
         return path
 
     def to_repo(self, path: str) -> str | None:
-        path = path.replace("\\", "/")
+        """`path` relative to the repository's root; None when it is outside it. The one
+        place every reader (logs, reports, traces) maps a printed path."""
+        path = _unwrapped(_WORKSPACE_VARIABLE.sub("", path).replace("\\", "/"))
         if not path or path.startswith("<"):
             return None  # <frozen ...>, <string>, <eval_with_key>.N
         rel: str | None
-        if path.startswith(_DETERMINISTIC):
+        if path.startswith((_DETERMINISTIC, _CONTAINER_ACTION)):
             # .NET's deterministic builds (`ContinuousIntegrationBuild`) print the
             # repository's root as `/_/` in every stack trace.
-            rel = path[len(_DETERMINISTIC) :]
+            rel = path.removeprefix(_DETERMINISTIC).removeprefix(_CONTAINER_ACTION)
         elif path.startswith("/") or path[1:3] == ":/":
             rel = _strip_workspace(path)
             if rel is None and self.rootdir and path.startswith(self.rootdir + "/"):
@@ -55,6 +68,13 @@ class PathMap:
         if ".." in parts or _NOT_REPO_PARTS.intersection(parts) or rel.startswith(_NOT_REPO_ROOTS):
             return None
         return rel
+
+
+def _unwrapped(path: str) -> str:
+    """`file:///home/x` (Node's ES modules, Dart), `file:///C:/x`, or such a URL's path cut
+    from a stack frame after its `file:` (`///home/x`): the path alone."""
+    path = _FILE_URL.sub("/", path, count=1)
+    return path[1:] if _SLASHED_DRIVE.match(path) else path
 
 
 def _strip_workspace(path: str) -> str | None:

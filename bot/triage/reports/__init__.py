@@ -28,16 +28,20 @@ from xml.etree.ElementTree import Element
 from pydantic import BaseModel, Field
 
 from bot.triage.models import Failure
-from bot.triage.reports.ctrf_json import is_ctrf, parse_ctrf
+from bot.triage.reports.ctrf_json import ctrf_counted, is_ctrf, parse_ctrf
 from bot.triage.reports.cucumber_json import is_cucumber_json, parse_cucumber_json
 from bot.triage.reports.dart_json import is_dart_event, parse_dart_json
 from bot.triage.reports.go_json import is_event, parse_go_json
-from bot.triage.reports.jest_json import is_jest_json, parse_jest_json
+from bot.triage.reports.jest_json import is_jest_json, jest_counted, parse_jest_json
 from bot.triage.reports.junit import JUnitReader
-from bot.triage.reports.mocha_json import is_mocha_json, parse_mocha_json
+from bot.triage.reports.mocha_json import is_mocha_json, mocha_counted, parse_mocha_json
 from bot.triage.reports.nunit import is_nunit, nunit_counted, parse_nunit
-from bot.triage.reports.playwright_json import is_playwright_json, parse_playwright_json
-from bot.triage.reports.rspec_json import is_rspec_json, parse_rspec_json
+from bot.triage.reports.playwright_json import (
+    is_playwright_json,
+    parse_playwright_json,
+    playwright_counted,
+)
+from bot.triage.reports.rspec_json import is_rspec_json, parse_rspec_json, rspec_counted
 from bot.triage.reports.tap import is_tap, parse_tap
 from bot.triage.reports.trx import is_trx, parse_trx, trx_counted
 from bot.triage.reports.xml_safe import MAX_ELEMENTS, XmlStream, local_name
@@ -75,11 +79,13 @@ class StreamFormat:
 
 @dataclass(frozen=True)
 class DocumentFormat:
-    """A report that is one JSON document, parsed whole under MAX_JSON_BYTES."""
+    """A report that is one JSON document, parsed whole under MAX_JSON_BYTES, and the
+    failures it counts itself (None: it says not)."""
 
     name: str
     detect: Callable[[object], bool]
     parse: Callable[[Any], tuple[list[Failure], int]]
+    counted: Callable[[Any], int | None] = lambda _: None
 
 
 # Every text report format, in the order content is tried against them ("auto"); the XML
@@ -91,11 +97,14 @@ STREAMS: tuple[StreamFormat, ...] = (
     StreamFormat("tap", is_tap, parse_tap),
 )
 DOCUMENTS: tuple[DocumentFormat, ...] = (
-    DocumentFormat("mocha-json", is_mocha_json, parse_mocha_json),
-    DocumentFormat("rspec-json", is_rspec_json, parse_rspec_json),
-    DocumentFormat("ctrf", is_ctrf, parse_ctrf),
-    DocumentFormat("jest-json", is_jest_json, parse_jest_json),
-    DocumentFormat("playwright-json", is_playwright_json, parse_playwright_json),
+    DocumentFormat("mocha-json", is_mocha_json, parse_mocha_json, mocha_counted),
+    DocumentFormat("rspec-json", is_rspec_json, parse_rspec_json, rspec_counted),
+    DocumentFormat("ctrf", is_ctrf, parse_ctrf, ctrf_counted),
+    DocumentFormat("jest-json", is_jest_json, parse_jest_json, jest_counted),
+    DocumentFormat(
+        "playwright-json", is_playwright_json, parse_playwright_json, playwright_counted
+    ),
+    # Cucumber's JSON keeps no counts of its own.
     DocumentFormat("cucumber-json", is_cucumber_json, parse_cucumber_json),
 )
 FORMATS = ("junit", *_BY_NAME, *(f.name for f in STREAMS), *(f.name for f in DOCUMENTS))
@@ -151,7 +160,12 @@ def read_report(
     for known in DOCUMENTS:
         if fmt in ("auto", known.name) and known.detect(document):
             failures, total = known.parse(document)
-            return ReportResult(failures=failures, tests_total=total, format=known.name)
+            # Their counts are of tests that failed in the end, not of tries.
+            failed = sum(1 for f in failures if f.attempts_failed >= f.attempts_total)
+            problems = _disagreement(name, known.counted(document), failed, [])
+            return ReportResult(
+                failures=failures, problems=problems, tests_total=total, format=known.name
+            )
     wanted = fmt if fmt != "auto" else "a test report format this bot reads"
     return ReportResult(problems=[f"{name}: JSON but not {wanted}"])
 

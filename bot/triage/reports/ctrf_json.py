@@ -13,7 +13,7 @@ from typing import TypeGuard
 
 from bot.triage.models import Failure
 from bot.triage.parsers.paths import PathMap
-from bot.triage.reports.fields import dicts, items, mapping, number, text
+from bot.triage.reports.fields import count, dicts, items, mapping, number, text
 from bot.triage.reports.junit import TITLE_SEPARATOR
 from bot.triage.reports.locations import attribute_location, choose, stated_path
 from bot.triage.reports.messages import head
@@ -41,6 +41,11 @@ def parse_ctrf(document: dict[str, object]) -> tuple[list[Failure], int]:
         if test.get("status") == "failed" or _failed_attempts(test)
     ]
     return failures, sum(1 for test in tests if test.get("status") in _RAN)
+
+
+def ctrf_counted(document: dict[str, object]) -> int | None:
+    """The failed tests the run's `summary` counts."""
+    return count(mapping(mapping(document.get("results")).get("summary")).get("failed"))
 
 
 def _failed_attempts(test: dict[str, object]) -> int:

@@ -16,12 +16,12 @@ from typing import TypeGuard
 
 from bot.triage.models import Failure
 from bot.triage.parsers.paths import PathMap
-from bot.triage.reports.fields import dicts, mapping, text
+from bot.triage.reports.fields import dicts, mapping, number, text
 from bot.triage.reports.junit import TITLE_SEPARATOR
 from bot.triage.reports.locations import choose, stated_path
 from bot.triage.reports.messages import head
 from bot.triage.reports.reported import reported_failure
-from bot.triage.reports.traces import repo_frames
+from bot.triage.reports.traces import Frame, repo_frames
 
 SOURCE = "cucumber-json"
 FRAMEWORK = "cucumber"
@@ -57,7 +57,9 @@ def parse_cucumber_json(document: list[object]) -> tuple[list[Failure], int]:
             if failed is not None:
                 row = f"example {seen[name]}" if seen[name] > 1 else ""
                 chain = [text(feature.get("name")), name, row]
-                failures.append(_failure(file, [c for c in chain if c], failed))
+                line = number(element.get("line"))
+                declared = f"{file}:{line}" if file and line else None
+                failures.append(_failure(file, [c for c in chain if c], failed, declared))
     return failures, ran
 
 
@@ -73,16 +75,23 @@ def _failed_step(element: dict[str, object]) -> dict[str, object] | None:
     return None
 
 
-def _failure(file: str | None, chain: list[str], step: dict[str, object]) -> Failure:
+def _failure(
+    file: str | None, chain: list[str], step: dict[str, object], declared: str | None
+) -> Failure:
+    """`declared`: the scenario's own line in its feature file (what identifies the test).
+    The failed step's definition is where it ran, a frame when the error has none."""
     result = mapping(step.get("result"))
     error = text(result.get("error_message"))
     status = text(result.get("status"))
     said = f"{text(step.get('keyword'))}{text(step.get('name'))}".strip()
     message = head(error) or (f"{status} step: {said}" if status != "failed" else "")
-    frames = repo_frames(error, PathMap(), file)
     matched = text(mapping(step.get("match")).get("location"))
+    frames = repo_frames(error, PathMap(), file)
     defined = stated_path(matched) if matched and ":" in matched else None
-    found = choose(stack=frames, attribute=defined, message=error, stack_text=error)
+    if not frames and defined:
+        path, _, line = defined.rpartition(":")
+        frames = [Frame(path, int(line))] if line.isdigit() and path else []
+    found = choose(stack=frames, attribute=declared, message=error, stack_text=error)
     return reported_failure(
         test_id=TITLE_SEPARATOR.join([file, *chain] if file else chain),
         name=TITLE_SEPARATOR.join(chain),

@@ -44,6 +44,7 @@ class _Test:
     suite: str
     name: str
     group: str
+    line: int  # where the suite's file declares the test; 0: not said
     results: list[str] = field(default_factory=list)
     errors: list[tuple[str, str]] = field(default_factory=list)
     exception: str = ""  # Flutter's `EXCEPTION CAUGHT BY` report, printed before its error
@@ -92,7 +93,13 @@ def _started(
     suite, name = suites.get(number(test.get("suiteID")), ""), text(test.get("name"))
     line = number(test.get("root_line")) or number(test.get("line"))
     group = groups.get(ids[-1], "") if ids else ""
-    return tests.setdefault((suite, name, line), _Test(suite, name, group))
+    # `line` is in `url`'s file, which is a helper's when `root_line` names the suite's.
+    declared = line if test.get("root_line") or _in_suite(text(test.get("url")), suite) else 0
+    return tests.setdefault((suite, name, line), _Test(suite, name, group, declared))
+
+
+def _in_suite(url: str, suite: str) -> bool:
+    return bool(suite) and url.replace("\\", "/").endswith("/" + suite)
 
 
 def _record(event: dict[str, object], kind: object, by_id: dict[int, _Test]) -> None:
@@ -129,7 +136,8 @@ def _failure(test: _Test) -> Failure:
     stack = _NOT_REPO.sub("", stack.replace("\\", "/").replace("file://", ""))
     stack = _DART_FRAME.sub(r"\g<path>:\g<line> ", stack)
     frames = repo_frames(stack, PathMap(), test.suite or None)
-    found = choose(stack=frames, attribute=None, message=error, stack_text=stack)
+    declared = f"{test.suite}:{test.line}" if test.suite and test.line else None
+    found = choose(stack=frames, attribute=declared, message=error, stack_text=stack)
     failed = sum(1 for r in test.results if r != "success")
     return reported_failure(
         test_id=TITLE_SEPARATOR.join(p for p in (test.suite, *chain) if p),

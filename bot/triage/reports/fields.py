@@ -21,6 +21,12 @@ def number(value: object) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
+def count(value: object) -> int | None:
+    """A counter a report keeps of itself (`numFailedTests`, `stats.failures`); None when
+    it does not say, or says it in a shape that is not a count."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
 def items(value: object) -> list[object]:
     return value if isinstance(value, list) else []
 

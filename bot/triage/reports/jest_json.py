@@ -13,7 +13,7 @@ from typing import TypeGuard
 
 from bot.triage.models import Failure
 from bot.triage.parsers.paths import PathMap
-from bot.triage.reports.fields import dicts, mapping, number, strings, text
+from bot.triage.reports.fields import count, dicts, mapping, number, strings, text
 from bot.triage.reports.junit import TITLE_SEPARATOR
 from bot.triage.reports.locations import choose, stated_path
 from bot.triage.reports.messages import head
@@ -49,6 +49,13 @@ def parse_jest_json(document: dict[str, object]) -> tuple[list[Failure], int]:
         if not tests and suite.get("status") == "failed" and file:
             failures.append(_made(file, [], text(suite.get("message")), (1, 1)))
     return failures, ran
+
+
+def jest_counted(document: dict[str, object]) -> int | None:
+    """The failed tests and the suites that failed to run, as jest counts them."""
+    counted = [count(document.get(k)) for k in ("numFailedTests", "numRuntimeErrorTestSuites")]
+    known = [c for c in counted if c is not None]
+    return sum(known) if known else None
 
 
 def _failure(file: str | None, test: dict[str, object]) -> Failure:

@@ -1,13 +1,13 @@
 """Where a failure happened, as a report states it: kept, made repository-relative when the
-runner's checkout prefix is known, and placed in the commit's tree when a bare file name is
-all it says.
+runner's checkout folder is known (`PathMap`), and placed in the commit's tree when only the
+tree can say where it is.
 
-A location says where it came from (`Failure.location_source`): a `<testcase>`'s `file` and
-`line` attributes ("attribute"), a repository frame of the failure's stack ("stack"), a
-`file:line` in its message ("message"), or a bare file name found once in the commit's tree
-("tree"), or a path printed relative to another folder placed in it by its unique suffix
-("tree", `placement.py`). A bare name (`store_test.go:41`) that cannot be placed is kept as
-printed.
+A location says where it came from (`Failure.location_source`): a repository frame of the
+failure's stack, the line that raised ("stack"); the test case's own file and line, when no
+frame is the repository's ("attribute"; kept as `declared_at` either way); a `file:line` in
+its message ("message"); or a bare file name, or a frame printed outside every known checkout,
+placed in the commit's tree by its unique suffix ("tree", `placement.py`). Without the tree, a
+bare name is kept as printed, and so is a frame printed elsewhere, with a note saying so.
 """
 
 from __future__ import annotations
@@ -22,18 +22,13 @@ from bot.shared import Tree
 from bot.triage.models import Failure
 from bot.triage.parsers.paths import PathMap
 from bot.triage.placement import SuffixIndex
-from bot.triage.reports.traces import SOURCE_EXT, Frame
+from bot.triage.reports.traces import SOURCE_EXT, Frame, unplaced_frames
 
 ATTRIBUTE = "attribute"
 STACK = "stack"
 MESSAGE = "message"
 TREE = "tree"
 
-# How workflows spell the checkout directory when a path is written from a template.
-_WORKSPACE_VARIABLE = re.compile(
-    r"^(?:\$GITHUB_WORKSPACE|\$\{GITHUB_WORKSPACE\}|\$\{\{\s*github\.workspace\s*\}\}|"
-    r"%GITHUB_WORKSPACE%|\$env:GITHUB_WORKSPACE)[/\\]"
-)
 _ESCAPED = re.compile(r"%[0-9A-Fa-f]{2}")
 _DRIVE = re.compile(r"^[A-Za-z]:/")
 _LINE = re.compile(r"^\d{1,9}$")
@@ -44,6 +39,11 @@ _LEADING = re.compile(
     rf"^[ \t]*(?P<path>[^\s()'\"<>:,|]+\.(?:{SOURCE_EXT})):(?:line )?(?P<line>\d+)\b", re.MULTILINE
 )
 _MAX_SCAN = 64 * 1024
+_UPWARD = re.compile(r"^(?:\.\.?/)+")
+# A JVM frame's class made a path (`org/acme/FooTest.java:29`): never kept as printed, since
+# the innermost is a library's as often as not; the tree places the repository's.
+_JVM_PATH = re.compile(r"^[a-z_][\w$]*/.*\.(?:java|kt|kts|scala|groovy):\d+$")
+UNPLACED_NOTE = "printed outside the repository's checkout: kept as printed, not placed in a tree"
 
 
 @dataclass(frozen=True)
@@ -54,6 +54,8 @@ class Located:
     location: str | None = None
     source: str | None = None
     note: str = ""
+    unplaced: tuple[str, ...] = ()  # frames only the commit's tree can place (`choose`)
+    declared: str | None = None  # the test case's own line, as the report states it
 
 
 @functools.lru_cache(maxsize=4096)
@@ -67,17 +69,13 @@ def stated_path(printed: str, *, keep_name: bool = False) -> str | None:
     path = printed.strip()
     if _ESCAPED.search(path):
         path = unquote(path)
-    path = path.removeprefix("file://")
-    path = _WORKSPACE_VARIABLE.sub("", path).replace("\\", "/")
+    path = path.replace("\\", "/")
     if not path:
         return None
     mapped = PathMap().to_repo(path)
-    if mapped is None and _DRIVE.match(path):
-        # A self-hosted Windows runner's `C:\actions-runner\_work\R\R\`: the `_work`
-        # rule of PathMap matches it once the drive is dropped.
-        mapped = PathMap().to_repo(path[2:])
     if mapped is not None:
         return mapped
+    path = path.removeprefix("file://")
     if keep_name and (path.startswith("/") or _DRIVE.match(path)):
         return path.rsplit("/", 1)[-1] or None
     return None
@@ -100,18 +98,24 @@ def attribute_location(file: str | None, line: str | None) -> str | None:
 
 def choose(*, stack: list[Frame], attribute: str | None, message: str, stack_text: str) -> Located:
     """The best stated location: a repository frame of the stack (the line that raised),
-    the test case's own attributes, a `file:line` in the message, then a bare frame of the
-    stack kept as printed."""
+    the test case's own attributes (the line that declares it), a `file:line` in the
+    message, a bare frame of the stack kept as printed, then a frame printed outside every
+    known checkout kept as printed, and said so. Without a repository frame, the frames
+    only the commit's tree can place go with it (`Located.unplaced`, `resolve_in_tree`)."""
     if stack:
-        return Located(f"{stack[0].path}:{stack[0].line}", STACK)
+        return Located(f"{stack[0].path}:{stack[0].line}", STACK, declared=attribute)
+    unplaced = tuple(unplaced_frames(stack_text, PathMap()))
     if attribute:
-        return Located(attribute, ATTRIBUTE)
+        return Located(attribute, ATTRIBUTE, unplaced=unplaced, declared=attribute)
     for text, source in ((message, MESSAGE), (stack_text, STACK)):
         for match in _LEADING.finditer(text[:_MAX_SCAN]):
             path = stated_path(match.group("path"))
             if path is not None:
-                return Located(f"{path}:{match.group('line')}", source)
-    return Located()
+                return Located(f"{path}:{match.group('line')}", source, unplaced=unplaced)
+    printed = next((frame for frame in unplaced if not _JVM_PATH.match(frame)), None)
+    if printed is not None:
+        return Located(printed, STACK, UNPLACED_NOTE, unplaced)
+    return Located(unplaced=unplaced)
 
 
 def place_in_tree(
@@ -125,7 +129,13 @@ def place_in_tree(
     if not sep or not _LINE.match(line):
         path, line = location, ""
     suffix = f":{line}" if line else ""
-    if not is_bare(path):
+    # Printed relative to a folder above one nobody named (`../lib/a.rb`): like a bare
+    # name, only its tail is known, and only one file of the tree ending with it places it.
+    upward = path.startswith("../")
+    printed, path = path, _UPWARD.sub("", path)
+    if not is_bare(path) and not upward:
+        if path in tree.files and path != printed:
+            return Located(f"{path}{suffix}", TREE)  # `./pkg/a.go`
         if path in tree.files or tree.truncated:
             return None
         placed = (index() if index else SuffixIndex.of(tree.files)).place(path)
@@ -142,17 +152,41 @@ def place_in_tree(
 
 
 def resolve_in_tree(failures: Iterable[Failure], tree: Tree) -> list[Failure]:
-    """The failures with each bare location placed in `tree` where it names one file; a
-    name found several times, or not at all, stays as printed and says so."""
+    """The failures with each location placed in `tree`: a frame printed outside the
+    checkout (`Failure.unplaced_frames`, innermost first) that the tree places is the line
+    that raised, and wins over the test case's own line; a bare name is placed where it
+    names one file; one found several times, or not at all, stays as printed and says so."""
     resolved: list[Failure] = []
     index = functools.cache(lambda: SuffixIndex.of(tree.files))  # built once, when needed
     for failure in failures:
-        placed = place_in_tree(failure.location, tree, index) if failure.location else None
-        if placed is None:
-            resolved.append(failure)
-        elif placed.source == TREE:
-            update = {"location": placed.location, "location_source": TREE, "location_note": ""}
+        found = _raised_in_tree(failure, tree, index)
+        placed = None
+        if found is None and failure.location:
+            placed = place_in_tree(failure.location, tree, index)
+            found = placed.location if placed is not None and placed.source == TREE else None
+        if found is not None:
+            update = {"location": found, "location_source": TREE, "location_note": ""}
             resolved.append(failure.model_copy(update=update))
-        else:
+        elif placed is not None:
             resolved.append(failure.model_copy(update={"location_note": placed.note}))
+        else:
+            resolved.append(failure)
     return resolved
+
+
+def _raised_in_tree(failure: Failure, tree: Tree, index: Callable[[], SuffixIndex]) -> str | None:
+    """The innermost of the failure's unplaced frames that `tree` holds, when its location
+    is not a repository frame already (a frame of a known checkout, a message's line)."""
+    printed = (failure.location or "").rpartition(":")[0]
+    settled = failure.location_source in (STACK, MESSAGE) and not (
+        failure.location_note or is_bare(printed)
+    )
+    if settled or tree.truncated:
+        return None
+    for frame in failure.unplaced_frames:
+        if frame.rpartition(":")[0] in tree.files:
+            return frame  # a JVM frame's path from the root: rare, but the tree says so
+        placed = place_in_tree(frame, tree, index)
+        if placed is not None and placed.source == TREE:
+            return placed.location
+    return None

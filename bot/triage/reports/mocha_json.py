@@ -13,6 +13,7 @@ from typing import TypeGuard
 
 from bot.triage.models import Failure
 from bot.triage.parsers.paths import PathMap
+from bot.triage.reports.fields import count, mapping
 from bot.triage.reports.junit import TITLE_SEPARATOR
 from bot.triage.reports.locations import choose
 from bot.triage.reports.messages import head
@@ -38,6 +39,11 @@ def parse_mocha_json(document: dict[str, object]) -> tuple[list[Failure], int]:
     if not isinstance(total, int):
         total = len(_tests(document.get("tests")))
     return failures, total
+
+
+def mocha_counted(document: dict[str, object]) -> int | None:
+    """The failures mocha's `stats` count (a failed hook is one too, and in `failures`)."""
+    return count(mapping(document.get("stats")).get("failures"))
 
 
 def _tests(value: object) -> list[dict[str, object]]:

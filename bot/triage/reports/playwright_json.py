@@ -13,7 +13,7 @@ from typing import TypeGuard
 
 from bot.triage.models import Failure
 from bot.triage.parsers.paths import PathMap
-from bot.triage.reports.fields import dicts, mapping, number, text
+from bot.triage.reports.fields import count, dicts, mapping, number, text
 from bot.triage.reports.junit import TITLE_SEPARATOR
 from bot.triage.reports.locations import attribute_location, choose, stated_path
 from bot.triage.reports.messages import head
@@ -58,6 +58,11 @@ def parse_playwright_json(document: dict[str, object]) -> tuple[list[Failure], i
     return failures, ran
 
 
+def playwright_counted(document: dict[str, object]) -> int | None:
+    """The tests Playwright's `stats` count as failed on every try (`unexpected`)."""
+    return count(mapping(document.get("stats")).get("unexpected"))
+
+
 def _failure(
     spec: dict[str, object],
     test: dict[str, object],
@@ -74,11 +79,13 @@ def _failure(
     failed = [r for r in tries if r.get("status") in _FAILED]
     error = mapping(failed[-1].get("error")) if failed else {}
     stack = text(error.get("stack"))
+    # The error's `location` is where it was raised: the stack's first frame, said alone.
     at = mapping(error.get("location"))
-    frames = repo_frames(stack, PathMap(), file)
+    raised = f"{text(at.get('file'))}:{number(at.get('line'))}" if at.get("line") else ""
+    frames = repo_frames(f"{raised}\n{stack}", PathMap(), file)
     message = head(text(error.get("message")))
-    attribute = attribute_location(text(at.get("file")), str(number(at.get("line")) or ""))
-    found = choose(stack=frames, attribute=attribute, message=message, stack_text=stack)
+    declared = attribute_location(printed, str(number(spec.get("line")) or ""))
+    found = choose(stack=frames, attribute=declared, message=message, stack_text=stack)
     return reported_failure(
         test_id=TITLE_SEPARATOR.join(p for p in (file, *shown, *chain) if p),
         name=TITLE_SEPARATOR.join(p for p in chain if p),

@@ -13,7 +13,7 @@ from typing import TypeGuard
 
 from bot.triage.models import Failure
 from bot.triage.parsers.paths import PathMap
-from bot.triage.reports.fields import dicts, mapping, number, strings, text
+from bot.triage.reports.fields import count, dicts, mapping, number, strings, text
 from bot.triage.reports.junit import TITLE_SEPARATOR
 from bot.triage.reports.locations import choose, stated_path
 from bot.triage.reports.messages import head
@@ -42,6 +42,14 @@ def parse_rspec_json(document: dict[str, object]) -> tuple[list[Failure], int]:
     return failures, ran
 
 
+def rspec_counted(document: dict[str, object]) -> int | None:
+    """The failed examples and the files that failed to load, as the summary counts them."""
+    summary = mapping(document.get("summary"))
+    counted = [count(summary.get(k)) for k in ("failure_count", "errors_outside_of_examples_count")]
+    known = [c for c in counted if c is not None]
+    return sum(known) if known else None
+
+
 def _is_load(message: str) -> bool:
     return _LOAD_ERROR.search(message) is not None
 
@@ -64,12 +72,22 @@ def _failure(example: dict[str, object]) -> Failure:
         message = f"{name}: {message}" if message else name
     backtrace = "\n".join(strings(exception.get("backtrace")))
     test_id = TITLE_SEPARATOR.join(p for p in (file, described) if p)
-    return _made(test_id, described, file, message, backtrace)
+    line = number(example.get("line_number"))
+    declared = f"{file}:{line}" if file and line else None
+    return _made(test_id, described, file, message, backtrace, declared)
 
 
-def _made(test_id: str, name: str, file: str | None, message: str, trace: str) -> Failure:
+def _made(
+    test_id: str,
+    name: str,
+    file: str | None,
+    message: str,
+    trace: str,
+    declared: str | None = None,
+) -> Failure:
+    """`declared`: the example's own line (`line_number`), what identifies it."""
     frames = repo_frames(trace, PathMap(), file)
-    found = choose(stack=frames, attribute=None, message=message, stack_text=trace)
+    found = choose(stack=frames, attribute=declared, message=message, stack_text=trace)
     return reported_failure(
         test_id=test_id,
         name=name,

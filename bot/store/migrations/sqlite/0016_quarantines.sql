@@ -1,0 +1,24 @@
+-- Quarantined tests: one row per quarantine of a test (by match key), kept after it ends
+-- (ended_at, ended_by) so the record says who quarantined what, when, and for how long. At
+-- most one row of a test is open (not ended); an open row whose expires_at has passed is
+-- over and is ended when the test is quarantined again or the repository's quarantines are
+-- next read. `reminded_at`: when its owner was told it ends soon (cleared by a renewal);
+-- `digested_at`: when its last weekly digest was posted on the tracking issue.
+CREATE TABLE quarantines (
+    repo TEXT NOT NULL,
+    test_key TEXT NOT NULL,
+    since REAL NOT NULL,
+    test_id TEXT NOT NULL,
+    issue_number INTEGER,
+    by_login TEXT NOT NULL,
+    owner TEXT NOT NULL,
+    expires_at REAL NOT NULL,
+    source TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    ended_at REAL,
+    ended_by TEXT,
+    reminded_at REAL,
+    digested_at REAL,
+    PRIMARY KEY (repo, test_key, since)
+);
+CREATE UNIQUE INDEX quarantines_open ON quarantines (repo, test_key) WHERE ended_at IS NULL;
