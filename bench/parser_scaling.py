@@ -67,6 +67,10 @@ SHAPES: dict[str, str] = {
     "slices": "1:2,",
     "comparisons": "a<",
     "decorators": "@a\n",
+    "type_clauses": "import type {",
+    "type_clause_names": "import type { a, ",
+    "type_queries": "typeof import('a').",
+    "references": '/// <reference path="',
 }
 
 
@@ -77,6 +81,7 @@ def _wrapped(prefix: str, suffix: str, scan: Callable[[str], object]) -> Callabl
 SCANNERS: dict[str, Callable[[str], object]] = {
     "jsonc (tsconfig, package.json)": jsscan.loads_jsonc,
     "javascript imports": jsscan.specifiers,
+    "typescript imports": lambda text: jsscan.specifiers(text, typescript=True),
     "javascript config keys": lambda text: jsscan.key_strings(text, ["setupFiles"]),
     "vite/jest aliases": lambda text: jsscan.key_entries(text, "alias"),
     "go.mod": lambda text: (golang.module_path(text), golang.local_replacements(text, "")),

@@ -582,6 +582,8 @@ def _rule(facts: _Facts, test_file: str, language: str, path: str) -> tuple[str,
         return _is_are(f"code of another language, which a {language} test does not import")
     if facts.imports is None or facts.imports.partial or facts.imports.skipped:
         return _is_are(f"no {language} code, and not near the test")
+    if (left_out := _not_run(facts.imports, path)) is not None:
+        return _is_are(left_out)
     gone = facts.files is not None and path not in facts.files
     if not other_test_file(test_file, path) and gone:
         what = f"gone at this commit, and nothing the complete walk of {test_file} reached names it"
@@ -593,6 +595,13 @@ def _rule(facts: _Facts, test_file: str, language: str, path: str) -> tuple[str,
         return f"is another test file, {what}", f"are other test files, {what}"
     what = f"the walk of {test_file} did not reach"
     return f"is another test file {what}", f"are other test files {what}"
+
+
+def _not_run(walk: ImportWalk, path: str) -> str | None:
+    """Why a file the walk reached only through imports the runner leaves out cannot break
+    the test ("reached only through type imports, which vitest erases"); None for another."""
+    why = next((reached.why for reached in walk.not_run if reached.path == path), None)
+    return None if why is None else f"reached only through {why}"
 
 
 def _is_are(what: str) -> tuple[str, str]:
@@ -717,6 +726,8 @@ def _weak_caveat(path: str, entry: FootprintEntry, walk: ImportWalk | None, unsu
         how = "its imports were not followed"
     elif walk.partial:
         how = "the part of its imports that was read does not reach it"
+    elif (left_out := _not_run(walk, path)) is not None:
+        how = "it is " + left_out
     else:
         how = "the test does not import it"
     return f"this PR changes {path}{where}; {how}"

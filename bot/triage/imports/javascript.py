@@ -34,6 +34,11 @@ is not the repository's and is left out. Not followed: webpack's aliases, a vite
 by a regular expression, other `moduleNameMapper` patterns, jest's `moduleDirectories`,
 package.json `imports` (`#x`), and `import.meta.glob`.
 
+Some imports load nothing for some runners (`jsrunner.py`): TypeScript's type-only imports
+(`jsscan.types_only`, triple-slash references) and a package.json's `types` entries are
+marked `Target.types`, its `browser` entry `Target.browser`; the test file says what its
+runner leaves out (`RunsWithout`), and the walk keeps what only those imports reach apart.
+
 What a file the pull request removed could have been (`removed.py`): the file a path
 specifier names, with any extension or as a folder's `index.*` (one that found `x.js` may
 have found `x.ts` at the base commit), and the files an alias, tsconfig `paths` or `baseUrl`
@@ -49,13 +54,14 @@ import functools
 import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from bot.shared import Tree
 from bot.triage.imports import jsconfig
 from bot.triage.imports.jsconfig import Alias, Aliases, SetupRef, normalize
+from bot.triage.imports.jsrunner import runs_without
 from bot.triage.imports.jsscan import loads_jsonc, specifiers
-from bot.triage.imports.language import Start, Target, Unplaced, Unresolved
+from bot.triage.imports.language import RunsWithout, Start, Target, Unplaced, Unresolved
 from bot.triage.imports.paths import join, parent
 
 JS_TESTS = (".js", ".jsx", ".mjs", ".cjs")
@@ -70,6 +76,7 @@ _BUILD_FOLDERS = frozenset({"dist", "lib", "build", "esm", "cjs", "out"})
 _PACKAGE_ENTRY_FOLDERS = ("src", "", "lib")
 _SKIPPED_FOLDERS = frozenset({"node_modules"})
 _NESTED_MANIFEST = "/" + jsconfig.MANIFEST
+_ONE_READER = ({jsconfig.TYPES}, {jsconfig.BROWSER})
 _SCRIPT_SUFFIX = re.compile(r"(?:\.d)?\.[cm]?[jt]sx?$")
 
 
@@ -117,6 +124,8 @@ class Script:
                 roots.append(folder)
         return ScriptResolver(
             tree=tree,
+            test_file=test_file,
+            configs=configs,
             aliases=jsconfig.aliases(test_file, configs),
             named=named,
             roots=(*roots, ""),
@@ -129,6 +138,8 @@ class Script:
 @dataclass(frozen=True)
 class ScriptResolver:
     tree: Tree
+    test_file: str
+    configs: Mapping[str, str]  # the configuration files read, for the test's runner
     aliases: Aliases
     named: Mapping[str, str]  # package name -> folder, from the package.json files read
     roots: tuple[str, ...]  # where a `/x` specifier is looked for: vite's roots, then ours
@@ -160,17 +171,30 @@ class ScriptResolver:
         }
         return list(found.values())
 
-    def imports(self, path: str, source: str) -> Sequence[Target | Unresolved | Unplaced] | None:
+    def imports(
+        self, path: str, source: str
+    ) -> Sequence[Target | Unresolved | Unplaced | RunsWithout] | None:
+        """What the file loads; type-only imports marked (`Target.types`) in TypeScript;
+        what its specifiers could have named at the base commit (`Unplaced`); and, for the
+        test file, what its runner leaves out, when that is known (`jsrunner`)."""
         if path.rpartition("/")[2] == jsconfig.MANIFEST:
             return self._entries(path, source)
         if not path.endswith(SCANNED):
             return []  # JSON, styles: they load nothing
-        found = specifiers(source)
+        found = specifiers(source, typescript=path.endswith(TS_TESTS))
         if found is None:
             return None
-        targets = [t for spec in found for t in self.resolve(spec, path)]
-        unplaced = [Unplaced(spec, stems) for spec in found if (stems := self.stems(spec, path))]
-        return list(dict.fromkeys([*targets, *unplaced]))
+        targets: list[Target | Unresolved | Unplaced | RunsWithout] = list(
+            dict.fromkeys(t for spec in found for t in self.resolve(spec.module, path, spec.types))
+        )
+        targets += [
+            Unplaced(spec.module, stems)
+            for spec in found
+            if (stems := self.stems(spec.module, path))
+        ]
+        if path == self.test_file and (without := runs_without(path, source, self.configs)):
+            targets.append(without)
+        return list(dict.fromkeys(targets))
 
     def stems(self, spec: str, importer: str) -> tuple[str, ...]:
         """What a specifier could have named at the base commit (module doc): the paths it
@@ -210,9 +234,10 @@ class ScriptResolver:
                 ]
         return found
 
-    def resolve(self, spec: str, importer: str) -> list[Target | Unresolved]:
+    def resolve(self, spec: str, importer: str, types: bool = False) -> list[Target | Unresolved]:
         """The repository files one specifier loads, as `importer` writes it; `Unresolved`
-        for a path (`./x`, `../`, `/src/x`) that names nothing in the tree."""
+        for a path (`./x`, `../`, `/src/x`) that names nothing in the tree. `types`: the
+        specifier is imported for its types alone."""
         bare = spec.split("?", 1)[0]  # vite's `./icon.svg?raw`
         if bare.startswith(("./", "../")) or bare in (".", ".."):
             base = normalize(parent(importer), bare)
@@ -230,13 +255,23 @@ class ScriptResolver:
         # read for its entries (`main`, `exports`): configuration, unlike one the specifier
         # names (`./package.json`).
         named = bare.endswith(".json")
+        subpath = "" if bare.startswith((".", "/")) else _split_package(bare)[1]
+        # A package's entries that only TypeScript or only bundlers read (`entry_readers`).
+        readers = {} if named else self._readers([p for p in files if _is_manifest(p)], subpath)
         targets: list[Target | Unresolved] = [
-            Target(path, spec, _loads_more(path), configures=_is_manifest(path) and not named)
+            Target(
+                path,
+                spec,
+                _loads_more(path),
+                configures=_is_manifest(path) and not named,
+                types=types or readers.get(path) == jsconfig.TYPES,
+                browser=readers.get(path) == jsconfig.BROWSER,
+            )
             for path in files
         ]
-        subpath = "" if bare.startswith((".", "/")) else _split_package(bare)[1]
         if not files or (not named and all(self._read_empty(p, subpath) for p in files)):
-            targets.append(Unresolved(spec))  # (a package.json read later says so itself)
+            # (a package.json read later says so itself)
+            targets.append(Unresolved(spec, types=types))
         return targets
 
     def _read_empty(self, path: str, subpath: str) -> bool:
@@ -383,14 +418,48 @@ class ScriptResolver:
                 named = [(f, e) for e in entries for f in self._entry_files(folder, e)]
                 if not subpath and not named:  # node's LOAD_INDEX
                     named = [(f, "index") for f in self.files_at(join(folder, "index"))]
-            found += [Target(file, entry, follow=_loads_more(file)) for file, entry in named]
+            readers = self._readers([path], subpath)
+            found += [
+                Target(
+                    file,
+                    entry,
+                    follow=_loads_more(file),
+                    types=readers.get(file) == jsconfig.TYPES,
+                    browser=readers.get(file) == jsconfig.BROWSER,
+                )
+                for file, entry in named
+            ]
             refused = bool(subpath) and entries == []  # node refuses an unexported subpath
             if asked and not known and not named and not refused and self._imported(path, manifest):
                 found.append(Unresolved(", ".join(entries or []) or "./" + subpath))
         unique: dict[str, Target | Unresolved] = {}
-        for target in found:  # one file, as its first entry names it
-            unique.setdefault(target.path if isinstance(target, Target) else "", target)
+        for target in found:  # one file, as its first entry names it; run if any entry runs
+            key = target.path if isinstance(target, Target) else ""
+            kept = unique.setdefault(key, target)
+            if isinstance(kept, Target) and isinstance(target, Target) and kept != target:
+                unique[key] = replace(
+                    kept, types=kept.types and target.types, browser=kept.browser and target.browser
+                )
         return list(unique.values())
+
+    def _readers(self, manifests: Sequence[str], subpath: str) -> dict[str, str]:
+        """The files of the package.json files read (of `manifests`) that, for `subpath`, only
+        one kind of tool reads (`jsconfig.entry_readers`): file -> `TYPES` or `BROWSER`. A
+        file also named by another entry, of any of them, is absent."""
+        found: dict[str, set[str]] = {}
+        for path in manifests:
+            manifest = self.manifests.get(path)
+            if manifest is None:
+                continue
+            readers = jsconfig.entry_readers(manifest, subpath)
+            for entry in jsconfig.package_entries(manifest, subpath) or []:
+                for file in self._entry_files(parent(path), entry):
+                    found.setdefault(file, set()).add(readers.get(entry, ""))
+        return {
+            file: kinds.pop()
+            for file, kinds in found.items()
+            if len(kinds) == 1 and "" not in kinds
+        }
 
     def _imported(self, path: str, manifest: Mapping[str, object]) -> bool:
         """Whether the package of this package.json is surely what an import named: its

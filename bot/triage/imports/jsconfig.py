@@ -32,6 +32,7 @@ _SCRIPT_CONFIG = ("js", "ts", "cjs", "mjs", "cts", "mts")
 RUNNER_CONFIGS = (
     *(f"jest.config.{ext}" for ext in (*_SCRIPT_CONFIG, "json")),
     *(f"vitest.config.{ext}" for ext in _SCRIPT_CONFIG),
+    *(f"vitest.workspace.{ext}" for ext in (*_SCRIPT_CONFIG, "json")),
     *(f"vite.config.{ext}" for ext in _SCRIPT_CONFIG),
 )
 CONFIG_NAMES = (*TSCONFIGS, MANIFEST, *RUNNER_CONFIGS)
@@ -313,12 +314,35 @@ def package_entries(manifest: Mapping[str, object], subpath: str) -> list[str] |
     to. A subpath: what `exports` maps `./subpath` to, as node reads it (`exported`); none
     when `exports` does not export it (node refuses the import); None when the package has
     no `exports` (then the subpath is a path under the package's folder)."""
+    found = _entries_read_by(manifest, subpath)
+    return None if found is None else list(dict.fromkeys(entry for entry, _ in found))
+
+
+def entry_readers(manifest: Mapping[str, object], subpath: str) -> dict[str, str]:
+    """Of `package_entries`, those only one kind of tool reads: `TYPES` (named only by
+    `types` or `typings`, or under a `types` condition of `exports`: TypeScript reads
+    them, nothing runs them) and `BROWSER` (named only by the `browser` field: bundlers
+    read it, node does not). An entry also named otherwise is absent: it may run."""
+    readers: dict[str, set[str]] = {}
+    for entry, reader in _entries_read_by(manifest, subpath) or []:
+        readers.setdefault(entry, set()).add(reader)
+    return {entry: kinds.pop() for entry, kinds in readers.items() if kinds in ({TYPES}, {BROWSER})}
+
+
+TYPES = "types"
+BROWSER = "browser"
+_READER = {"types": TYPES, "typings": TYPES, "browser": BROWSER}
+
+
+def _entries_read_by(manifest: Mapping[str, object], subpath: str) -> list[tuple[str, str]] | None:
+    """`package_entries` with who reads each: `TYPES`, `BROWSER`, or "" (every runner)."""
     exports = manifest.get("exports")
     if subpath and exports is None:
         return None
-    entries = [] if subpath else [manifest.get(field) for field in _ENTRY_FIELDS]
-    found = exported(exports, "./" + subpath if subpath else ".")
-    return [e for e in [*entries, *found] if isinstance(e, str)]
+    fields = [] if subpath else [(manifest.get(f), _READER.get(f, "")) for f in _ENTRY_FIELDS]
+    leaves = _exported_leaves(exports, "./" + subpath if subpath else ".")
+    found = [*fields, *((leaf, TYPES if TYPES in path else "") for leaf, path in leaves)]
+    return [(entry, reader) for entry, reader in found if isinstance(entry, str)]
 
 
 def exported(exports: object, key: str) -> list[str]:
@@ -329,6 +353,11 @@ def exported(exports: object, key: str) -> list[str]:
     (`import`, `require`, `node`, `types`, `default`, nested ones): which conditions a
     runner sets is its configuration's (jest's `customExportConditions`, vitest's
     `resolve.conditions`), and a footprint too large is the safe side."""
+    return [leaf for leaf, _ in _exported_leaves(exports, key)]
+
+
+def _exported_leaves(exports: object, key: str) -> list[tuple[str, tuple[str, ...]]]:
+    """`exported`'s targets, each with the conditions that lead to it."""
     if isinstance(exports, dict) and any(str(k).startswith(".") for k in exports):
         mapping: dict[object, object] = exports
     else:
@@ -349,15 +378,21 @@ def exported(exports: object, key: str) -> list[str]:
     return []
 
 
-def _leaves(value: object, star: str | None) -> list[str]:
+def _leaves(
+    value: object, star: str | None, conditions: tuple[str, ...] = ()
+) -> list[tuple[str, tuple[str, ...]]]:
     """The string targets under `value` (null excludes), `*` replaced by `star` (a target
-    with a `*` outside a pattern's entry is no file)."""
+    with a `*` outside a pattern's entry is no file), each with the conditions above it."""
     if isinstance(value, str):
         if star is not None:
-            return [value.replace("*", star)]
-        return [] if "*" in value else [value]
+            return [(value.replace("*", star), conditions)]
+        return [] if "*" in value else [(value, conditions)]
     if isinstance(value, dict):
-        return [leaf for item in value.values() for leaf in _leaves(item, star)]
+        return [
+            leaf
+            for key, item in value.items()
+            for leaf in _leaves(item, star, (*conditions, str(key)))
+        ]
     if isinstance(value, list):
-        return [leaf for item in value for leaf in _leaves(item, star)]
+        return [leaf for item in value for leaf in _leaves(item, star, conditions)]
     return []

@@ -8,7 +8,8 @@ tell a regular expression from a division everywhere (no scanner can without a p
 guesses from the token before the `/`, and strings and regular expressions end at a line
 break, so a wrong guess (or an apostrophe in JSX text) costs at most the rest of its line.
 An unterminated block comment or template literal makes the file unreadable (None): what
-follows it could not be told from the comment.
+follows it could not be told from the comment. In TypeScript it also tells the imports that
+are type-only (`types_only`), which compilers erase.
 """
 
 from __future__ import annotations
@@ -163,31 +164,131 @@ def _starts_regex(found: Sequence[Token]) -> bool:
     return False
 
 
-def specifiers(source: str) -> list[str] | None:
+class Specifier(NamedTuple):
+    """A module specifier a file loads; `types`: every import of it is type-only (module
+    doc of `types_only`), so a compiler that erases types loads nothing for it."""
+
+    module: str
+    types: bool = False
+
+
+def specifiers(source: str, typescript: bool = False) -> list[Specifier] | None:
     """The module specifiers the file loads, in order, each once: `import ... from 'x'`,
-    `export ... from 'x'`, `import 'x'`, `import('x')`, `require('x')` (and
+    `export ... from 'x'`, `import 'x'`, `import('x')` and `require('x')` (and
     `require.resolve`), `jest.mock('x')` and its kin; None when the text cannot be read.
     A path built at run time (`import(`./locale/${lang}`)`) is its head and `BUILT`
-    (`./locale/${…}`), which names no file."""
+    (`./locale/${…}`), which names no file. In `typescript`, a specifier is type-only when
+    each of its imports is (`types_only`), and the triple-slash references are read, as
+    type-only specifiers."""
     found = tokens(source)
     if found is None:
         return None
-    names: list[str] = []
+    typed = types_only(found) if typescript else frozenset()
+    names: dict[str, bool] = {}
     for index, (kind, text) in enumerate(found):
         if kind != "name" or (index and found[index - 1].text == "."):
             continue
         after = found[index + 1 : index + 5]
+        name, types = None, False
         if text in ("import", "from") and _is(after, 0, "string"):
-            names.append(after[0].text)
+            name, types = after[0].text, index in typed
         elif text in ("import", "require") and _call(after, 0):
-            names.append(after[1].text)
+            name, types = after[1].text, index in typed
         elif text in ("import", "require") and _path_built(after):
-            names.append(after[1].text + BUILT)
+            name = after[1].text + BUILT
         elif (text == "require" and _is(after, 0, "punct", ".") and _call(after, 2)) or (
             text in _MOCKERS and _is(after, 0, "punct", ".") and _mock_call(after)
         ):
-            names.append(after[3].text)
-    return list(dict.fromkeys(names))
+            name = after[3].text
+        if name is not None:
+            names[name] = names.get(name, True) and types
+    for reference in _REFERENCE.finditer(source) if typescript else ():
+        module = reference["module"]
+        if reference["kind"] == "path" and not module.startswith(("./", "../", "/")):
+            module = "./" + module  # a path, relative to the file, even without `./`
+        names.setdefault(module, True)
+    return [Specifier(module, types) for module, types in names.items()]
+
+
+# `/// <reference path="./globals.d.ts" />` and `/// <reference types="node" />`: files
+# TypeScript adds to the program it checks; nothing of them runs.
+_REFERENCE = re.compile(
+    r"^[ \t]*///[ \t]*<reference[ \t]+(?P<kind>path|types)[ \t]*=[ \t]*"
+    r"(?P<quote>[\"'])(?P<module>[^\"'\n]+)(?P=quote)",
+    re.MULTILINE,
+)
+# After `import type`, the tokens that start a type-only clause (`{`, `*`, or a name other
+# than `from` and `=`: `import type from './x'` imports a default export named `type`).
+_NOT_A_CLAUSE = frozenset({"from", "=", ","})
+# Names that start a statement: never inside an import clause's braces.
+_STATEMENTS = frozenset({"import", "export"})
+# What a promise's `import('./x')` is followed by at run time, never a type's name.
+_PROMISE_METHODS = frozenset({"then", "catch", "finally"})
+
+
+def types_only(found: Sequence[Token]) -> frozenset[int]:
+    """The indices of the `from` (or `import` of `import('x')`) tokens whose specifier is
+    imported for its types alone, as TypeScript writes it: `import type X from`,
+    `import type {X} from`, `import type * as X from`, `export type {X} from`,
+    `export type * from`; `import('./x').T` where a type is named (a property that is not
+    called, nor a promise's `then`), and `typeof import('./x')`. Every compiler erases
+    these. Not `import {type X} from`: under `verbatimModuleSyntax` it stays as
+    `import {} from`, which runs the module, and which tsconfig applies is the importing
+    file's own."""
+    typed: set[int] = set()
+    for index, (kind, text) in enumerate(found):
+        if kind != "name" or (index and found[index - 1].text == "."):
+            continue
+        if text in ("import", "export") and _is(found, index + 1, "name", "type"):
+            at = _type_clause_end(found, index + 2)
+            if at is not None and _is(found, at, "name", "from") and _is(found, at + 1, "string"):
+                typed.add(at)
+        elif text == "import" and _type_query(found, index):
+            typed.add(index)
+    return frozenset(typed)
+
+
+def _type_clause_end(found: Sequence[Token], at: int) -> int | None:
+    """Where the clause after `import type` / `export type` ends (the index of what follows
+    it), or None when what follows `type` is no type-only clause."""
+    if at >= len(found):
+        return None
+    kind, text = found[at]
+    if (kind, text) == ("punct", "{"):
+        # Names, `as` and commas up to the `}`; anything else ends a clause that is not one
+        # (each token is then read by one clause at most: linear on `import type {` repeated).
+        at += 1
+        while at < len(found) and found[at] != ("punct", "}"):
+            if found[at] != ("punct", ",") and (
+                found[at].kind not in ("name", "string") or found[at].text in _STATEMENTS
+            ):
+                return None
+            at += 1
+        return at + 1
+    if (kind, text) == ("punct", "*"):
+        return at + 3 if _is(found, at + 1, "name", "as") else at + 1
+    if kind == "name" and text not in _NOT_A_CLAUSE:
+        if _is(found, at + 1, "name", "from") and _is(found, at + 2, "string"):
+            return at + 1
+        return None
+    return None
+
+
+def _type_query(found: Sequence[Token], index: int) -> bool:
+    """`typeof import('./x')`, or `import('./x').T` naming a type, at `index`."""
+    if not (_call(found, index + 1) and _is(found, index + 3, "punct", ")")):
+        return False
+    return (index > 0 and found[index - 1] == ("name", "typeof")) or _names_a_type(found, index + 4)
+
+
+def _names_a_type(found: Sequence[Token], at: int) -> bool:
+    """`.Name` after `import('./x')`, not called and not a promise's method: a type."""
+    return (
+        _is(found, at, "punct", ".")
+        and _is(found, at + 1, "name")
+        and found[at + 1].text not in _PROMISE_METHODS
+        and not _is(found, at + 2, "punct", "(")
+    )
 
 
 def _path_built(window: Sequence[Token]) -> bool:
@@ -230,6 +331,21 @@ def key_strings(source: str, keys: Iterable[str]) -> dict[str, list[str]]:
                 continue
             strings, read_to[text] = _value(toks, index + 2)
             found.setdefault(text, []).extend(strings)
+    return found
+
+
+def key_values(source: str, key: str) -> list[tuple[Token, ...]]:
+    """The tokens of each value given to `key` (`key: {enabled: true}`) anywhere in a
+    configuration file, up to the `,` or closing bracket that ends it."""
+    toks = tokens(source) or ()
+    found: list[tuple[Token, ...]] = []
+    read_to = 0  # a key inside a value read is part of it (`key_strings`: linear time)
+    for index, (kind, text) in enumerate(toks):
+        if kind in ("name", "string") and text == key and _is(toks, index + 1, "punct", ":"):
+            if index < read_to:
+                continue
+            read_to = _value(toks, index + 2)[1]
+            found.append(tuple(toks[index + 2 : read_to]))
     return found
 
 

@@ -56,15 +56,23 @@ class Target:
     # process, a class named in a string a PHP function instantiates). Followed once a file
     # the walk reaches names it (`Calls`); empty: always followed.
     when: str = ""
+    # A type-only import (TypeScript's `import type`, a package.json's `types` entry): what
+    # only such imports reach is read to check the program's types, never run; a runner
+    # that erases types unchecked (`RunsWithout.types`) runs none of it.
+    types: bool = False
+    # A package.json's `browser` entry: read by bundlers, not by node (`RunsWithout.browser`).
+    browser: bool = False
 
 
 @dataclass(frozen=True)
 class Unresolved:
     """An import of the repository's that names no file of the tree (`require('./gone')`,
     a class of the project's namespace no rule places): the walk cannot see what it runs,
-    so it is partial ("could not resolve './gone' from test/a.test.js")."""
+    so it is partial ("could not resolve './gone' from test/a.test.js"), unless the import
+    is type-only (`types`) and the test's runner erases those (`RunsWithout`)."""
 
     module: str
+    types: bool = False
 
 
 @dataclass(frozen=True)
@@ -107,7 +115,27 @@ def _part_of(piece: str, name: str) -> bool:
     return bool(core) and (core in name if len(core) >= 3 else core in name.split("_"))
 
 
-Found = Target | Unresolved | Unplaced | Calls  # what a resolver finds in one file
+@dataclass(frozen=True)
+class RunsWithout:
+    """Found in the test file: what its runner (`runner`, "vitest") leaves out, so that a
+    file reached only that way never runs for the test: type-only imports, erased without
+    checking types (`types`), and packages' `browser` entries, never read (`browser`)."""
+
+    runner: str
+    types: bool = False
+    browser: bool = False
+
+    def leaves_out(self, target: Target) -> str:
+        """Why the runner does not run what `target` loads ("type imports, which vitest
+        erases"), or "" when it does."""
+        if target.types and self.types:
+            return f"type imports, which {self.runner} erases"
+        if target.browser and self.browser:
+            return f"a package's `browser` entry, which {self.runner} does not read"
+        return ""
+
+
+Found = Target | Unresolved | Unplaced | Calls | RunsWithout  # what a resolver finds in one file
 
 
 class Resolver(Protocol):

@@ -28,9 +28,10 @@ next ones to fill the round's queries) is `plan.plan_reads`.
 from __future__ import annotations
 
 import json
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from bot.shared import Source, Tree, Unreadable
 from bot.triage.imports.jsscan import loads_jsonc
@@ -39,6 +40,7 @@ from bot.triage.imports.language import (
     Found,
     Language,
     Resolver,
+    RunsWithout,
     Start,
     Target,
     Unplaced,
@@ -56,7 +58,7 @@ DEFAULT_FILES = 3_000
 DEFAULT_BYTES = 30_000_000
 # Bump when what a resolver finds changes: walks kept under an older version (bot/store)
 # are then read again rather than trusted. Adding a language changes the key by itself.
-WALK_VERSION = 9  # what the imports left out could have named (`unplaced`)
+WALK_VERSION = 10  # files reached only through imports the test's runner leaves out
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,12 @@ class ImportWalk:
     # The configuration files that steer how the test's imports resolve (a tsconfig and
     # what it extends, package.json files, go.mod, pyproject.toml, ...): module doc.
     configs: tuple[str, ...] = ()
+    # The files reached only through imports the test's runner leaves out (`RunsWithout`:
+    # type-only imports vitest erases, a package's `browser` entry node does not read),
+    # which never run for the test: not in `reached` nor `files`; each `why` says what
+    # left it out ("type imports, which vitest erases"). When the runner is not known to
+    # leave them out, those imports are followed like any other.
+    not_run: tuple[Reached, ...] = ()
     # What the closure's imports that name no file of the tree could have named (the stems
     # of `Unplaced`, sorted); None when the language does not report them.
     unplaced: tuple[str, ...] | None = None
@@ -134,6 +142,8 @@ class ImportWalk:
             f"followed the imports of {test_file}: {found} found to depth {self.depth}, "
             f"{_count(len(self.read), 'file')} read"
         )
+        for why, count in Counter(r.why for r in self.not_run).items():
+            text += f" ({_count(count, 'more file')} reached only through {why})"
         if not self.cut:
             return text + "; complete"
         named = "; ".join(self.cut[:PARTIAL_NAMED])
@@ -163,6 +173,8 @@ class _Walker:
     config_names: tuple[str, ...] = ()  # the configuration the resolver was given
     steering: list[str] = field(default_factory=list)  # read for how imports resolve
     loaded: set[str] = field(default_factory=set)  # run or imported by the program
+    not_run: list[Reached] = field(default_factory=list)  # what the runner leaves out
+    without: RunsWithout | None = None  # what the test's runner leaves out
     unplaced: set[str] = field(default_factory=set)  # stems of the imports left out
 
 
@@ -198,6 +210,7 @@ def walk(
         wanted=tuple(dict.fromkeys(state.wanted)),
         cut=tuple(dict.fromkeys(state.cut)),
         configs=tuple(p for p in dict.fromkeys(state.steering) if p not in state.loaded),
+        not_run=tuple(state.not_run),
         # A language that does not report what its imports leave out has no stems at all.
         unplaced=tuple(sorted(state.unplaced))
         if language.removed_stems(test_file) is not None
@@ -238,35 +251,65 @@ def _unparsed(name: str, text: str) -> str | None:
     return None
 
 
+# A file to visit: its path, its import chain, the start it was reached from, and, for one
+# reached only through imports the runner leaves out, why it does not run (else "").
+_Visit = tuple[str, tuple[ImportStep, ...], Start, str]
+
+
 def _follow(state: _Walker, resolver: Resolver, starts: list[Start]) -> None:
-    queue: deque[tuple[str, tuple[ImportStep, ...], Start]] = deque(
-        (start.path, (), start) for start in starts
-    )
+    """Breadth first from the starts. An import the test's runner leaves out waits until
+    everything else is reached: what it alone reaches is `not_run`."""
+    queue: deque[_Visit] = deque((start.path, (), start, "") for start in starts)
     seen = {start.path for start in starts}
     state.loaded.update(seen)
     named: list[Calls] = []  # what the files read so far call
-    waiting: list[tuple[str, tuple[ImportStep, ...], Start, Target]] = []  # `when` not met yet
-    while queue:
-        path, chain, start = queue.popleft()
+    waiting: list[tuple[_Visit, Target]] = []  # `when` not met yet
+    left_out: list[tuple[_Visit, Target, str]] = []  # imports the runner leaves out, and why
+    while queue or left_out:
+        if not queue:
+            for visit, target, why in left_out:
+                _enqueue(state, queue, seen, visit, target, why)
+            left_out = []
+            continue
+        visit = queue.popleft()
+        path, chain, start, why = visit
         if path != state.test_file:
-            state.reached.append(Reached(path, chain, start.why if not chain else ""))
+            found_by = Reached(path, chain, why or (start.why if not chain else ""))
+            (state.not_run if why else state.reached).append(found_by)
         if not start.follow:
             continue
-        found = _imports_to_follow(state, resolver, path, not chain)
+        found = _imports_to_follow(state, resolver, path, not chain, bool(why))
         named += [item for item in found if isinstance(item, Calls)]
-        waiting += [(path, chain, start, t) for t in found if isinstance(t, Target)]
-        met = [item for item in waiting if _met(item[3], named)]
-        waiting = [item for item in waiting if not _met(item[3], named)]
-        for importer, steps, leaf, target in met:
-            if target.configures:
-                state.steering.append(target.path)
+        waiting += [(visit, t) for t in found if isinstance(t, Target)]
+        met = [item for item in waiting if _met(item[1], named)]
+        waiting = [item for item in waiting if not _met(item[1], named)]
+        for importer, target in met:
+            left = state.without.leaves_out(target) if state.without else ""
+            if left and not importer[3]:
+                left_out.append((importer, target, left))
             else:
-                state.loaded.add(target.path)
-            if target.path not in seen:
-                seen.add(target.path)
-                step = ImportStep(importer=importer, module=target.module, path=target.path)
-                then = leaf if target.follow else replace(leaf, follow=False)
-                queue.append((target.path, (*steps, step), then))
+                _enqueue(state, queue, seen, importer, target, importer[3])
+
+
+def _enqueue(
+    state: _Walker,
+    queue: deque[_Visit],
+    seen: set[str],
+    importer: _Visit,
+    target: Target,
+    why: str,
+) -> None:
+    path, steps, leaf, _ = importer
+    if not why:
+        if target.configures:
+            state.steering.append(target.path)
+        else:
+            state.loaded.add(target.path)
+    if target.path not in seen:
+        seen.add(target.path)
+        step = ImportStep(importer=path, module=target.module, path=target.path)
+        then = leaf if target.follow else replace(leaf, follow=False)
+        queue.append((target.path, (*steps, step), then, why))
 
 
 def _met(target: Target, named: list[Calls]) -> bool:
@@ -275,9 +318,21 @@ def _met(target: Target, named: list[Calls]) -> bool:
 
 
 def _imports_to_follow(
+    state: _Walker, resolver: Resolver, path: str, first: bool, not_run: bool
+) -> Sequence[Target | Calls]:
+    """What `path` imports and names, or nothing when it is not (yet) read. A file reached
+    only through erased imports never runs: what cuts its reading hides nothing the test
+    runs, so it is not a cut."""
+    mark = len(state.cut)
+    found = _read_imports(state, resolver, path, first)
+    if not_run:
+        del state.cut[mark:]
+    return found
+
+
+def _read_imports(
     state: _Walker, resolver: Resolver, path: str, first: bool
 ) -> Sequence[Target | Calls]:
-    """What `path` imports and names, or nothing when it is not (yet) read."""
     if path not in state.tree.files or not _affordable(state, path):
         return []
     source = state.sources.get(path)
@@ -295,11 +350,15 @@ def _imports_to_follow(
     if targets is None:
         state.cut.append(f"{path} not read (not valid {state.language.name})")
         return []
+    if path == state.test_file:
+        state.without = next((t for t in targets if isinstance(t, RunsWithout)), None)
     router = routed_by(state.language.name, source) if first else None
     if router is not None:
         state.cut.append(f"{path} reaches code through {router}, which no import names")
     state.cut += [
-        f"could not resolve '{t.module}' from {path}" for t in targets if isinstance(t, Unresolved)
+        f"could not resolve '{t.module}' from {path}"
+        for t in targets
+        if isinstance(t, Unresolved) and not (t.types and state.without and state.without.types)
     ]
     state.unplaced.update(stem for t in targets if isinstance(t, Unplaced) for stem in t.stems)
     return [item for item in targets if isinstance(item, Target | Calls)]
@@ -342,13 +401,11 @@ def walk_to_json(found: ImportWalk) -> str:
         {
             "test_file": found.test_file,
             "language": found.language,
-            "reached": [
-                {"path": r.path, "why": r.why, "chain": [s.model_dump() for s in r.chain]}
-                for r in found.reached
-            ],
+            "reached": _reached_to_json(found.reached),
             "read": list(found.read),
             "cut": list(found.cut),
             "configs": list(found.configs),
+            "not_run": _reached_to_json(found.not_run),
             "unplaced": None if found.unplaced is None else list(found.unplaced),
         }
     )
@@ -362,21 +419,33 @@ def walk_from_json(text: str) -> ImportWalk | None:
         return ImportWalk(
             test_file=str(data["test_file"]),
             language=str(data["language"]),
-            reached=tuple(
-                Reached(
-                    path=str(r["path"]),
-                    chain=tuple(ImportStep.model_validate(step) for step in r["chain"]),
-                    why=str(r["why"]),
-                )
-                for r in data["reached"]
-            ),
+            reached=_reached_from_json(data["reached"]),
             read=tuple(str(path) for path in data["read"]),
             wanted=(),
             cut=tuple(str(reason) for reason in data["cut"]),
             configs=tuple(str(path) for path in data["configs"]),
+            not_run=_reached_from_json(data["not_run"]),
             unplaced=None
             if data["unplaced"] is None
             else tuple(str(stem) for stem in data["unplaced"]),
         )
     except (ValueError, KeyError, TypeError):  # pydantic's ValidationError is a ValueError
         return None
+
+
+def _reached_to_json(reached: Sequence[Reached]) -> list[dict[str, object]]:
+    return [
+        {"path": r.path, "why": r.why, "chain": [step.model_dump() for step in r.chain]}
+        for r in reached
+    ]
+
+
+def _reached_from_json(items: Any) -> tuple[Reached, ...]:
+    return tuple(
+        Reached(
+            path=str(r["path"]),
+            chain=tuple(ImportStep.model_validate(step) for step in r["chain"]),
+            why=str(r["why"]),
+        )
+        for r in items
+    )
