@@ -28,6 +28,7 @@ from bot.triage.parsers.jest import parse_jest
 from bot.triage.parsers.js_stack import SEPARATOR
 from bot.triage.parsers.pytest import parse_pytest
 from bot.triage.quarantine import DAY, Quarantine
+from tests.test_release import actionlint
 
 ROOT = Path(__file__).resolve().parents[1]
 SNIPPETS = ROOT / "docs" / "snippets"
@@ -41,10 +42,28 @@ def fenced_blocks(text: str) -> list[str]:
 
 
 @pytest.mark.parametrize(
-    "name", ["quarantine_conftest.py", "go-test-quarantine.sh", "jest-quarantine-pattern.js"]
+    "name",
+    [
+        "quarantine_conftest.py",
+        "go-test-quarantine.sh",
+        "jest-quarantine-pattern.js",
+        "quarantined-from-issues.sh",
+        "quarantine-workflow.yml",
+    ],
 )
 def test_the_doc_quotes_each_snippet_verbatim(name: str) -> None:
     assert (SNIPPETS / name).read_text() in fenced_blocks(DOC.read_text())
+
+
+def test_the_workflow_snippet_passes_actionlint(tmp_path: Path) -> None:
+    command = actionlint()
+    if command is None:
+        pytest.skip("optional tool: actionlint is not installed (.ci/run installs it)")
+    workflows = tmp_path / ".github" / "workflows"
+    workflows.mkdir(parents=True)
+    shutil.copy(SNIPPETS / "quarantine-workflow.yml", workflows / "tests.yml")
+    code, output = run([*command, str(workflows / "tests.yml")], tmp_path)
+    assert code == 0, output
 
 
 def write_list(folder: Path, failures: Sequence[Failure]) -> None:
