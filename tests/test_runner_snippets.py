@@ -134,6 +134,10 @@ def test_pytest_xfails_the_quarantined_test_and_runs_the_others(tmp_path: Path) 
     assert "XFAIL tests/test_core.py::test_publish_waits_for_ack" in output
     assert (tmp_path / "ran-publish").exists()
 
+    write_list(tmp_path, [])  # nothing quarantined: the flaky test fails the run again
+    code, output = run(pytest_run, tmp_path)
+    assert code == 1 and "1 failed, 1 passed" in output, output
+
 
 GO_FILES = {
     "go.mod": "module example.com/bus\n\ngo 1.19\n",
@@ -192,6 +196,10 @@ def test_go_test_leaves_out_the_quarantined_test_and_runs_the_others(tmp_path: P
     assert (tmp_path / "quarantined.txt").read_text() == "TestPublishWaitsForAck\n"
     assert (tmp_path / "ran-publish").exists() and (tmp_path / "queue" / "ran-queue").exists()
 
+    write_list(tmp_path, [])  # nothing quarantined: every test runs, the flaky one fails
+    code, output = run(["bash", "-eo", "pipefail", "go-test-quarantine.sh"], tmp_path, env)
+    assert code == 1 and "--- FAIL: TestPublishWaitsForAck" in output, output
+
 
 JEST_TESTS = """
 const fs = require("node:fs");
@@ -227,3 +235,9 @@ def test_jest_leaves_out_the_quarantined_test_and_runs_the_others(tmp_path: Path
     assert code == 0, output
     assert "2 passed" in output and "1 skipped" in output, output
     assert (tmp_path / "ran-publish").exists() and (tmp_path / "ran-queue").exists()
+
+    write_list(tmp_path, [])  # nothing quarantined: every test runs, the flaky one fails
+    code, pattern = run([node, str(SNIPPETS / "jest-quarantine-pattern.js")], tmp_path)
+    assert (code, pattern) == (0, "")
+    code, output = run([*jest, "--testNamePattern", pattern], tmp_path)
+    assert code == 1 and "1 failed, 2 passed" in output, output
