@@ -40,6 +40,7 @@ from bot.report.flaky_tests import (
 from bot.report.models import CheckReport
 from bot.report.quarantine_list import quarantine_list
 from bot.store import Delivery, DeliveryState, Store
+from bot.store.gated_runs import saved_by_gate
 from bot.store.recorded_runs import recorded_runs
 from bot.throttle import FailureThrottle, client_key
 
@@ -256,8 +257,9 @@ async def quarantined_page(request: web.Request) -> web.Response:
     repo = await _visible_repo(request)
     if isinstance(repo, web.Response):
         return repo
-    on = await request.app[STORE].active_quarantines(repo, time.time())
-    return _html(render_quarantined(repo, on))
+    store, now = request.app[STORE], time.time()
+    on = await store.active_quarantines(repo, now)
+    return _html(render_quarantined(repo, on, await saved_by_gate(store, repo, on, now)))
 
 
 async def quarantined(request: web.Request) -> web.Response:

@@ -33,6 +33,7 @@ from bot.report.markdown import (
     shorten,
 )
 from bot.report.models import IssueInput, IssueOccurrence
+from bot.report.quarantine_list import marker
 from bot.triage.flake_context import Explanation
 from bot.triage.mentions import mentionable
 from bot.triage.models import RunHint
@@ -242,6 +243,8 @@ def _quarantined(inp: IssueInput) -> str:
             f"(since {day(q.since)}, {how}): its failures do not fail the flaky-triage check "
             "unless related to the pull request. `/flaky unquarantine` ends it."
         )
+    # For test runners: read with a workflow's GITHUB_TOKEN from the labelled issues.
+    lines.extend(marker(q) for q in inp.quarantines)
     return "\n".join(lines)
 
 
