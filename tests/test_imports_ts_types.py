@@ -8,7 +8,7 @@ import pytest
 from bot.shared import Source
 from bot.triage.imports import ImportWalk, Tree, TreeFile
 from bot.triage.imports.jsconfig import BROWSER, TYPES, entry_readers
-from bot.triage.imports.jsrunner import NODE, runs_without, types_erased_by
+from bot.triage.imports.jsrunner import JAVASCRIPT, NODE, runs_without, types_erased_by
 from bot.triage.imports.jsscan import specifiers
 from bot.triage.imports.walk import walk_from_json, walk_to_json
 from bot.triage.models import EvidenceKind, Failure, Verdict
@@ -346,12 +346,15 @@ def test_package_entries_only_typescript_or_only_bundlers_read() -> None:
 @pytest.mark.parametrize(
     ("test_file", "source", "expected"),
     [
-        # pino's test/crlf.test.js: node's runner resolves as node does, without `browser`.
-        ("test/crlf.test.js", "const test = require('node:test')\n", (NODE, False, True)),
+        # pino's test/crlf.test.js: node's runner resolves as node does, without `browser`;
+        # a JavaScript test never loads what only `types` entries reach.
+        ("test/crlf.test.js", "const test = require('node:test')\n", (NODE, True, True)),
         # A TypeScript test under node's runner: stripped, or ts-node's check: unknown.
         ("test/a.test.ts", "import test from 'node:test'\n", (NODE, False, True)),
         ("src/add.test.ts", VITEST_TEST, ("vitest", True, False)),
-        ("test/a.test.js", "const test = require('tape')\n", None),
+        ("test/a.test.js", "const test = require('tape')\n", (JAVASCRIPT, True, False)),
+        # A JavaScript type test (tsd's `index.test-d.js`) is checked: unknown.
+        ("test/index.test-d.js", "const test = require('tape')\n", None),
     ],
 )
 def test_what_the_runner_leaves_out(
@@ -359,3 +362,17 @@ def test_what_the_runner_leaves_out(
 ) -> None:
     found = runs_without(test_file, source, {"vitest.config.ts": REMEDA_VITEST})
     assert (found and (found.runner, found.types, found.browser)) == expected
+
+
+@pytest.mark.parametrize(
+    ("config", "text"),
+    [
+        ("package.json", '{"jest": {"preset": "ts-jest/presets/js-with-ts"}}'),
+        ("tsconfig.json", '{"compilerOptions": {"allowJs": true, "checkJs": true}}'),
+    ],
+)
+def test_a_javascript_test_compiled_by_typescript_keeps_type_imports(
+    config: str, text: str
+) -> None:
+    """ts-jest's js-with-ts preset, or `allowJs`, hand JavaScript tests to TypeScript."""
+    assert runs_without("test/a.test.js", "const test = require('tape')\n", {config: text}) is None

@@ -25,7 +25,11 @@ The runner is the one the test imports (`vitest`, `bun:test`, `@jest/globals`), 
 one whose configuration is read (vitest.config.*, a vite.config.* with a `test` key; a
 jest.config.* or package.json's `jest` key) when only one is and no package.json read runs
 another, and no script points it at a configuration file of another name (`--config`).
-Anything else is unknown, and type-only imports count as any import does.
+Anything else is unknown, and type-only imports count as any import does. But a test
+written in JavaScript (`.js`, `.mjs`, `.cjs`, `.jsx`) holds no type-only import of its own,
+and no runner checks its types (ts-jest, or TypeScript's `allowJs`, aside: a configuration
+read that names either keeps them): what it reaches only through a package's `types` entry or a
+triple-slash reference in a declaration file never runs for it.
 """
 
 from __future__ import annotations
@@ -40,6 +44,8 @@ NODE = "node's test runner"
 VITEST = "vitest"
 JEST = "jest"
 BUN = "bun test"
+JAVASCRIPT = "a JavaScript test's run"
+_JAVASCRIPT_TESTS = (".js", ".jsx", ".mjs", ".cjs")
 # Named like a type test: vitest's typecheck default (`*.{test,spec}-d.?(c|m)[jt]s?(x)`),
 # tsd's `index.test-d.ts`, TSTyche's `*.tst.ts`.
 _TYPE_TEST_NAME = re.compile(r"(?:\.(?:test|spec)-d|\.tst)\.[cm]?[jt]sx?$")
@@ -86,10 +92,22 @@ def runs_without(test_file: str, source: str, configs: Mapping[str, str]) -> Run
     to be: type-only imports (`types_erased_by`), and packages' `browser` entries for a
     test of node's own runner (`node:test`), which loads what node resolves."""
     runner = types_erased_by(test_file, source, configs)
+    if not runner and _javascript_run(test_file, configs):
+        runner = JAVASCRIPT
     imported = {spec.module for spec in specifiers(source, typescript=True) or []}
     if "node:test" in imported:
-        return RunsWithout(NODE, browser=True)
+        return RunsWithout(NODE, types=runner == JAVASCRIPT, browser=True)
     return RunsWithout(runner, types=True) if runner else None
+
+
+def _javascript_run(test_file: str, configs: Mapping[str, str]) -> bool:
+    """Whether the test is JavaScript that no configuration read compiles with TypeScript
+    (module doc): a type test aside, nothing checks its types."""
+    return (
+        test_file.endswith(_JAVASCRIPT_TESTS)
+        and not _TYPE_TEST_NAME.search(test_file)
+        and not any("ts-jest" in text or "allowJs" in text for text in configs.values())
+    )
 
 
 def types_erased_by(test_file: str, source: str, configs: Mapping[str, str]) -> str:
