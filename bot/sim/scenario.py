@@ -191,6 +191,9 @@ class CheckSpec(_Strict):
     # The name GitHub shows, when two scenario checks are one check on different commits.
     check_name: str | None = None
     app: str = ACTIONS_SLUG
+    # Actions checks naming the same workflow are jobs of one workflow run (a matrix's, or a
+    # workflow's several jobs): they share its run id, its check suite and its artifacts.
+    workflow: str | None = None
     attempts: list[Attempt] = Field(min_length=1)
     rerun_status: int | None = Field(default=None, ge=400, le=599)
     # The event that started an Actions check's workflow run, as GitHub names it; default:

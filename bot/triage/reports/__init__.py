@@ -284,7 +284,7 @@ def _xml(name: str, chunks: Iterator[bytes], fmt: str, max_elements: int) -> Rep
     else:
         return ReportResult(
             problems=[f"{name}: XML root <{local_name(stream.root)}> is not a test report"],
-            format="junit",
+            format=fmt if fmt != "auto" else "unknown",
             elements=stream.elements,
         )
     return ReportResult(
