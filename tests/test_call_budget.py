@@ -131,4 +131,3 @@ async def test_a_job_that_uploaded_a_report_costs_two_calls_more_and_a_wheel_non
     assert [a - b for a, b in zip(after, before, strict=True)] == [2, 0, 2, 0]
     assert calls["GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts"] == 2
     assert calls["GET /repos/{owner}/{repo}/actions/artifacts/{artifact_id}/zip"] == 2
-
