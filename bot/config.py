@@ -571,8 +571,11 @@ def _without(values: dict[str, Any], locs: list[tuple[int | str, ...]]) -> dict[
         else:
             rest.pop(key, None)
     for key, indexes in drop.items():
-        if key in rest:
-            rest[key] = [v for i, v in enumerate(rest[key]) if i not in indexes]
+        kept = [v for i, v in enumerate(rest.get(key) or []) if i not in indexes]
+        if kept:
+            rest[key] = kept
+        else:  # nothing of it left: its default, not an empty list (`reports: []` reads none)
+            rest.pop(key, None)
     return rest
 
 

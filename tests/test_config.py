@@ -234,6 +234,14 @@ def test_reports_unset_discovers_and_an_empty_list_reads_no_artifact(
     assert loaded.config.reports == reports
 
 
+def test_a_reports_list_with_no_valid_item_is_unset_not_empty() -> None:
+    # An empty list turns the reading of artifacts off: a list the user meant to fill, whose
+    # every item was wrong, goes back to the default instead, and is named.
+    loaded = parse_settings_file("reports:\n  - {artifact: ''}\n")
+    assert loaded.config.reports is None
+    assert [e.split(":")[0] for e in loaded.errors] == ["reports.0.artifact"]
+
+
 def test_one_bad_list_item_is_dropped_and_named_while_the_others_stay() -> None:
     loaded = parse_settings_file(
         "custom_patterns:\n"
