@@ -91,3 +91,26 @@ async def test_a_reports_list_replaces_discovery(tmp_path: Path) -> None:
     # every job lists it, and each downloads only the matches its log says it uploaded.
     assert sim.calls[LIST] == 4
     assert sim.calls[ZIP] == 1
+
+
+async def test_an_artifact_gone_before_its_download_is_named_and_the_rest_read(
+    tmp_path: Path,
+) -> None:
+    # Expired or deleted between the run's list and the download: GitHub answers 410.
+    world = load_scenario(SCENARIO).model_dump()
+    world["faults"] = {
+        "rules": [
+            {
+                "method": "GET",
+                "path": r"/actions/artifacts/\d+/zip$",
+                "status": 410,
+                "message": "Artifact has expired",
+                "times": 1,
+            }
+        ]
+    }
+    sim, failed = await first_attempts(Scenario.model_validate(world), tmp_path)
+
+    assert failed["tests (3.11)"] == set()  # its one report was the first download
+    assert failed["tests (3.12)"] == {EXPIRY}
+    assert "artifact test-results-3.11: gone (410)" in sim.bot_comments(11)[0].body

@@ -14,7 +14,10 @@ import importlib.metadata
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from http import HTTPStatus
 from typing import Any
+
+from gidgethub import BadRequest
 
 from bot.config import RepoConfig, ReportSource
 from bot.events import CheckRun
@@ -234,6 +237,13 @@ async def _read_artifacts(
             )
         except TooLarge as exc:
             said.append(f"artifact {artifact.name}: {exc}")
+            continue
+        except BadRequest as exc:
+            # Expired or deleted since it was listed (a later job may delete what it
+            # merged): said, the rest read. Faults and rate limits are retried upstream.
+            if exc.status_code not in (HTTPStatus.NOT_FOUND, HTTPStatus.GONE):
+                raise
+            said.append(f"artifact {artifact.name}: gone ({exc.status_code.value})")
             continue
         found, zip_problems = await in_thread(
             read_artifact_reports,
