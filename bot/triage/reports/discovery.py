@@ -78,30 +78,35 @@ class UploadsSeen:
         self._rest = b""
 
     def feed(self, chunk: bytes) -> None:
-        data = self._rest + chunk
-        cut = data.rfind(b"\n") + 1
-        self._take(data[:cut])
-        self._rest = data[cut:][-_MAX_LINE:]
+        first = chunk.find(b"\n")
+        if first < 0:
+            self._rest = (self._rest + chunk)[-_MAX_LINE:]
+            return
+        begun = self._rest + chunk[: first + 1]  # the line an earlier chunk began
+        self._take(begun, 0, len(begun))
+        last = chunk.rfind(b"\n") + 1
+        self._take(chunk, first + 1, last)  # searched in place: a chunk is never copied
+        self._rest = chunk[last:][-_MAX_LINE:]
 
     def finish(self) -> list[Upload]:
-        self._take(self._rest)
+        self._take(self._rest, 0, len(self._rest))
         self._rest = b""
         return self.uploads
 
-    def _take(self, data: bytes) -> None:
-        at = data.find(_UPLOADED)
+    def _take(self, data: bytes, start: int, end: int) -> None:
+        at = data.find(_UPLOADED, start, end)
         while at >= 0 and len(self.uploads) < MAX_UPLOADS:
-            start = data.rfind(b"\n", 0, at) + 1
-            end = data.find(b"\n", at)
-            end = len(data) if end < 0 else end
-            line = data[max(start, end - _MAX_LINE) : end].decode("utf-8", "replace")
-            found = _UPLOAD_LINE.match(line.rstrip("\r"))
+            line_start = max(data.rfind(b"\n", start, at) + 1, start)
+            line_end = data.find(b"\n", at, end)
+            line_end = end if line_end < 0 else line_end
+            line = data[max(line_start, line_end - _MAX_LINE) : line_end]
+            found = _UPLOAD_LINE.match(line.decode("utf-8", "replace").rstrip("\r"))
             if found is not None:
                 number = found.group("id")
                 upload = Upload(found.group("name"), int(number) if number else None)
                 if upload not in self.uploads:
                     self.uploads.append(upload)
-            at = data.find(_UPLOADED, end)
+            at = data.find(_UPLOADED, line_end, end)
 
 
 class Kind(StrEnum):
