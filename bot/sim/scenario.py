@@ -191,14 +191,14 @@ class CheckSpec(_Strict):
     # The name GitHub shows, when two scenario checks are one check on different commits.
     check_name: str | None = None
     app: str = ACTIONS_SLUG
-    # Actions checks naming the same workflow are jobs of one workflow run (a matrix's, or a
-    # workflow's several jobs): they share its run id, its check suite and its artifacts.
-    workflow: str | None = None
     attempts: list[Attempt] = Field(min_length=1)
     rerun_status: int | None = Field(default=None, ge=400, le=599)
     # The event that started an Actions check's workflow run, as GitHub names it; default:
     # `pull_request` on a PR, `merge_group` on a merge queue's branch, else `push`.
     event: str | None = None
+    # The Actions workflow it is a job of: the checks of one workflow on one commit are jobs
+    # of the same workflow run. None: a workflow run of its own, whose attempts it counts.
+    workflow: str | None = None
 
     @property
     def is_actions(self) -> bool:

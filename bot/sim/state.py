@@ -356,11 +356,13 @@ class World:
     def queue_run(self, name: str) -> CheckRun:
         """Start the check's next attempt (the last scripted attempt repeats once exhausted)."""
         check = self.check(name)
-        workflow = check.workflow or name
-        if workflow not in self._workflow_runs:
-            self._workflow_runs[workflow] = (self.new_id("workflow"), self.new_id("suite"))
-        run_id, suite_id = self._workflow_runs[workflow]
-        previous = len(self.runs_of(name))
+        head_sha = self.check_head_sha(check)
+        # A named workflow runs anew for each commit; a check of its own reruns one run.
+        key = f"{check.workflow}\0{head_sha}" if check.workflow else name
+        if key not in self._workflow_runs:
+            self._workflow_runs[key] = (self.new_id("workflow"), self.new_id("suite"))
+        run_id, suite_id = self._workflow_runs[key]
+        previous = len([run for run in self.runs_of(name) if run.run_id == run_id])
         run = CheckRun(
             id=self.new_id("run"),
             check=check,
@@ -368,7 +370,7 @@ class World:
             run_id=run_id,
             run_attempt=previous + 1,
             suite_id=suite_id,
-            head_sha=self.check_head_sha(check),
+            head_sha=head_sha,
             started_at=now(),
         )
         self.runs[run.id] = run
