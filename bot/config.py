@@ -448,9 +448,11 @@ class RepoConfig(BaseModel):
     # commit and check: the cheapest evidence there is. False: such a job is not rerun.
     rerun_unknown: bool = True
     max_reruns: int = Field(default=1, ge=0, le=5)
-    # Test reports inside the failed job's workflow-run artifacts (JUnit XML, TRX, go test
-    # -json, mocha JSON). Unset: artifacts are not read.
-    reports: list[ReportSource] = Field(default_factory=list, max_length=10)
+    # Test reports inside the failed job's workflow-run artifacts (every format the report
+    # registry reads). Unset: the artifacts the job's log says it uploaded are read when
+    # their names or contents show reports (triage/reports/discovery.py); a list: those it
+    # names, and nothing else; `[]`: no artifact is read.
+    reports: list[ReportSource] | None = Field(default=None, max_length=10)
     # In-house harnesses: regexes whose named group `test` names a failed test.
     custom_patterns: list[CustomPattern] = Field(default_factory=list, max_length=20)
     # More distinct failed tests than this in one job: a mass failure, never "flaky".
@@ -593,8 +595,11 @@ def _without(values: dict[str, Any], locs: list[tuple[int | str, ...]]) -> dict[
         else:
             rest.pop(key, None)
     for key, indexes in drop.items():
-        if key in rest:
-            rest[key] = [v for i, v in enumerate(rest[key]) if i not in indexes]
+        kept = [v for i, v in enumerate(rest.get(key) or []) if i not in indexes]
+        if kept:
+            rest[key] = kept
+        else:  # nothing of it left: its default, not an empty list (`reports: []` reads none)
+            rest.pop(key, None)
     return rest
 
 

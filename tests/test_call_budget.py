@@ -10,6 +10,8 @@ from bot.demo import running
 from bot.sim.scenario import Scenario
 from tests.fleet import check_name, failing_log, many_prs
 
+PASSING_JUNIT = '<testsuite name="pytest" tests="1"><testcase classname="t" name="ok"/></testsuite>'
+
 
 def two_prs_without_settings() -> Scenario:
     """Two PRs by different authors, two failing jobs each, no test shared between them (no
@@ -105,3 +107,27 @@ async def test_following_imports_costs_two_calls_on_a_head_and_none_again(
     # (cached by blob SHA): no call.
     assert walked[2] == today[2]
     assert calls["POST /graphql"] == 1
+
+
+async def test_a_job_that_uploaded_a_report_costs_two_calls_more_and_a_wheel_none(
+    tmp_path: Path,
+) -> None:
+    # Without `reports:`, the artifacts a job's log says it uploaded are looked for: shard 0
+    # of each PR uploads a JUnit report (every test passed: the verdicts stay the same),
+    # shard 1 a wheel, which its name rules out.
+    plain = two_prs_without_settings()
+    world = plain.model_dump()
+    for check in world["checks"]:
+        shard = int(check["name"].split()[2])
+        check["attempts"][0]["artifacts"] = [
+            {"name": "test-results", "files": {"junit.xml": PASSING_JUNIT}}
+            if shard == 0
+            else {"name": "wheel-linux", "files": {"dist/app-1.0-py3-none-any.whl": "PK"}}
+        ]
+    before, _ = await spend(plain, tmp_path / "plain")
+    after, calls = await spend(Scenario.model_validate(world), tmp_path / "uploads")
+
+    # The run's artifact list and the report's download, for each job that uploaded one.
+    assert [a - b for a, b in zip(after, before, strict=True)] == [2, 0, 2, 0]
+    assert calls["GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts"] == 2
+    assert calls["GET /repos/{owner}/{repo}/actions/artifacts/{artifact_id}/zip"] == 2

@@ -222,6 +222,26 @@ def test_yaml_that_is_not_a_mapping_is_survived(text: str) -> None:
     assert loaded.errors == ["not a mapping of settings"]
 
 
+@pytest.mark.parametrize(
+    ("text", "reports"),
+    [("rerun: true\n", None), ("reports: []\n", []), ("reports: null\n", None)],
+)
+def test_reports_unset_discovers_and_an_empty_list_reads_no_artifact(
+    text: str, reports: list[object] | None
+) -> None:
+    loaded = parse_settings_file(text)
+    assert loaded.errors == []
+    assert loaded.config.reports == reports
+
+
+def test_a_reports_list_with_no_valid_item_is_unset_not_empty() -> None:
+    # An empty list turns the reading of artifacts off: a list the user meant to fill, whose
+    # every item was wrong, goes back to the default instead, and is named.
+    loaded = parse_settings_file("reports:\n  - {artifact: ''}\n")
+    assert loaded.config.reports is None
+    assert [e.split(":")[0] for e in loaded.errors] == ["reports.0.artifact"]
+
+
 def test_one_bad_list_item_is_dropped_and_named_while_the_others_stay() -> None:
     loaded = parse_settings_file(
         "custom_patterns:\n"
@@ -235,6 +255,7 @@ def test_one_bad_list_item_is_dropped_and_named_while_the_others_stay() -> None:
 
     assert [p.name for p in loaded.config.custom_patterns] == ["scenario"]
     assert loaded.config.max_reruns == 1
+    assert loaded.config.reports is not None
     assert [r.artifact for r in loaded.config.reports] == ["junit-{job}"]
     assert loaded.config.reports[0].matches("junit-tests (3.12)", "tests (3.12)")
     assert not loaded.config.reports[0].matches("junit-lint", "tests (3.12)")

@@ -13,7 +13,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot.triage.failures import extract
+from bot.triage.models import Verdict
 from bot.triage.reports import DOCUMENTS, FORMATS, STREAMS, parse_report, read_report
+from bot.triage.verdict import decide_extraction
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "reports"
 SEP = " \u203a "
@@ -182,6 +185,34 @@ def test_tap_fails_the_results_tap_parser_fails(name: str, failed: set[str], tot
     # A parent is failed through its failed subtests: the top of each chain is the result.
     assert {f.test_id.split(SEP)[0] for f in result.failures} == failed
     assert all(f.source == "tap" for f in result.failures)
+
+
+# node-tap's own output when a test calls `t.bailout()` (tapjs/tapjs src/core tap-snapshots),
+# and tap-parser's bailout fixture, whose final results count 3 results, none after the bail.
+TAP_BAILED = [
+    ("tapjs-core-bailout-kills-process.tap", " (do not continue)", 1),
+    ("tapjs-core-bailout-subtest.tap", "", 1),
+    ("tapjs-bailout.tap", " (GERONIMMMOOOOOO!!!)", 3),
+]
+
+
+@pytest.mark.parametrize(("name", "said", "total"), TAP_BAILED, ids=[c[0] for c in TAP_BAILED])
+def test_a_tap_run_that_bailed_out_never_looks_clean(name: str, said: str, total: int) -> None:
+    result = parse_report(name, _fixture(name))
+    assert (result.format, result.failures, result.tests_total) == ("tap", [], total)
+    assert result.problems == [f"{name}: the run bailed out{said}: no test ran after it"]
+
+    extraction = extract(log_lines=None, parsed_reports=[result])
+    (decision,) = decide_extraction(extraction, ["README.md"], passed_on_rerun=True)
+    assert decision.verdict == Verdict.UNKNOWN
+    assert f"not read: {result.problems[0]}" in decision.evidence
+
+
+def test_a_failure_before_the_bail_out_is_kept_and_results_after_it_are_not_read() -> None:
+    tap = b"TAP version 14\nnot ok 1 - adds\nBail out! db down\nnot ok 2 - after the bail\n1..2\n"
+    result = parse_report("r.tap", tap)
+    assert [f.test_id for f in result.failures] == ["adds"]
+    assert result.problems == ["r.tap: the run bailed out (db down): no test ran after it"]
 
 
 def test_tap_node_test_diagnostics_give_the_error_and_the_nested_chain() -> None:

@@ -440,7 +440,11 @@ class Routes:
         run = self.world.job(_int(request, "job_id"))
         if run is None or run.completed_at is None:
             return not_found()
-        log = (run.attempt.log or "").encode()
+        text = run.attempt.log or ""
+        uploads = self.world.upload_log(run)
+        if uploads and text and not text.endswith("\n"):
+            text += "\n"
+        log = (text + uploads).encode()
         padding = run.attempt.log_padding_bytes
         return self._redirect_to_blob(
             blobs.PaddedLog(padding, log) if padding else log, blobs.LOG_TYPE

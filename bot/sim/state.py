@@ -394,6 +394,31 @@ class World:
             )
             self.artifacts[artifact.id] = artifact
 
+    def upload_log(self, run: CheckRun) -> str:
+        """The lines actions/upload-artifact v4 writes to the job's log for each artifact the
+        attempt uploaded (its src/shared/upload-artifact.ts; the step's group as a real log
+        shows it), after the attempt's own log as `if: always()` upload steps run last."""
+        lines: list[str] = []
+        html = f"https://github.com/{self.repo.full_name}/actions/runs/{run.run_id}/artifacts"
+        for artifact in self.artifacts.values():
+            if artifact.run is not run:
+                continue
+            stamp = artifact.created_at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f0Z")
+            said = [
+                "##[group]Run actions/upload-artifact@v4",
+                "with:",
+                f"  name: {artifact.name}",
+                "##[endgroup]",
+                "Artifact name is valid!",
+                "Finalizing artifact upload",
+                f"Artifact {artifact.name}.zip successfully finalized. Artifact ID {artifact.id}",
+                f"Artifact {artifact.name} has been successfully uploaded! Final size is "
+                f"{len(artifact.data)} bytes. Artifact ID is {artifact.id}",
+                f"Artifact download URL: {html}/{artifact.id}",
+            ]
+            lines.extend(f"{stamp} {line}\n" for line in said)
+        return "".join(lines)
+
     def artifacts_of(self, run_id: int) -> list[Artifact]:
         """A workflow run's artifacts from all its attempts, oldest first."""
         return [artifact for artifact in self.artifacts.values() if artifact.run.run_id == run_id]

@@ -12,7 +12,8 @@ elements and a JSON document's bytes and containers are capped, so a dense file 
 instead of filling memory or the CPU.
 
 A report that counts more failures than were read from it (a result with no outcome, a
-truncated file) gives a problem saying so, beside what was read: it never looks clean.
+truncated file) or that stopped its run early (TAP's `Bail out!`) gives a problem saying so,
+beside what was read: it never looks clean.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from bot.triage.reports.playwright_json import (
     playwright_counted,
 )
 from bot.triage.reports.rspec_json import is_rspec_json, parse_rspec_json, rspec_counted
-from bot.triage.reports.tap import is_tap, parse_tap
+from bot.triage.reports.tap import bailed_out, is_tap, parse_tap
 from bot.triage.reports.trx import is_trx, parse_trx, trx_counted
 from bot.triage.reports.xml_safe import MAX_ELEMENTS, XmlStream, local_name
 from bot.triage.reports.xunit import is_xunit, parse_xunit, xunit_counted
@@ -68,13 +69,20 @@ XML_FORMATS = (
 _BY_NAME = {f.name: f for f in XML_FORMATS}
 
 
+def _never_stops(line: str) -> str | None:
+    return None
+
+
 @dataclass(frozen=True)
 class StreamFormat:
-    """A report read line by line as it arrives: one event (or TAP line) a line."""
+    """A report read line by line as it arrives: one event (or TAP line) a line. `stops`
+    says why the run stopped at a line (TAP's `Bail out!`): the stream is read no further,
+    and the report names it among its problems."""
 
     name: str
     detect: Callable[[str], bool]  # on the stream's first non-blank line
     parse: Callable[[Iterable[str]], tuple[list[Failure], int]]
+    stops: Callable[[str], str | None] = _never_stops
 
 
 @dataclass(frozen=True)
@@ -94,7 +102,7 @@ class DocumentFormat:
 STREAMS: tuple[StreamFormat, ...] = (
     StreamFormat("go-json", is_event, parse_go_json),
     StreamFormat("dart-json", is_dart_event, parse_dart_json),
-    StreamFormat("tap", is_tap, parse_tap),
+    StreamFormat("tap", is_tap, parse_tap, bailed_out),
 )
 DOCUMENTS: tuple[DocumentFormat, ...] = (
     DocumentFormat("mocha-json", is_mocha_json, parse_mocha_json, mocha_counted),
@@ -150,8 +158,15 @@ def read_report(
         head, first = _opening(lines)
         stream_format = _stream_format(fmt, first)
         if stream_format is not None:
-            failures, total = stream_format.parse(itertools.chain(head, (first,), lines))
-            return ReportResult(failures=failures, tests_total=total, format=stream_format.name)
+            stopped: list[str] = []
+            read = _until_stopped(itertools.chain(head, (first,), lines), stream_format, stopped)
+            failures, total = stream_format.parse(read)
+            return ReportResult(
+                failures=failures,
+                problems=[f"{name}: {why}" for why in stopped],
+                tests_total=total,
+                format=stream_format.name,
+            )
         document = _json(name, itertools.chain(head, (first,), lines))
     except UnicodeDecodeError as error:
         return ReportResult(problems=[f"{name}: not UTF-8 text (byte {error.start})"])
@@ -181,6 +196,16 @@ def _opening(lines: Iterator[str]) -> tuple[list[str], str]:
         if len(head) > _MAX_OPENING_LINES:
             break
     return head, ""
+
+
+def _until_stopped(lines: Iterable[str], form: StreamFormat, stopped: list[str]) -> Iterator[str]:
+    """The stream's lines up to the one that says the run stopped; why, into `stopped`."""
+    for line in lines:
+        why = form.stops(line)
+        if why is not None:
+            stopped.append(why)
+            return
+        yield line
 
 
 def _stream_format(fmt: str, first: str) -> StreamFormat | None:
@@ -273,7 +298,7 @@ def _xml(name: str, chunks: Iterator[bytes], fmt: str, max_elements: int) -> Rep
     else:
         return ReportResult(
             problems=[f"{name}: XML root <{local_name(stream.root)}> is not a test report"],
-            format="junit",
+            format=fmt if fmt != "auto" else "unknown",
             elements=stream.elements,
         )
     return ReportResult(
