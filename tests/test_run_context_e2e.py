@@ -6,7 +6,6 @@ and the check's usual duration on the default branch."""
 
 from __future__ import annotations
 
-import copy
 import time
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ from bot.sim.webhooks import check_run_completed, delivery_headers, workflow_job
 from bot.store import DeliveryState
 from bot.triage.failures import match_key
 from bot.triage.run_context import RunContext, UsualDuration
+from tests.test_hostile_payloads import _broken
 
 ROOT = Path(__file__).resolve().parents[1]
 LOG = (ROOT / "bot/sim/scenarios/demo-attempt-1.log").read_text()
@@ -197,19 +197,6 @@ async def _post_signed(sim: Simulator, body: bytes, delivery_id: str) -> int:
         http.post(sim.webhook_url, data=body, headers=headers) as answer,
     ):
         return answer.status
-
-
-def _broken(payload: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
-    broken = copy.deepcopy(payload)
-    *parents, last = path.split(".")
-    node = broken
-    for key in parents:
-        node = node[key]
-    if value is ...:
-        del node[last]
-    else:
-        node[last] = value
-    return broken
 
 
 @pytest.mark.parametrize(("path", "value"), BREAKAGES, ids=lambda v: repr(v)[:20])

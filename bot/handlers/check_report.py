@@ -39,8 +39,9 @@ from bot.report.check_run import (
 )
 from bot.report.dashboard_pull import pull_page
 from bot.store import CheckAttempt, TriageCheckRun
+from bot.store.gated_runs import triaged
 from bot.triage.failures import match_key
-from bot.triage.gate import Gate, HeadRun, Triaged, decide_gate
+from bot.triage.gate import Gate, HeadRun, decide_gate
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -120,18 +121,8 @@ async def _gate(
         for r in listed
         if not is_own(ctx, r)
     ]
-    triaged = [
-        Triaged(
-            check_name=a.check_name,
-            check_run_id=a.check_run_id,
-            attempt=a.attempt,
-            conclusion=a.conclusion,
-            decisions=a.decisions,
-        )
-        for a in attempts
-    ]
     on = await ctx.store.active_quarantines(repo, time.time(), keys)
-    return decide_gate(runs, triaged, {q.test_key: q for q in on})
+    return decide_gate(runs, [triaged(a) for a in attempts], {q.test_key: q for q in on})
 
 
 async def update_gate_on_pass(scope: Scope, run: CheckRun) -> None:

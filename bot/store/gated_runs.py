@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from bot.store.base import Store
+from bot.store.models import CheckAttempt
 from bot.triage.gate import Triaged
 from bot.triage.gate_savings import FailedAttempt, Savings, gate_savings
 from bot.triage.quarantine import Quarantine
@@ -25,6 +26,17 @@ TRIAGE_DELAY = 86_400.0
 class GatedRuns(NamedTuple):
     attempts: list[FailedAttempt]
     job_seconds: dict[int, float | None]  # by check run id: the job's duration, if recorded
+
+
+def triaged(attempt: CheckAttempt) -> Triaged:
+    """A recorded attempt as the gate weighs it."""
+    return Triaged(
+        check_name=attempt.check_name,
+        check_run_id=attempt.check_run_id,
+        attempt=attempt.attempt,
+        conclusion=attempt.conclusion,
+        decisions=attempt.decisions,
+    )
 
 
 async def saved_by_gate(store: Store, repo: str, on: Sequence[Quarantine], now: float) -> Savings:
@@ -50,16 +62,7 @@ async def gated_runs(store: Store, repo: str, test_keys: Sequence[str], since: f
         )
     wanted = set(run_ids)
     attempts = [
-        FailedAttempt(
-            triaged=Triaged(
-                check_name=a.check_name,
-                check_run_id=a.check_run_id,
-                attempt=a.attempt,
-                conclusion=a.conclusion,
-                decisions=a.decisions,
-            ),
-            at=a.recorded_at,
-        )
+        FailedAttempt(triaged=triaged(a), at=a.recorded_at)
         for each in recorded
         for a in each
         if a.check_run_id in wanted
