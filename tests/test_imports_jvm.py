@@ -206,3 +206,42 @@ def test_relative_imports_and_qualified_names_in_code() -> None:
         "src/main/scala/a/b/C.scala",
         "src/main/scala/x/y/Z.scala",
     }
+
+
+def test_a_real_kotlin_multiplatform_actual_outside_its_package_folder_markdown() -> None:
+    """JetBrains/markdown at a real commit: `actual fun isPunctuation` of the package
+    `org.intellij.markdown.html` is in src/jvmMain/kotlin/CommonDefsImplJvm.kt, directly in
+    the source root (Kotlin does not tie a file's folder to its package), and the compiler
+    puts it in CommonDefsTest's classes (bench/replays/label_kotlin.py): the walk reaches it
+    through the import, as it reaches the other platforms' `actual`s."""
+    tree, files = layout("markdown")
+    for test in ("CommonDefsTest", "URITest"):
+        result = walked(f"src/commonTest/kotlin/org/intellij/markdown/{test}.kt", files, tree=tree)
+        first = {path for path, depth in depths(result).items() if depth == 1}
+        assert {
+            "src/commonMain/kotlin/org/intellij/markdown/html/CommonDefs.kt",
+            "src/jvmMain/kotlin/CommonDefsImplJvm.kt",
+            "src/jsMain/kotlin/CommonDefsImplJs.kt",
+            "src/wasmJsMain/kotlin/CommonDefsImplJs.kt",
+        } <= first
+
+
+@pytest.mark.parametrize(
+    ("path", "reached"),
+    [
+        ("src/main/kotlin/Top.kt", True),  # in the source root: any package
+        ("src/main/kotlin/c/Short.kt", True),  # the common root package `a.b` left out
+        ("src/main/kotlin/b/c/Shorter.kt", True),
+        ("src/main/kotlin/x/c/Other.kt", False),  # another package's folder
+        ("src/main/kotlin/Top.java", False),  # Java keeps folders and packages together
+        ("src/main/resources/Top.kt", False),  # no `kotlin` source root
+    ],
+)
+def test_a_kotlin_package_may_sit_below_a_kotlin_root_without_its_common_prefix(
+    path: str, reached: bool
+) -> None:
+    files: dict[str, Source] = {
+        "src/test/kotlin/a/b/c/T.kt": "package a.b.c.test\nimport a.b.c.helper\n",
+        path: "package a.b.c\nfun helper() = 1\n",
+    }
+    assert (path in depths(walked("src/test/kotlin/a/b/c/T.kt", files))) is reached

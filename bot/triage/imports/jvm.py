@@ -3,7 +3,12 @@ and the classes of its own package it names.
 
 Classes are looked up by path in every source root at once: the class `a.b.C` is any file
 of the tree ending in `a/b/C.java` (or `.kt`, `.scala`, `.groovy`), so `src/main/java/`,
-`src/test/kotlin/` and every module of a multi-module build count alike. What a file
+`src/test/kotlin/` and every module of a multi-module build count alike. A Kotlin file
+need not sit in its package's folder: the package `a.b`'s files also include the `.kt`
+files directly in any `kotlin` folder (a multiplatform build's `actual`s, as in
+`src/jvmMain/kotlin/CommonDefsImplJvm.kt` of package `org.intellij.markdown.html`) and in
+folders below one that end in its last names (`kotlin/b/`: Kotlin's convention leaves the
+common root package out). What a file
 imports, read by `jvm_scan`:
 
 - `import a.b.C` (also `static`, Kotlin's `as`): the file of the longest prefix that is a
@@ -79,11 +84,24 @@ class Classes:
         if not tail:
             return []
         leaf = tail.rsplit("/", 1)[-1]
-        return [
+        found = [
             path
             for folder in self.by_leaf.get(leaf, [])
             if folder == tail or folder.endswith("/" + tail)
             for path in self.folders[folder]
+        ]
+        return list(dict.fromkeys(found + self._kotlin_elsewhere(tail, leaf)))
+
+    def _kotlin_elsewhere(self, tail: str, leaf: str) -> list[str]:
+        """The Kotlin files that may hold the package `tail` outside its folder: those
+        directly in a `kotlin` source root, and in a folder below one that ends in the
+        package's last names (Kotlin's convention leaves the common root package out)."""
+        return [
+            path
+            for folder in [*self.by_leaf.get("kotlin", []), *self.by_leaf.get(leaf, [])]
+            if _under_kotlin_root(folder, tail)
+            for path in self.folders[folder]
+            if path.endswith(".kt")
         ]
 
     def named(self, package: str, name: str) -> list[str]:
@@ -148,8 +166,8 @@ class JvmResolver:
             found += [Target(file, name) for file in files]
             if not files:
                 found.append(Unplaced(name, _named_stems(name, package=False)))
-        own = ANYWHERE + package.replace(".", "/") + "/" if package else parent(path) + "/"
-        found.append(Unplaced(package, (own,)))
+        own = _package_stems(package.split(".")) if package else (parent(path) + "/",)
+        found.append(Unplaced(package, own))
         # The default package's classes: those beside the file.
         neighbours = self.classes.package(package) or self.classes.folders.get(parent(path), [])
         for file in neighbours:
@@ -184,8 +202,28 @@ def _named_stems(name: str, *, package: bool) -> tuple[str, ...]:
     stems = [ANYWHERE + "/".join(parts[:end]) for end in range(2, len(parts) + 1)]
     head = parts if name.endswith(WILDCARD) else parts[:-1]
     if package and head:
-        stems.append(ANYWHERE + "/".join(head) + "/")
+        stems += _package_stems(head)
     return tuple(stems)
+
+
+def _package_stems(parts: list[str]) -> tuple[str, ...]:
+    """The folders a package's file could have been directly in: its own at any depth, and
+    (Kotlin) a `kotlin` source root or a folder below one ending in its last names."""
+    below = ["/".join(parts[start:]) for start in range(1, len(parts) + 1)]
+    return (
+        ANYWHERE + "/".join(parts) + "/",
+        *(ANYWHERE + "/".join(["kotlin", tail] if tail else ["kotlin"]) + "/" for tail in below),
+    )
+
+
+def _under_kotlin_root(folder: str, tail: str) -> bool:
+    """Whether `folder` is a `kotlin` source root, or a folder below one whose path there
+    is a tail of the package path `tail`."""
+    parts = folder.split("/")
+    if "kotlin" not in parts:
+        return False
+    below = "/".join(parts[len(parts) - parts[::-1].index("kotlin") :])
+    return not below or tail == below or tail.endswith("/" + below)
 
 
 def _same_package_folder(one: str, other: str) -> bool:
