@@ -245,3 +245,40 @@ def test_a_kotlin_package_may_sit_below_a_kotlin_root_without_its_common_prefix(
         path: "package a.b.c\nfun helper() = 1\n",
     }
     assert (path in depths(walked("src/test/kotlin/a/b/c/T.kt", files))) is reached
+
+
+@pytest.mark.parametrize(
+    ("test", "named"),
+    [
+        # `EmptyStreamingMarkdownFile()`, a top-level function of the test's package
+        (
+            "src/commonTest/kotlin/org/intellij/markdown/parser/StreamingMarkdownConsistencyTest.kt",
+            "src/commonMain/kotlin/org/intellij/markdown/parser/StreamingMarkdownFile.kt",
+        ),
+        # `TestCase()` and `readFromFile(...)`: an expect class and functions of
+        # MarkdownTestUtil.kt, their actuals in MarkdownTestUtilJvm.kt
+        (
+            "src/fileBasedTest/kotlin/org/intellij/markdown/HtmlIndentTrimmerTest.kt",
+            "src/fileBasedTest/kotlin/org/intellij/markdown/MarkdownTestUtil.kt",
+        ),
+        (
+            "src/fileBasedTest/kotlin/org/intellij/markdown/HtmlIndentTrimmerTest.kt",
+            "src/jvmTest/kotlin/org/intellij/markdown/MarkdownTestUtilJvm.kt",
+        ),
+    ],
+)
+def test_a_kotlin_file_reaches_its_package_s_kotlin_files_named_without_import(
+    test: str, named: str
+) -> None:
+    """JetBrains/markdown: kotlinc puts these files in the tests' classes; no import and no
+    file name says so, so every Kotlin file of the test's package counts."""
+    tree, files = layout("markdown")
+    assert depths(walked(test, files, tree=tree)).get(named) == 1
+
+
+def test_a_java_file_does_not_reach_its_package_s_kotlin_files_by_package_alone() -> None:
+    files: dict[str, Source] = {
+        "src/test/java/a/T.java": "package a;\nclass T {}\n",
+        "src/main/kotlin/a/Helpers.kt": "package a\nfun helper() = 1\n",
+    }
+    assert "src/main/kotlin/a/Helpers.kt" not in depths(walked("src/test/java/a/T.java", files))

@@ -8,8 +8,7 @@ need not sit in its package's folder: the package `a.b`'s files also include the
 files directly in any `kotlin` folder (a multiplatform build's `actual`s, as in
 `src/jvmMain/kotlin/CommonDefsImplJvm.kt` of package `org.intellij.markdown.html`) and in
 folders below one that end in its last names (`kotlin/b/`: Kotlin's convention leaves the
-common root package out). What a file
-imports, read by `jvm_scan`:
+common root package out). What a file imports, read by `jvm_scan`:
 
 - `import a.b.C` (also `static`, Kotlin's `as`): the file of the longest prefix that is a
   class (`a.b.C.method` is `C`, `a.b.Outer.Inner` is `Outer`);
@@ -23,15 +22,16 @@ imports, read by `jvm_scan`:
   file's package when they name no class from the root;
 - every identifier that is the name of a class file of the file's own package, in any
   source root (`OrderRepository` in `src/test/java/org/example/orders/` is
-  `src/main/java/org/example/orders/OrderRepository.java`): Java names them unimported.
+  `src/main/java/org/example/orders/OrderRepository.java`): Java names them unimported;
+- a Kotlin file's package's other Kotlin files: a top-level function, or a class of a
+  file named otherwise, needs no import there, and its file cannot be told from the name.
 
 What a file the pull request removed could have been (`removed.py`): a class of the
 package of any file read (its folder at any depth), and a class, or a package's file, that
 an import or a dotted name names and the tree no longer holds.
 
-Not followed: Kotlin and Scala top-level declarations of the file's own package named
-without an import (their file cannot be told from the name), reflection, annotation
-processors and generated sources (not in the tree).
+Not followed: Scala's top-level declarations of the file's own package named without an
+import, reflection, annotation processors and generated sources (not in the tree).
 
 A Maven, Gradle or JUnit failure names the class (`org.example.orders.OrderRepositoryTest`),
 not its file: `locate_class` finds it in the commit's tree.
@@ -172,8 +172,15 @@ class JvmResolver:
         neighbours = self.classes.package(package) or self.classes.folders.get(parent(path), [])
         for file in neighbours:
             name = _stem(file)
-            if name in scanned.names and file != path:
+            if file == path:
+                continue
+            if name in scanned.names:
                 found.append(Target(file, f"{package}.{name}" if package else name))
+            elif path.endswith(".kt") and file.endswith(".kt"):
+                # Kotlin names its package's top-level functions, and classes of files
+                # named otherwise, without an import: which file holds one, the name
+                # does not tell (JetBrains/markdown's `EmptyStreamingMarkdownFile()`).
+                found.append(Target(file, f"{package}.*" if package else "*"))
         return list(dict.fromkeys(found))
 
     def _imported(self, imported: str) -> list[str]:
