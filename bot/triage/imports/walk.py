@@ -56,7 +56,7 @@ DEFAULT_FILES = 3_000
 DEFAULT_BYTES = 30_000_000
 # Bump when what a resolver finds changes: walks kept under an older version (bot/store)
 # are then read again rather than trusted. Adding a language changes the key by itself.
-WALK_VERSION = 9  # what the imports left out could have named (`unplaced`)
+WALK_VERSION = 10  # Kotlin packages outside their folders, a Kotlin file's package files
 
 
 @dataclass(frozen=True)
