@@ -15,7 +15,9 @@ common root package out). What a file imports, read by `jvm_scan`:
 - `import a.b.*` and Scala's `a.b._`: every class file of the package `a.b`, or of the
   class `a.b` when that is a class;
 - an import whose name is in no class file but whose package is the repository's (a
-  Kotlin top-level function, a Scala object's member): every file of that package;
+  Kotlin top-level function, a Scala object's member): every file of that package; from a
+  Kotlin file, a Kotlin file of it only when it declares that name at its top level (each
+  is read to know), and for `import a.b.*` a word of the importing file;
 - a dotted name in the code whose longest prefix is a class (`new scopt.OptionParser()`:
   a class named by its package, no import);
 - Scala's relative imports (`import SpecUtil._` in package `scopttest`), tried against the
@@ -23,8 +25,9 @@ common root package out). What a file imports, read by `jvm_scan`:
 - every identifier that is the name of a class file of the file's own package, in any
   source root (`OrderRepository` in `src/test/java/org/example/orders/` is
   `src/main/java/org/example/orders/OrderRepository.java`): Java names them unimported;
-- a Kotlin file's package's other Kotlin files: a top-level function, or a class of a
-  file named otherwise, needs no import there, and its file cannot be told from the name.
+- a Kotlin file's package's other Kotlin files that declare a name it has: a top-level
+  function, or a class of a file named otherwise, needs no import there, and its file
+  cannot be told from the name (each is read to know what it declares).
 
 What a file the pull request removed could have been (`removed.py`): a class of the
 package of any file read (its folder at any depth), and a class, or a package's file, that
@@ -40,10 +43,10 @@ not its file: `locate_class` finds it in the commit's tree.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bot.shared import Tree
-from bot.triage.imports.jvm_scan import WILDCARD, scan_jvm
+from bot.triage.imports.jvm_scan import WILDCARD, kotlin_declared, kotlin_words, scan_jvm
 from bot.triage.imports.language import ANYWHERE, Start, Target, Unplaced
 from bot.triage.imports.paths import parent
 from bot.triage.models import Failure
@@ -153,12 +156,15 @@ class JvmResolver:
         scanned = scan_jvm(source, nested_comments=path.endswith(_NESTED_COMMENTS))
         found: list[Target | Unplaced] = []
         package = scanned.package
+        words = kotlin_words(source) if path.endswith(".kt") else frozenset()
         for imported in scanned.imports:
             # Scala resolves an import relative to the enclosing package too (`import
             # SpecUtil._` in package scopttest): try both, over-counting.
             relative = f"{package}.{imported}" if package else ""
-            files = self._imported(imported) or (self._imported(relative) if relative else [])
-            found += [Target(file, imported) for file in files]
+            found += self._imported(imported, words) or [
+                replace(target, module=imported)
+                for target in (self._imported(relative, words) if relative else [])
+            ]
             if not self._class_of(imported.split(".")):  # a package's member, or gone
                 found.append(Unplaced(imported, _named_stems(imported, package=True)))
         for name in dict.fromkeys(scanned.qualified):
@@ -179,17 +185,28 @@ class JvmResolver:
             elif path.endswith(".kt") and file.endswith(".kt"):
                 # Kotlin names its package's top-level functions, and classes of files
                 # named otherwise, without an import: which file holds one, the name
-                # does not tell (JetBrains/markdown's `EmptyStreamingMarkdownFile()`).
-                found.append(Target(file, f"{package}.*" if package else "*"))
+                # does not tell (JetBrains/markdown's `EmptyStreamingMarkdownFile()`), so
+                # each counts once read if it declares a name this file has.
+                module = f"{package}.*" if package else "*"
+                found.append(Target(file, module, declares=words, declared=kotlin_declared))
         return list(dict.fromkeys(found))
 
-    def _imported(self, imported: str) -> list[str]:
+    def _imported(self, imported: str, words: frozenset[str]) -> list[Target]:
+        """The files an import names: its class's, or its package's. A Kotlin file's
+        (`words`: its words) import of a package's member, or of all of them, counts a
+        package's Kotlin file once read if it declares that member, or a word of the file."""
         parts = imported.split(".")
         wildcard = parts[-1] == WILDCARD
         names = parts[:-1] if wildcard else parts
-        return self._class_of(names) or self.classes.package(
-            ".".join(names if wildcard else names[:-1])
-        )
+        if classes := self._class_of(names):
+            return [Target(file, imported) for file in classes]
+        members = words if wildcard else frozenset(names[-1:])
+        return [
+            Target(file, imported, declares=members, declared=kotlin_declared)
+            if words and file.endswith(".kt")
+            else Target(file, imported)
+            for file in self.classes.package(".".join(names if wildcard else names[:-1]))
+        ]
 
     def _class_of(self, names: list[str]) -> list[str]:
         """The files of the longest prefix of `names` that is a class with a package

@@ -17,7 +17,7 @@ tell a change no test of that language could import (`could_import`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -56,6 +56,11 @@ class Target:
     # process, a class named in a string a PHP function instantiates). Followed once a file
     # the walk reaches names it (`Calls`); empty: always followed.
     when: str = ""
+    # Counted only once read and found, by `declared` (a file's text to the names it may
+    # declare), to declare one of these names: a Kotlin file of the importer's package,
+    # whose top-level functions its importer names without an import. Empty: always.
+    declares: frozenset[str] = frozenset()
+    declared: Callable[[str], frozenset[str]] | None = None
 
 
 @dataclass(frozen=True)

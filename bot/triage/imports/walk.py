@@ -160,6 +160,9 @@ class _Walker:
     spent_files: int = 0  # read or wanted, configuration included
     spent_bytes: int = 0
     memo: ImportsMemo = field(default_factory=dict)
+    # Files read or wanted for what they declare (`Target.declares`), already counted
+    # against the budgets: whether the budgets allowed them.
+    checked: dict[str, bool] = field(default_factory=dict)
     config_names: tuple[str, ...] = ()  # the configuration the resolver was given
     steering: list[str] = field(default_factory=list)  # read for how imports resolve
     loaded: set[str] = field(default_factory=set)  # run or imported by the program
@@ -258,6 +261,8 @@ def _follow(state: _Walker, resolver: Resolver, starts: list[Start]) -> None:
         met = [item for item in waiting if _met(item[3], named)]
         waiting = [item for item in waiting if not _met(item[3], named)]
         for importer, steps, leaf, target in met:
+            if target.declares and target.path not in seen and not _declares(state, target):
+                continue
             if target.configures:
                 state.steering.append(target.path)
             else:
@@ -269,6 +274,23 @@ def _follow(state: _Walker, resolver: Resolver, starts: list[Start]) -> None:
                 queue.append((target.path, (*steps, step), then))
 
 
+def _declares(state: _Walker, target: Target) -> bool:
+    """Whether a file counted for its declarations declares a name its importer uses (one
+    that cannot be read counts); one not read yet is wanted, and not counted this round."""
+    if target.path not in state.tree.files:
+        return False
+    source = state.sources.get(target.path)
+    if isinstance(source, Unreadable) or (source is not None and target.declared is None):
+        return True
+    if source is not None and target.declared and target.declares & target.declared(source):
+        return True
+    if target.path not in state.checked:
+        state.checked[target.path] = allowed = _affordable(state, target.path)
+        if allowed:
+            (state.read if source is not None else state.wanted).append(target.path)
+    return False
+
+
 def _met(target: Target, named: list[Calls]) -> bool:
     """Whether the target runs: always, or once a file read names its `when`."""
     return not target.when or any(names.meets(target.when) for names in named)
@@ -278,13 +300,18 @@ def _imports_to_follow(
     state: _Walker, resolver: Resolver, path: str, first: bool
 ) -> Sequence[Target | Calls]:
     """What `path` imports and names, or nothing when it is not (yet) read."""
-    if path not in state.tree.files or not _affordable(state, path):
+    if path not in state.tree.files:
+        return []
+    counted = path in state.checked  # read or wanted already, for what it declares
+    if not (state.checked[path] if counted else _affordable(state, path)):
         return []
     source = state.sources.get(path)
     if source is None:
-        state.wanted.append(path)
+        if not counted:
+            state.wanted.append(path)
         return []
-    state.read.append(path)
+    if not counted:
+        state.read.append(path)
     if isinstance(source, Unreadable):
         state.cut.append(f"{path} not read ({source.reason})")
         return []
