@@ -163,6 +163,7 @@ class _Walker:
     # Files read or wanted for what they declare (`Target.declares`), already counted
     # against the budgets: whether the budgets allowed them.
     checked: dict[str, bool] = field(default_factory=dict)
+    declared: dict[str, frozenset[str]] = field(default_factory=dict)  # each file's, once
     config_names: tuple[str, ...] = ()  # the configuration the resolver was given
     steering: list[str] = field(default_factory=list)  # read for how imports resolve
     loaded: set[str] = field(default_factory=set)  # run or imported by the program
@@ -282,8 +283,11 @@ def _declares(state: _Walker, target: Target) -> bool:
     source = state.sources.get(target.path)
     if isinstance(source, Unreadable) or (source is not None and target.declared is None):
         return True
-    if source is not None and target.declared and target.declares & target.declared(source):
-        return True
+    if source is not None and target.declared is not None:
+        if target.path not in state.declared:
+            state.declared[target.path] = target.declared(source)
+        if target.declares & state.declared[target.path]:
+            return True
     if target.path not in state.checked:
         state.checked[target.path] = allowed = _affordable(state, target.path)
         if allowed:
