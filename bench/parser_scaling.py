@@ -89,6 +89,7 @@ SCANNERS: dict[str, Callable[[str], object]] = {
     "go import block": _wrapped("package x\nimport (\n", "", go_scan.go_imports),
     "java/kotlin": jvm_scan.scan_jvm,
     "scala (nested comments)": lambda text: jvm_scan.scan_jvm(text, nested_comments=True),
+    "kotlin declarations": jvm_scan.kotlin_declared,
     "php": lambda text: php.names_of(text, ""),
     "composer.json": lambda text: php.autoload_of("composer.json", text),
     "ruby loads": ruby.loads_of,

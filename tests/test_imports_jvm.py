@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from bot.triage.imports import Source
 from bot.triage.imports.jvm import jvm_class, locate_class
-from bot.triage.imports.jvm_scan import scan_jvm
+from bot.triage.imports.jvm_scan import kotlin_declared, scan_jvm
 from bot.triage.models import Failure
 from tests.test_imports_walk import depths, layout, tree_of, walked
 
@@ -206,3 +206,125 @@ def test_relative_imports_and_qualified_names_in_code() -> None:
         "src/main/scala/a/b/C.scala",
         "src/main/scala/x/y/Z.scala",
     }
+
+
+def test_a_real_kotlin_multiplatform_actual_outside_its_package_folder_markdown() -> None:
+    """JetBrains/markdown at a real commit: `actual fun isPunctuation` of the package
+    `org.intellij.markdown.html` is in src/jvmMain/kotlin/CommonDefsImplJvm.kt, directly in
+    the source root (Kotlin does not tie a file's folder to its package), and the compiler
+    puts it in CommonDefsTest's classes (bench/replays/label_kotlin.py): the walk reaches it
+    through the import, as it reaches the other platforms' `actual`s."""
+    tree, files = layout("markdown")
+    for test in ("CommonDefsTest", "URITest"):
+        result = walked(f"src/commonTest/kotlin/org/intellij/markdown/{test}.kt", files, tree=tree)
+        first = {path for path, depth in depths(result).items() if depth == 1}
+        assert {
+            "src/commonMain/kotlin/org/intellij/markdown/html/CommonDefs.kt",
+            "src/jvmMain/kotlin/CommonDefsImplJvm.kt",
+            "src/jsMain/kotlin/CommonDefsImplJs.kt",
+            "src/wasmJsMain/kotlin/CommonDefsImplJs.kt",
+        } <= first
+
+
+@pytest.mark.parametrize(
+    ("path", "reached"),
+    [
+        ("src/main/kotlin/Top.kt", True),  # in the source root: any package
+        ("src/main/kotlin/c/Short.kt", True),  # the common root package `a.b` left out
+        ("src/main/kotlin/b/c/Shorter.kt", True),
+        ("src/main/kotlin/x/c/Other.kt", False),  # another package's folder
+        ("src/main/kotlin/Top.java", False),  # Java keeps folders and packages together
+        ("src/main/resources/Top.kt", False),  # no `kotlin` source root
+    ],
+)
+def test_a_kotlin_package_may_sit_below_a_kotlin_root_without_its_common_prefix(
+    path: str, reached: bool
+) -> None:
+    files: dict[str, Source] = {
+        "src/test/kotlin/a/b/c/T.kt": "package a.b.c.test\nimport a.b.c.helper\n",
+        path: "package a.b.c\nfun helper() = 1\n",
+    }
+    assert (path in depths(walked("src/test/kotlin/a/b/c/T.kt", files))) is reached
+
+
+@pytest.mark.parametrize(
+    ("test", "named"),
+    [
+        # `EmptyStreamingMarkdownFile()`, a top-level function of the test's package
+        (
+            "src/commonTest/kotlin/org/intellij/markdown/parser/StreamingMarkdownConsistencyTest.kt",
+            "src/commonMain/kotlin/org/intellij/markdown/parser/StreamingMarkdownFile.kt",
+        ),
+        # `TestCase()` and `readFromFile(...)`: an expect class and functions of
+        # MarkdownTestUtil.kt, their actuals in MarkdownTestUtilJvm.kt
+        (
+            "src/fileBasedTest/kotlin/org/intellij/markdown/HtmlIndentTrimmerTest.kt",
+            "src/fileBasedTest/kotlin/org/intellij/markdown/MarkdownTestUtil.kt",
+        ),
+        (
+            "src/fileBasedTest/kotlin/org/intellij/markdown/HtmlIndentTrimmerTest.kt",
+            "src/jvmTest/kotlin/org/intellij/markdown/MarkdownTestUtilJvm.kt",
+        ),
+    ],
+)
+def test_a_kotlin_file_reaches_its_package_s_kotlin_files_named_without_import(
+    test: str, named: str
+) -> None:
+    """JetBrains/markdown: kotlinc puts these files in the tests' classes; no import and no
+    file name says so: a Kotlin file of the test's package counts when it declares a name
+    the test has (or cannot be read)."""
+    tree, files = layout("markdown")
+    assert depths(walked(test, files, tree=tree)).get(named) == 1
+
+
+def test_a_kotlin_file_of_the_package_that_declares_no_name_the_test_has_is_left_out() -> None:
+    """JetBrains/markdown: StreamingMarkdownConsistencyTest names nothing CancellationToken.kt
+    declares (kotlinc leaves it out of the test's classes), and both files are read."""
+    tree, files = layout("markdown")
+    test = "src/commonTest/kotlin/org/intellij/markdown/parser/StreamingMarkdownConsistencyTest.kt"
+    token = "src/commonMain/kotlin/org/intellij/markdown/parser/CancellationToken.kt"
+    result = walked(test, files, tree=tree)
+    assert token in result.read
+    assert depths(result).get(token) != 1
+
+
+@pytest.mark.parametrize(
+    ("source", "declared"),
+    [
+        (
+            "package a\nfun <T> List<T>.second(x: Int) = 1\nprivate const val K = 2\n"
+            "enum class E { A }\nclass C { fun member() {} }\n// fun commented()\n",
+            {"T", "List", "second", "K", "E", "C"},
+        ),
+        ('fun a() = "${b()}"\nobject O {', {"fun", "a", "b", "object", "O"}),  # unbalanced: all
+    ],
+)
+def test_kotlin_declared_names_the_top_level_declarations(source: str, declared: set[str]) -> None:
+    assert kotlin_declared(source) == declared
+
+
+def test_a_java_file_does_not_reach_its_package_s_kotlin_files_by_package_alone() -> None:
+    files: dict[str, Source] = {
+        "src/test/java/a/T.java": "package a;\nclass T {}\n",
+        "src/main/kotlin/a/Helpers.kt": "package a\nfun helper() = 1\n",
+    }
+    assert "src/main/kotlin/a/Helpers.kt" not in depths(walked("src/test/java/a/T.java", files))
+
+
+def test_a_kotlin_import_of_a_package_member_counts_the_files_that_declare_it() -> None:
+    """JetBrains/markdown: `import org.intellij.markdown.html.isPunctuation` is declared by
+    CommonDefs.kt (`expect fun`) and CommonDefsImplJvm.kt (`actual fun`), the files kotlinc
+    puts in CommonDefsTest's classes; HtmlGenerator.kt, of the same package, is read and
+    left out (it reaches most of the parser)."""
+    tree, files = layout("markdown")
+    result = walked(
+        "src/commonTest/kotlin/org/intellij/markdown/CommonDefsTest.kt", files, tree=tree
+    )
+    first = {path for path, depth in depths(result).items() if depth == 1}
+    assert {
+        "src/commonMain/kotlin/org/intellij/markdown/html/CommonDefs.kt",
+        "src/jvmMain/kotlin/CommonDefsImplJvm.kt",
+    } <= first
+    generator = "src/commonMain/kotlin/org/intellij/markdown/html/HtmlGenerator.kt"
+    assert result.read.count(generator) == 1  # read once, counted once against the budgets
+    assert generator not in depths(result)

@@ -223,6 +223,12 @@ JVM: dict[str, Source] = {
             "src/main/java/com/acme/billing/Tax.java",
             False,
         ),
+        # A Kotlin file's folder need not be its package's: a multiplatform `actual` in the
+        # source root (JetBrains/markdown's src/jvmMain/kotlin/CommonDefsImplJvm.kt), the
+        # common root package left out below it.
+        ("src/test/kotlin/com/acme/shop/TotalsTest.kt", "src/jvmMain/kotlin/VatJvm.kt", True),
+        ("src/test/kotlin/com/acme/shop/TotalsTest.kt", "src/main/kotlin/format/Vat.kt", True),
+        ("src/test/kotlin/com/acme/shop/TotalsTest.kt", "src/main/kotlin/billing/Tax.kt", False),
     ],
 )
 def test_java_and_kotlin(test: str, removed: str, kept: bool) -> None:

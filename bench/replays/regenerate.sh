@@ -3,7 +3,9 @@
 # commit, with its ecosystem's tool (see bench/README.md, "replay.py"). Run from the checkout:
 #   bash bench/replays/regenerate.sh [MIRRORS]     (default $REPLAY_MIRRORS, else /work/.mirror)
 # Needs python3, node/npm, go, cargo/rustc, javac with Debian's junit5/junit4, ruby with
-# ruby-minitest, php with Debian's phpunit and composer. ESBUILD=path reuses an esbuild binary.
+# ruby-minitest, php with Debian's phpunit and composer, java 17 (javap, jdeps) with JUnit 4.13.2
+# and hamcrest-core 1.3 in ~/.m2 and npm's kotlin-compiler. ESBUILD=path reuses an esbuild
+# binary, KOTLINC_LIB=path a kotlinc distribution's lib folder.
 set -euo pipefail
 M=${1:-${REPLAY_MIRRORS:-/work/.mirror}}
 PY=${PYTHON:-.venv/bin/python}
@@ -39,3 +41,11 @@ label ruby ruby+rake --commit 474500ab2eec41ef28068e18e30f84fa412a098f "${common
 label php nikic+FastRoute --commit 181d480e08d9476e61381e04a71b34dc0432e812 --per-side 3 --history 1 --removals 5 \
   --tests test/Dispatcher/{GroupCountBased,GroupPosBased,CharCountBased}Test.php \
   test/RouteCollectorTest.php test/RouteParser/StdTest.php
+kotlinc=(${KOTLINC_LIB:+--kotlinc-lib "$KOTLINC_LIB"})
+label kotlin JetBrains+markdown --commit f2280ffb6623869d130c418606bddced66a118f9 "${kotlinc[@]}" "${common[@]}" \
+  --removals 2 --options="-language-version 2.0 -api-version 2.0 -opt-in=kotlin.experimental.ExperimentalNativeApi" \
+  --fragment common=src/commonMain/kotlin,src/commonTest/kotlin,src/fileBasedTest/kotlin \
+  jvm=src/jvmMain/kotlin,src/jvmTest/kotlin \
+  --tests src/commonTest/kotlin/org/intellij/markdown/{CommonDefsTest,URITest,SpecTest,CommonMarkSpecTest}.kt \
+  src/fileBasedTest/kotlin/org/intellij/markdown/{HtmlIndentTrimmerTest,MarkdownParsingTest}.kt \
+  src/jvmTest/kotlin/org/intellij/markdown/HtmlGeneratorJvmTest.kt

@@ -3,30 +3,38 @@ and the classes of its own package it names.
 
 Classes are looked up by path in every source root at once: the class `a.b.C` is any file
 of the tree ending in `a/b/C.java` (or `.kt`, `.scala`, `.groovy`), so `src/main/java/`,
-`src/test/kotlin/` and every module of a multi-module build count alike. What a file
-imports, read by `jvm_scan`:
+`src/test/kotlin/` and every module of a multi-module build count alike. A Kotlin file
+need not sit in its package's folder: the package `a.b`'s files also include the `.kt`
+files directly in any `kotlin` folder (a multiplatform build's `actual`s, as in
+`src/jvmMain/kotlin/CommonDefsImplJvm.kt` of package `org.intellij.markdown.html`) and in
+folders below one that end in its last names (`kotlin/b/`: Kotlin's convention leaves the
+common root package out). What a file imports, read by `jvm_scan`:
 
 - `import a.b.C` (also `static`, Kotlin's `as`): the file of the longest prefix that is a
   class (`a.b.C.method` is `C`, `a.b.Outer.Inner` is `Outer`);
 - `import a.b.*` and Scala's `a.b._`: every class file of the package `a.b`, or of the
   class `a.b` when that is a class;
 - an import whose name is in no class file but whose package is the repository's (a
-  Kotlin top-level function, a Scala object's member): every file of that package;
+  Kotlin top-level function, a Scala object's member): every file of that package; from a
+  Kotlin file, a Kotlin file of it only when it declares that name at its top level (each
+  is read to know), and for `import a.b.*` a word of the importing file;
 - a dotted name in the code whose longest prefix is a class (`new scopt.OptionParser()`:
   a class named by its package, no import);
 - Scala's relative imports (`import SpecUtil._` in package `scopttest`), tried against the
   file's package when they name no class from the root;
 - every identifier that is the name of a class file of the file's own package, in any
   source root (`OrderRepository` in `src/test/java/org/example/orders/` is
-  `src/main/java/org/example/orders/OrderRepository.java`): Java names them unimported.
+  `src/main/java/org/example/orders/OrderRepository.java`): Java names them unimported;
+- a Kotlin file's package's other Kotlin files that declare a name it has: a top-level
+  function, or a class of a file named otherwise, needs no import there, and its file
+  cannot be told from the name (each is read to know what it declares).
 
 What a file the pull request removed could have been (`removed.py`): a class of the
 package of any file read (its folder at any depth), and a class, or a package's file, that
 an import or a dotted name names and the tree no longer holds.
 
-Not followed: Kotlin and Scala top-level declarations of the file's own package named
-without an import (their file cannot be told from the name), reflection, annotation
-processors and generated sources (not in the tree).
+Not followed: Scala's top-level declarations of the file's own package named without an
+import, reflection, annotation processors and generated sources (not in the tree).
 
 A Maven, Gradle or JUnit failure names the class (`org.example.orders.OrderRepositoryTest`),
 not its file: `locate_class` finds it in the commit's tree.
@@ -35,10 +43,10 @@ not its file: `locate_class` finds it in the commit's tree.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bot.shared import Tree
-from bot.triage.imports.jvm_scan import WILDCARD, scan_jvm
+from bot.triage.imports.jvm_scan import WILDCARD, kotlin_declared, kotlin_words, scan_jvm
 from bot.triage.imports.language import ANYWHERE, Start, Target, Unplaced
 from bot.triage.imports.paths import parent
 from bot.triage.models import Failure
@@ -79,11 +87,24 @@ class Classes:
         if not tail:
             return []
         leaf = tail.rsplit("/", 1)[-1]
-        return [
+        found = [
             path
             for folder in self.by_leaf.get(leaf, [])
             if folder == tail or folder.endswith("/" + tail)
             for path in self.folders[folder]
+        ]
+        return list(dict.fromkeys(found + self._kotlin_elsewhere(tail, leaf)))
+
+    def _kotlin_elsewhere(self, tail: str, leaf: str) -> list[str]:
+        """The Kotlin files that may hold the package `tail` outside its folder: those
+        directly in a `kotlin` source root, and in a folder below one that ends in the
+        package's last names (Kotlin's convention leaves the common root package out)."""
+        return [
+            path
+            for folder in [*self.by_leaf.get("kotlin", []), *self.by_leaf.get(leaf, [])]
+            if _under_kotlin_root(folder, tail)
+            for path in self.folders[folder]
+            if path.endswith(".kt")
         ]
 
     def named(self, package: str, name: str) -> list[str]:
@@ -135,12 +156,15 @@ class JvmResolver:
         scanned = scan_jvm(source, nested_comments=path.endswith(_NESTED_COMMENTS))
         found: list[Target | Unplaced] = []
         package = scanned.package
+        words = kotlin_words(source) if path.endswith(".kt") else frozenset()
         for imported in scanned.imports:
             # Scala resolves an import relative to the enclosing package too (`import
             # SpecUtil._` in package scopttest): try both, over-counting.
             relative = f"{package}.{imported}" if package else ""
-            files = self._imported(imported) or (self._imported(relative) if relative else [])
-            found += [Target(file, imported) for file in files]
+            found += self._imported(imported, words) or [
+                replace(target, module=imported)
+                for target in (self._imported(relative, words) if relative else [])
+            ]
             if not self._class_of(imported.split(".")):  # a package's member, or gone
                 found.append(Unplaced(imported, _named_stems(imported, package=True)))
         for name in dict.fromkeys(scanned.qualified):
@@ -148,23 +172,41 @@ class JvmResolver:
             found += [Target(file, name) for file in files]
             if not files:
                 found.append(Unplaced(name, _named_stems(name, package=False)))
-        own = ANYWHERE + package.replace(".", "/") + "/" if package else parent(path) + "/"
-        found.append(Unplaced(package, (own,)))
+        own = _package_stems(package.split(".")) if package else (parent(path) + "/",)
+        found.append(Unplaced(package, own))
         # The default package's classes: those beside the file.
         neighbours = self.classes.package(package) or self.classes.folders.get(parent(path), [])
         for file in neighbours:
             name = _stem(file)
-            if name in scanned.names and file != path:
+            if file == path:
+                continue
+            if name in scanned.names:
                 found.append(Target(file, f"{package}.{name}" if package else name))
+            elif path.endswith(".kt") and file.endswith(".kt"):
+                # Kotlin names its package's top-level functions, and classes of files
+                # named otherwise, without an import: which file holds one, the name
+                # does not tell (JetBrains/markdown's `EmptyStreamingMarkdownFile()`), so
+                # each counts once read if it declares a name this file has.
+                module = f"{package}.*" if package else "*"
+                found.append(Target(file, module, declares=words, declared=kotlin_declared))
         return list(dict.fromkeys(found))
 
-    def _imported(self, imported: str) -> list[str]:
+    def _imported(self, imported: str, words: frozenset[str]) -> list[Target]:
+        """The files an import names: its class's, or its package's. A Kotlin file's
+        (`words`: its words) import of a package's member, or of all of them, counts a
+        package's Kotlin file once read if it declares that member, or a word of the file."""
         parts = imported.split(".")
         wildcard = parts[-1] == WILDCARD
         names = parts[:-1] if wildcard else parts
-        return self._class_of(names) or self.classes.package(
-            ".".join(names if wildcard else names[:-1])
-        )
+        if classes := self._class_of(names):
+            return [Target(file, imported) for file in classes]
+        members = words if wildcard else frozenset(names[-1:])
+        return [
+            Target(file, imported, declares=members, declared=kotlin_declared)
+            if words and file.endswith(".kt")
+            else Target(file, imported)
+            for file in self.classes.package(".".join(names if wildcard else names[:-1]))
+        ]
 
     def _class_of(self, names: list[str]) -> list[str]:
         """The files of the longest prefix of `names` that is a class with a package
@@ -184,8 +226,28 @@ def _named_stems(name: str, *, package: bool) -> tuple[str, ...]:
     stems = [ANYWHERE + "/".join(parts[:end]) for end in range(2, len(parts) + 1)]
     head = parts if name.endswith(WILDCARD) else parts[:-1]
     if package and head:
-        stems.append(ANYWHERE + "/".join(head) + "/")
+        stems += _package_stems(head)
     return tuple(stems)
+
+
+def _package_stems(parts: list[str]) -> tuple[str, ...]:
+    """The folders a package's file could have been directly in: its own at any depth, and
+    (Kotlin) a `kotlin` source root or a folder below one ending in its last names."""
+    below = ["/".join(parts[start:]) for start in range(1, len(parts) + 1)]
+    return (
+        ANYWHERE + "/".join(parts) + "/",
+        *(ANYWHERE + "/".join(["kotlin", tail] if tail else ["kotlin"]) + "/" for tail in below),
+    )
+
+
+def _under_kotlin_root(folder: str, tail: str) -> bool:
+    """Whether `folder` is a `kotlin` source root, or a folder below one whose path there
+    is a tail of the package path `tail`."""
+    parts = folder.split("/")
+    if "kotlin" not in parts:
+        return False
+    below = "/".join(parts[len(parts) - parts[::-1].index("kotlin") :])
+    return not below or tail == below or tail.endswith("/" + below)
 
 
 def _same_package_folder(one: str, other: str) -> bool:

@@ -158,3 +158,35 @@ def _selectors(tokens: list[str], index: int, prefix: str, imports: list[str]) -
             expect_name = False
         index += 1
     return index + 1
+
+
+_WORD = re.compile(r"[A-Za-z_]\w*")
+_DECLARING = frozenset({"fun", "val", "var", "class", "object", "interface", "typealias"})
+_HEAD_ENDS = frozenset({"(", ":", "=", "{", ";"})
+
+
+def kotlin_words(source: str) -> frozenset[str]:
+    """Every word of a Kotlin file, strings and comments included (a template names a
+    function inside a string: `"${helper()}"`)."""
+    return frozenset(_WORD.findall(source))
+
+
+def kotlin_declared(source: str) -> frozenset[str]:
+    """The names a Kotlin file may declare at its top level: the words after a declaring
+    keyword outside braces, up to its parameters, type or body (an extension's receiver
+    and type parameters too: more than it declares, never less). Braces that do not
+    balance give every word of the file."""
+    declared: set[str] = set()
+    depth, head = 0, False
+    for token in _tokens(source, nested_comments=True):
+        if token in "{}":
+            depth += 1 if token == "{" else -1
+            if depth < 0:
+                return kotlin_words(source)
+        if depth or token in _HEAD_ENDS:
+            head = False
+        elif token in _DECLARING:
+            head = True
+        elif head and _is_name(token):
+            declared.add(token)
+    return frozenset(declared) if depth == 0 else kotlin_words(source)

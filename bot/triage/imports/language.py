@@ -17,7 +17,7 @@ tell a change no test of that language could import (`could_import`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -62,6 +62,11 @@ class Target:
     types: bool = False
     # A package.json's `browser` entry: read by bundlers, not by node (`RunsWithout.browser`).
     browser: bool = False
+    # Counted only once read and found, by `declared` (a file's text to the names it may
+    # declare), to declare one of these names: a Kotlin file of the importer's package,
+    # whose top-level functions its importer names without an import. Empty: always.
+    declares: frozenset[str] = frozenset()
+    declared: Callable[[str], frozenset[str]] | None = None
 
 
 @dataclass(frozen=True)

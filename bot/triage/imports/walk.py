@@ -58,7 +58,7 @@ DEFAULT_FILES = 3_000
 DEFAULT_BYTES = 30_000_000
 # Bump when what a resolver finds changes: walks kept under an older version (bot/store)
 # are then read again rather than trusted. Adding a language changes the key by itself.
-WALK_VERSION = 10  # files reached only through imports the test's runner leaves out
+WALK_VERSION = 11  # Kotlin packages outside their folders, a Kotlin file's package files
 
 
 @dataclass(frozen=True)
@@ -170,6 +170,10 @@ class _Walker:
     spent_files: int = 0  # read or wanted, configuration included
     spent_bytes: int = 0
     memo: ImportsMemo = field(default_factory=dict)
+    # Files read or wanted for what they declare (`Target.declares`), already counted
+    # against the budgets: whether the budgets allowed them.
+    checked: dict[str, bool] = field(default_factory=dict)
+    declared: dict[str, frozenset[str]] = field(default_factory=dict)  # each file's, once
     config_names: tuple[str, ...] = ()  # the configuration the resolver was given
     steering: list[str] = field(default_factory=list)  # read for how imports resolve
     loaded: set[str] = field(default_factory=set)  # run or imported by the program
@@ -284,6 +288,8 @@ def _follow(state: _Walker, resolver: Resolver, starts: list[Start]) -> None:
         met = [item for item in waiting if _met(item[1], named)]
         waiting = [item for item in waiting if not _met(item[1], named)]
         for importer, target in met:
+            if target.declares and target.path not in seen and not _declares(state, target):
+                continue
             left = state.without.leaves_out(target) if state.without else ""
             if left and not importer[3]:
                 left_out.append((importer, target, left))
@@ -312,6 +318,26 @@ def _enqueue(
         queue.append((target.path, (*steps, step), then, why))
 
 
+def _declares(state: _Walker, target: Target) -> bool:
+    """Whether a file counted for its declarations declares a name its importer uses (one
+    that cannot be read counts); one not read yet is wanted, and not counted this round."""
+    if target.path not in state.tree.files:
+        return False
+    source = state.sources.get(target.path)
+    if isinstance(source, Unreadable) or (source is not None and target.declared is None):
+        return True
+    if source is not None and target.declared is not None:
+        if target.path not in state.declared:
+            state.declared[target.path] = target.declared(source)
+        if target.declares & state.declared[target.path]:
+            return True
+    if target.path not in state.checked:
+        state.checked[target.path] = allowed = _affordable(state, target.path)
+        if allowed:
+            (state.read if source is not None else state.wanted).append(target.path)
+    return False
+
+
 def _met(target: Target, named: list[Calls]) -> bool:
     """Whether the target runs: always, or once a file read names its `when`."""
     return not target.when or any(names.meets(target.when) for names in named)
@@ -333,13 +359,18 @@ def _imports_to_follow(
 def _read_imports(
     state: _Walker, resolver: Resolver, path: str, first: bool
 ) -> Sequence[Target | Calls]:
-    if path not in state.tree.files or not _affordable(state, path):
+    if path not in state.tree.files:
+        return []
+    counted = path in state.checked  # read or wanted already, for what it declares
+    if not (state.checked[path] if counted else _affordable(state, path)):
         return []
     source = state.sources.get(path)
     if source is None:
-        state.wanted.append(path)
+        if not counted:
+            state.wanted.append(path)
         return []
-    state.read.append(path)
+    if not counted:
+        state.read.append(path)
     if isinstance(source, Unreadable):
         state.cut.append(f"{path} not read ({source.reason})")
         return []
