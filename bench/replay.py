@@ -55,7 +55,7 @@ from bot.triage.verdict import decide
 HERE = Path(__file__).resolve().parent
 MANIFEST = HERE / "replays" / "manifest.json"
 CLEARED = frozenset({Verdict.FLAKY, Verdict.UNRELATED})
-FRAMEWORKS = {"go": "go", "python": "pytest", "rust": "cargo"}
+FRAMEWORKS = {"csharp": "dotnet", "go": "go", "python": "pytest", "rust": "cargo"}
 _PATHISH = re.compile(r"[\w.@+-]*(?:/[\w.@+-]+)+|[\w-]+\.\w{1,5}\b")
 _NUMBER = re.compile(r"\d[\d,]*")
 
