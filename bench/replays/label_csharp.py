@@ -89,7 +89,9 @@ def closures(
         raise SystemExit(f"mcs cannot compile the tests {', '.join(lost)}; left out {left_out}")
     ordered = sorted(kept)
     with ThreadPoolExecutor(max_workers=2) as pool:
-        needing = dict(zip(ordered, pool.map(lambda s: dependents(compiler, kept, s), ordered)))
+        needing = dict(
+            zip(ordered, pool.map(lambda s: dependents(compiler, kept, s), ordered), strict=True)
+        )
     found = {test: {test} | {s for s, users in needing.items() if test in users} for test in tests}
     return found, left_out
 
