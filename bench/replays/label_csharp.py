@@ -32,6 +32,8 @@ from pathlib import Path
 from bench.replays import labels
 
 NUNIT = Path("/usr/lib/cli/nunit.framework-2.6.3/nunit.framework.dll")
+MONO = Path("/usr/lib/mono")
+STDLIB = ("mscorlib.dll", "System.dll", "System.Core.dll")
 _ERROR = re.compile(r"^(.+?)\(\d+,\d+\): error CS\d+", re.MULTILINE)
 _ANY_ERROR = re.compile(r"error CS\d+")
 
@@ -39,10 +41,14 @@ _ANY_ERROR = re.compile(r"error CS\d+")
 class Compiler:
     """One `mcs` compilation of a set of files: the files it reports errors in."""
 
-    def __init__(self, root: Path, references: Iterable[str], defines: Iterable[str]) -> None:
+    def __init__(
+        self, root: Path, references: Iterable[str], defines: Iterable[str], api: str = ""
+    ) -> None:
         self.root = root
         self.options = [f"-r:{NUNIT}", *(f"-r:{name}" for name in references)]
         self.options += [f"-define:{name}" for name in defines]
+        if api:  # the reference assemblies of that .NET Framework, not Mono's own mscorlib
+            self.options += ["-nostdlib", f"-lib:{MONO / api}", *(f"-r:{n}" for n in STDLIB)]
 
     def errors(self, files: Iterable[str]) -> set[str]:
         given = sorted(files)
@@ -74,9 +80,8 @@ def dependents(compiler: Compiler, files: set[str], source: str) -> set[str]:
 
 
 def closures(
-    root: Path, tests: list[str], sources: list[str], references: list[str], defines: list[str]
+    root: Path, tests: list[str], sources: list[str], compiler: Compiler
 ) -> tuple[dict[str, set[str]], list[str]]:
-    compiler = Compiler(root, references, defines)
     files = {
         str(path.relative_to(root))
         for folder in sources
@@ -105,13 +110,15 @@ def main() -> None:
     parser.add_argument("--sources", nargs="+", required=True, help="folders compiled together")
     parser.add_argument("--references", nargs="*", default=[], help="assemblies (-r:)")
     parser.add_argument("--define", nargs="*", default=[], help="symbols (-define:)")
+    parser.add_argument("--api", default="", help="compile against /usr/lib/mono/API (4.7.1-api)")
     args = parser.parse_args()
     commit = labels.resolve(args.git_dir, args.commit)
     version = subprocess.run(["mcs", "--version"], capture_output=True, text=True)
     with labels.checkout(args.git_dir, commit) as folder:
         root = Path(folder).resolve()
         labels.present(root, args.tests)
-        found, left_out = closures(root, args.tests, args.sources, args.references, args.define)
+        compiler = Compiler(root, args.references, args.define, args.api)
+        found, left_out = closures(root, args.tests, args.sources, compiler)
         candidates = labels.files(root, is_source)
         past = labels.history(args.git_dir, commit, root, is_source) if args.history else []
     tool = {
@@ -123,6 +130,7 @@ def main() -> None:
             "sources": args.sources,
             "references": args.references,
             "define": args.define,
+            "api": args.api,
             "per_side": args.per_side,
             "history": args.history,
         },
