@@ -67,7 +67,7 @@ class Compiler:
 def compilable(compiler: Compiler, files: set[str]) -> tuple[set[str], list[str]]:
     """The files less those left out, round by round, until the rest compiles."""
     kept, left_out = set(files), []
-    while failed := compiler.errors(kept):
+    while kept and (failed := compiler.errors(kept)):
         kept -= failed
         left_out += sorted(failed)
     return kept, left_out
