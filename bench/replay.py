@@ -3,8 +3,8 @@
 Each pair of `bench/replays/manifest.json` is a commit of a real repository, a test file and
 the files a pull request would change; its truth ("related" or "unrelated") says whether a
 changed file is in the test's closure as the language's own tool sees it (modulefinder,
-esbuild's metafile, `go list -deps -test`, cargo and rustc, javac, Ruby's and PHP's lists of
-loaded files: the `bench/replays/label_*.py` scripts, bench/README.md). For each
+esbuild's metafile, `go list -deps -test`, cargo and rustc, javac, kotlinc, mcs, Ruby's and
+PHP's lists of loaded files: the `bench/replays/label_*.py` scripts, bench/README.md). For each
 pair the bench builds the commit's `Tree` from a local git mirror, drives the bot's real
 walk (`bot.triage.imports.walk`) over what it wants, round by round, as the handler does,
 then asks `verdict.decide` with a passing rerun: an unrelated verdict becomes "flaky".
@@ -55,7 +55,7 @@ from bot.triage.verdict import decide
 HERE = Path(__file__).resolve().parent
 MANIFEST = HERE / "replays" / "manifest.json"
 CLEARED = frozenset({Verdict.FLAKY, Verdict.UNRELATED})
-FRAMEWORKS = {"go": "go", "python": "pytest", "rust": "cargo"}
+FRAMEWORKS = {"csharp": "dotnet", "go": "go", "python": "pytest", "rust": "cargo"}
 _PATHISH = re.compile(r"[\w.@+-]*(?:/[\w.@+-]+)+|[\w-]+\.\w{1,5}\b")
 _NUMBER = re.compile(r"\d[\d,]*")
 

@@ -94,9 +94,58 @@ def test_in_a_large_solution_referenced_projects_are_read_one_by_one(
     assert "src/Admin/Admin.csproj" not in result.read
 
 
-def test_a_csharp_test_without_a_project_file_runs_nothing_more() -> None:
+def test_a_csharp_test_without_a_project_file_is_a_partial_walk() -> None:
+    # What compiles with it is unknown: src/A.cs may, so its change is not ruled out.
     result = walked("Tests/CartTests.cs", {"Tests/CartTests.cs": "", "src/A.cs": ""})
     assert depths(result) == {}
+    assert result.partial
+
+
+def test_a_real_project_json_solution_morelinq() -> None:
+    """MoreLINQ v2.3.0 (.NET Core 1.0 tooling): MoreLinq.Test/project.json's dependency
+    `"MoreLinq": {"target": "project"}` is the sibling folder MoreLinq/ (global.json's
+    `projects`); there is no .csproj. mcs needs MoreLinq/Batch.cs to compile BatchTest.cs
+    (the replay bench's label), which the walk once ruled out: it found no project."""
+    tree, files = layout("morelinq")
+    result = walked("MoreLinq.Test/BatchTest.cs", files, tree=tree)
+    runs = {r.path: r.why for r in result.reached if not r.chain}
+    assert runs == {
+        "MoreLinq.Test/": "the test's project (MoreLinq.Test/MoreLinq.Test.xproj)",
+        "MoreLinq/": "a project MoreLinq.Test/project.json references",
+    }
+    assert not result.partial
+    assert {"global.json", "MoreLinq.Test/project.json"} <= set(result.configs)
+
+
+PROJECT_JSON_SOLUTION: dict[str, Source] = {
+    "global.json": '{ "projects": [ "src", "test" ], "sdk": { "version": "1.0.0-preview2" } }',
+    "src/Shop/project.json": '{ "dependencies": { "NETStandard.Library": "1.6.0" } }',
+    "src/Shop/Cart.cs": "",
+    "src/Admin/project.json": "{}",
+    "src/Admin/Users.cs": "",
+    "test/Shop.Tests/project.json": (
+        '{ "dependencies": { "NUnit": "3.4.1" },\n'
+        '  "frameworks": { "net451": { "dependencies": { "Shop": "1.0.0-*" } } } }'
+    ),
+    "test/Shop.Tests/CartTests.cs": "",
+}
+
+
+def test_a_project_json_dependency_is_found_in_global_json_projects() -> None:
+    result = walked("test/Shop.Tests/CartTests.cs", PROJECT_JSON_SOLUTION)
+    assert set(depths(result)) == {"test/Shop.Tests/", "src/Shop/"}
+    assert not result.partial
+
+
+def test_a_project_json_project_dependency_found_nowhere_is_a_partial_walk() -> None:
+    files = {
+        **PROJECT_JSON_SOLUTION,
+        "global.json": "{}",  # src/ is no longer searched
+        "test/Shop.Tests/project.json": '{"dependencies": {"Shop": {"target": "project"}}}',
+    }
+    result = walked("test/Shop.Tests/CartTests.cs", files)
+    assert set(depths(result)) == {"test/Shop.Tests/"}
+    assert result.partial
 
 
 def test_a_real_solution_serilog() -> None:

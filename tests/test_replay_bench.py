@@ -4,13 +4,14 @@ walk loop and its call count, one pair's triage, the scoring."""
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
 
 from bench.replay import MANIFEST, Pair, Triage, blank, drive, load_manifest, score, triage
-from bench.replays import labels
+from bench.replays import label_csharp, labels
 from bot.shared import Source, Tree, TreeFile
 from bot.triage.imports import ImportWalk, WalkLimits
 from bot.triage.models import Verdict
@@ -152,3 +153,27 @@ def test_pairs_are_drawn_on_both_sides_of_the_closure_and_from_real_commits() ->
     assert all((changed[0] in closure) == (truth == "related") for changed, truth in single)
     real = [(p["from"], p["truth"]) for p in chosen if "from" in p]
     assert real == [("c2", "related"), ("c3", "unrelated")]
+
+
+@pytest.mark.skipif(shutil.which("mcs") is None, reason="Mono's mcs is not installed")
+def test_the_csharp_label_follows_errors_round_by_round(tmp_path: Path) -> None:
+    """mcs stops before binding method bodies when a declaration fails: without A.cs it
+    reports B.cs (a field of type A) alone, not C.cs (a call in a body), so the label
+    leaves files out round by round. T.cs needs D, D needs C, C needs A; nothing needs B.
+    Tuple.cs uses C# mcs cannot parse (a cast to a tuple type): left out first."""
+    sources = {
+        "A.cs": "public class A { public static int X() { return 1; } }\n",
+        "B.cs": "public class B { public A Field; }\n",
+        "C.cs": "public class C { public int M() { return A.X(); } }\n",
+        "D.cs": "public class D { public int M() { return new C().M(); } }\n",
+        "Tuple.cs": "class U { object F() { return (System.Func<(int A, int B)>) null; } }\n",
+        "T.cs": "public class T { [NUnit.Framework.Test] public void M() { new D().M(); } }\n",
+    }
+    for name, text in sources.items():
+        (tmp_path / "src" / name).parent.mkdir(exist_ok=True)
+        (tmp_path / "src" / name).write_text(text)
+    compiler = label_csharp.Compiler(tmp_path, [], [])
+    found, left_out = label_csharp.closures(tmp_path, ["src/T.cs"], ["src"], compiler)
+    assert found == {"src/T.cs": {"src/T.cs", "src/D.cs", "src/C.cs", "src/A.cs"}}
+    assert left_out == ["src/Tuple.cs"]
+    assert compiler.errors(["src/B.cs", "src/C.cs"]) == {"src/B.cs"}  # C.cs's error unreported

@@ -4,8 +4,9 @@
 #   bash bench/replays/regenerate.sh [MIRRORS]     (default $REPLAY_MIRRORS, else /work/.mirror)
 # Needs python3, node/npm, go, cargo/rustc, javac with Debian's junit5/junit4, ruby with
 # ruby-minitest, php with Debian's phpunit and composer, java 17 (javap, jdeps) with JUnit 4.13.2
-# and hamcrest-core 1.3 in ~/.m2 and npm's kotlin-compiler. ESBUILD=path reuses an esbuild
-# binary, KOTLINC_LIB=path a kotlinc distribution's lib folder.
+# and hamcrest-core 1.3 in ~/.m2, npm's kotlin-compiler, and Debian's mono-mcs, mono-devel and
+# libnunit-cil-dev (Mono 6.8's mcs, NUnit 2.6.3). ESBUILD=path reuses an esbuild binary,
+# KOTLINC_LIB=path a kotlinc distribution's lib folder.
 set -euo pipefail
 M=${1:-${REPLAY_MIRRORS:-/work/.mirror}}
 PY=${PYTHON:-.venv/bin/python}
@@ -49,3 +50,14 @@ label kotlin JetBrains+markdown --commit f2280ffb6623869d130c418606bddced66a118f
   --tests src/commonTest/kotlin/org/intellij/markdown/{CommonDefsTest,URITest,SpecTest,CommonMarkSpecTest}.kt \
   src/fileBasedTest/kotlin/org/intellij/markdown/{HtmlIndentTrimmerTest,MarkdownParsingTest}.kt \
   src/jvmTest/kotlin/org/intellij/markdown/HtmlGeneratorJvmTest.kt
+# C#: the test's project and the projects it references, compiled as one library by mcs. MoreLINQ
+# v2.3.0 has project.json projects (no .csproj); ini-parser is compiled against the .NET 4.7.1
+# reference assemblies (Mono's own mscorlib has a System.Range that clashes with its Range).
+label csharp morelinq+MoreLINQ --commit 3a5c967d290cdf5f9e292d18a40a40086023f490 "${common[@]}" \
+  --sources MoreLinq MoreLinq.Test --references System.Data System.Data.DataSetExtensions System.Xml.Linq \
+  Microsoft.CSharp --tests MoreLinq.Test/{Batch,Rank,ZipLongest,FillForward,ToDataTable,SortedMerge,Acquire}Test.cs
+label csharp rickyah+ini-parser --commit d300241a75bec4dcabc0751c8690f3b12b3eaf43 "${common[@]}" --api 4.7.1-api \
+  --sources src/IniParser src/IniParser.Tests \
+  --tests src/IniParser.Tests/Integration/{ConfigurationOption,SchemeOption}Tests.cs \
+  src/IniParser.Tests/Unit/Configuration/ConfigurationTests.cs src/IniParser.Tests/Unit/Format/IniFormatterTests.cs \
+  src/IniParser.Tests/Unit/Model/{Section,StringBuffer}Tests.cs src/IniParser.Tests/Unit/Parser/ParserTests.cs

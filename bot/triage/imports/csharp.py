@@ -11,6 +11,14 @@ larger repository each referenced project file is read in turn, as far as the de
 allows. A `<Compile
 Include="..\Shared\Money.cs" />` adds the linked file (a wildcard: the folder before it).
 
+The .NET Core 1.0 tooling's `project.json` (2016-2017, beside an `.xproj`) is a project file
+too: its folder is compiled whole, and each name of its `dependencies` (top level and per
+framework) that is a project, a folder of that name holding a `project.json` beside the
+project's folder or in a `projects` folder of the nearest `global.json` up from the test, is
+referenced like a `ProjectReference`. A dependency marked `"target": "project"` found
+nowhere, or a test with no project file above it, leaves the walk partial: what compiles
+with the test is then unknown.
+
 Not followed: `Directory.Build.props`/`.targets` (a build file: a caveat, as a change there
 can break any test), `PackageReference`s (not the repository's), references spelled with
 MSBuild properties (`$(SolutionDir)...`), and a project file at the repository root (its
@@ -25,10 +33,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from bot.shared import Tree
-from bot.triage.imports.language import Start, Target
+from bot.triage.imports.jsscan import loads_jsonc
+from bot.triage.imports.language import Found, Start, Target, Unresolved
 from bot.triage.imports.paths import ancestors, join, parent, resolved
 
-PROJECT_SUFFIXES = (".csproj", ".fsproj", ".vbproj")
+PROJECT_SUFFIXES = (".csproj", ".fsproj", ".vbproj", ".xproj")
+PROJECT_JSON = "project.json"  # .NET Core 1.0 tooling (module doc)
+GLOBAL_JSON = "global.json"
 PROJECTS_READ = 40  # more project files than this: references are read project by project
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)  # unclosed: to the end, in one pass
 _ITEM_KINDS = ("ProjectReference", "Compile")
@@ -63,6 +74,53 @@ def references_of(project: str, text: str) -> list[Reference]:
     return found
 
 
+def is_project(path: str) -> bool:
+    return path.endswith(PROJECT_SUFFIXES) or path.rpartition("/")[2] == PROJECT_JSON
+
+
+def json_references(
+    project: str, text: str, search: Sequence[str], tree: Tree
+) -> tuple[list[Reference], list[str]]:
+    """A `project.json`'s dependencies that are projects of the tree (module doc), looked
+    for beside the project's folder and in the `search` folders; with the names marked
+    `"target": "project"` found nowhere."""
+    data = loads_jsonc(text)
+    sections = [data] if isinstance(data, dict) else []
+    frameworks = sections[0].get("frameworks") if sections else None
+    if isinstance(frameworks, dict):
+        sections += [value for value in frameworks.values() if isinstance(value, dict)]
+    found: list[Reference] = []
+    missing: list[str] = []
+    folders = [parent(parent(project)), *search]
+    for section in sections:
+        dependencies = section.get("dependencies")
+        for name, value in dependencies.items() if isinstance(dependencies, dict) else ():
+            paths = [join(folder, name, PROJECT_JSON) for folder in folders]
+            path = next((path for path in paths if path in tree.files), None)
+            if path is not None:
+                found.append(Reference("ProjectReference", name, path))
+            elif isinstance(value, dict) and value.get("target") == "project":
+                missing.append(name)
+    return found, missing
+
+
+def search_folders(test_file: str, tree: Tree, configs: Mapping[str, str]) -> list[str]:
+    """The `projects` folders of the nearest `global.json` up from the test."""
+    for folder in ancestors(test_file):
+        path = join(folder, GLOBAL_JSON)
+        if path not in tree.files:
+            continue
+        data = loads_jsonc(configs.get(path, ""))
+        listed = data.get("projects") if isinstance(data, dict) else None
+        names = listed if isinstance(listed, list) else []
+        return [
+            p
+            for name in names
+            if isinstance(name, str) and (p := resolved(join(folder, name))) is not None
+        ]
+    return []
+
+
 def _reference(project: str, kind: str, include: str) -> Reference | None:
     if not include or "$(" in include or "@(" in include:
         return None
@@ -84,26 +142,29 @@ def project_folder(project: str) -> str | None:
 class CSharp:
     name = "C#"
     sources = (".cs",)
-    configs = PROJECT_SUFFIXES
+    configs = (*PROJECT_SUFFIXES, PROJECT_JSON, GLOBAL_JSON)
 
     def tests(self, test_file: str) -> bool:
         return test_file.endswith(".cs")
 
     def config_files(self, test_file: str, tree: Tree) -> Sequence[str]:
-        """The test's own project files, then, when the repository has at most
-        `PROJECTS_READ` of them, every project file: its references are then known in the
-        walk's first read, however deep they go."""
-        projects = sorted(path for path in tree.files if path.endswith(PROJECT_SUFFIXES))
-        own = _own_projects(test_file, projects)
+        """The nearest `global.json` up from the test and the test's own project files, then,
+        when the repository has at most `PROJECTS_READ` project files, all of them: its
+        references are then known in the walk's first read, however deep they go."""
+        projects = sorted(path for path in tree.files if is_project(path))
+        own = [*_global_json(test_file, tree), *_own_projects(test_file, projects)]
         if len(projects) > PROJECTS_READ:
             return own
         return [*own, *(path for path in projects if path not in own)]
 
     def steering(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> Sequence[str]:
-        """The test's project files and those they reference, transitively, as read; not the
-        repository's other project files read with them."""
-        projects = sorted(path for path in tree.files if path.endswith(PROJECT_SUFFIXES))
-        return _referenced(_own_projects(test_file, projects), tree, configs)[1]
+        """The test's project files and those they reference, transitively, as read, and the
+        `global.json` that places `project.json` dependencies; not the repository's other
+        project files read with them."""
+        projects = sorted(path for path in tree.files if is_project(path))
+        search = search_folders(test_file, tree, configs)
+        read = _referenced(_own_projects(test_file, projects), tree, configs, search)[1]
+        return [*(path for path in _global_json(test_file, tree) if path in configs), *read]
 
     def removed_stems(self, path: str) -> Sequence[str] | None:
         """Not told: a project's folders are in the footprint whole, and what else a project
@@ -111,18 +172,35 @@ class CSharp:
         return None
 
     def resolver(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> CSharpResolver:
-        projects = sorted(path for path in tree.files if path.endswith(PROJECT_SUFFIXES))
+        projects = sorted(path for path in tree.files if is_project(path))
         own = _own_projects(test_file, projects)
+        search = search_folders(test_file, tree, configs)
         starts = [
             Start(folder, f"the test's project ({project})", follow=False)
             for project in own
             if (folder := project_folder(project)) is not None
         ]
-        starts += _referenced(own, tree, configs)[0]
+        referenced, _, missing = _referenced(own, tree, configs, search)
+        starts += referenced
         unique: dict[str, Start] = {}
         for start in starts:
             unique.setdefault(start.path, start)
-        return CSharpResolver(tree, tuple(unique.values()))
+        if not own:
+            missing = [f"the project compiling {test_file} (no project file above it)"]
+        return CSharpResolver(
+            tree, tuple(unique.values()), test_file, tuple(missing), tuple(search)
+        )
+
+
+def _global_json(test_file: str, tree: Tree) -> list[str]:
+    """The nearest `global.json` up from the test, when some project is a `project.json`
+    (only that tooling reads its `projects`; an SDK's pins no project's place)."""
+    if not any(is_project(path) and path.endswith(PROJECT_JSON) for path in tree.files):
+        return []
+    for folder in ancestors(test_file):
+        if (path := join(folder, GLOBAL_JSON)) in tree.files:
+            return [path]
+    return []
 
 
 def _own_projects(test_file: str, projects: Sequence[str]) -> list[str]:
@@ -134,21 +212,33 @@ def _own_projects(test_file: str, projects: Sequence[str]) -> list[str]:
     return []
 
 
+def _references(
+    project: str, text: str, search: Sequence[str], tree: Tree
+) -> tuple[list[Reference], list[str]]:
+    """What a project file references, with the projects it names that are nowhere."""
+    if project.rpartition("/")[2] == PROJECT_JSON:
+        return json_references(project, text, search, tree)
+    return references_of(project, text), []
+
+
 def _referenced(
-    own: Sequence[str], tree: Tree, configs: Mapping[str, str]
-) -> tuple[list[Start], list[str]]:
+    own: Sequence[str], tree: Tree, configs: Mapping[str, str], search: Sequence[str]
+) -> tuple[list[Start], list[str], list[str]]:
     """What the test's projects reference, transitively through the project files already
     read; a referenced project file not read yet is a Start the walk reads and follows. With
-    the project files read on the way."""
+    the project files read on the way, and the projects named that are nowhere."""
     starts: list[Start] = []
     queue = deque(own)
     seen = set(own)
     read: list[str] = []
+    missing: list[str] = []
     while queue:
         project = queue.popleft()
         if project in configs:
             read.append(project)
-        for reference in references_of(project, configs.get(project, "")):
+        references, absent = _references(project, configs.get(project, ""), search, tree)
+        missing += absent
+        for reference in references:
             if reference.path in seen or not _exists(reference.path, tree):
                 continue
             seen.add(reference.path)
@@ -163,24 +253,32 @@ def _referenced(
                 queue.append(reference.path)
             else:
                 starts.append(Start(reference.path, why))
-    return starts, read
+    return starts, read, missing
 
 
 @dataclass(frozen=True)
 class CSharpResolver:
     tree: Tree
     runs: tuple[Start, ...]
+    test_file: str = ""
+    # Projects the test's projects need that are nowhere (module doc): the walk is partial.
+    missing: tuple[str, ...] = ()
+    search: tuple[str, ...] = ()
 
     def starts(self) -> Sequence[Start]:
         return self.runs
 
-    def imports(self, path: str, source: str) -> Sequence[Target]:
+    def imports(self, path: str, source: str) -> Sequence[Found]:
         """A project file's references (the folder and the project file of each project it
-        references); a C# file's `using`s name namespaces, not files: none."""
-        if not path.endswith(PROJECT_SUFFIXES):
+        references); a C# file's `using`s name namespaces, not files: none. The test file
+        carries the projects found nowhere."""
+        if path == self.test_file:
+            return [Unresolved(name) for name in self.missing]
+        if not is_project(path):
             return []
-        found: list[Target] = []
-        for reference in references_of(path, source):
+        references, absent = _references(path, source, self.search, self.tree)
+        found: list[Found] = [Unresolved(name) for name in absent]
+        for reference in references:
             if reference.kind == "ProjectReference":
                 folder = project_folder(reference.path)
                 if folder is not None and folder[:-1] in self.tree.directories:
