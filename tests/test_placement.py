@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+
 from bot.shared import Tree, TreeFile
 from bot.triage.footprint import footprint
 from bot.triage.imports import ImportWalk
 from bot.triage.models import Failure, Reason
-from bot.triage.placement import SuffixIndex, place_by_suffix
+from bot.triage.placement import Placement, SuffixIndex
 from bot.triage.reports.locations import resolve_in_tree
 
 MONOREPO = (
@@ -20,7 +22,7 @@ MONOREPO = (
 
 
 def test_a_path_printed_relative_to_a_workspace_package_is_placed_by_its_unique_suffix() -> None:
-    placed = place_by_suffix("src/a.test.ts", MONOREPO)
+    placed = _place("src/a.test.ts", MONOREPO)
 
     assert placed is not None
     assert placed.path == "packages/web/src/a.test.ts"
@@ -30,7 +32,7 @@ def test_a_path_printed_relative_to_a_workspace_package_is_placed_by_its_unique_
 
 
 def test_a_suffix_several_files_end_with_is_not_placed_and_says_which() -> None:
-    placed = place_by_suffix("src/index.test.ts", MONOREPO)
+    placed = _place("src/index.test.ts", MONOREPO)
 
     assert placed is not None and placed.path is None
     assert placed.note == (
@@ -40,7 +42,7 @@ def test_a_suffix_several_files_end_with_is_not_placed_and_says_which() -> None:
 
 
 def test_the_workspace_package_the_log_names_places_an_ambiguous_suffix() -> None:
-    placed = place_by_suffix("src/index.test.ts", MONOREPO, workspaces=["packages/api"])
+    placed = _place("src/index.test.ts", MONOREPO, workspaces=["packages/api"])
 
     assert placed is not None
     assert placed.path == "packages/api/src/index.test.ts"
@@ -61,7 +63,7 @@ def test_the_folders_a_workspace_package_name_may_be_in() -> None:
 
 
 def test_a_path_under_an_extra_prefix_is_placed_by_its_longest_tail_in_the_tree() -> None:
-    placed = place_by_suffix("src/github.com/acme/bus/pkg/store/store_test.go", MONOREPO)
+    placed = _place("src/github.com/acme/bus/pkg/store/store_test.go", MONOREPO)
 
     assert placed is not None and placed.path == "pkg/store/store_test.go"
 
@@ -93,3 +95,7 @@ def test_a_location_printed_relative_to_a_workspace_package_is_placed() -> None:
     [placed] = resolve_in_tree([failure], tree)
 
     assert (placed.location, placed.location_source) == ("packages/web/src/a.test.ts:13", "tree")
+
+
+def _place(printed: str, files: Iterable[str], workspaces: Sequence[str] = ()) -> Placement | None:
+    return SuffixIndex.of(files).place(printed, workspaces)

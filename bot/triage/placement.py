@@ -101,10 +101,3 @@ class SuffixIndex:
 
 def _placed(printed: str, path: str, how: str) -> str:
     return f"printed {printed}, placed at {path} {how}"
-
-
-def place_by_suffix(
-    printed: str, files: Iterable[str], workspaces: Sequence[str] = ()
-) -> Placement | None:
-    """One placement (`SuffixIndex.place`) without keeping the index."""
-    return SuffixIndex.of(files).place(printed, workspaces)
