@@ -7,8 +7,9 @@ The reruns the bot asks for are accepted but never complete: every delivery is a
 
 Two phases, each with a fresh simulator and database:
 
-- calls: --sample-prs PRs, one delivery at a time (each job's `workflow_job` delivery, its
-  calls counted apart, then its `check_run`), waiting until the bot has handled it (and
+- calls: --sample-prs PRs, one delivery at a time (each PR's `pull_request.opened` delivery
+  first, as GitHub sends it when the PR opens, then each job's `workflow_job` delivery, both
+  counted apart, then its `check_run`), waiting until the bot has handled it (and
   the webhooks of its own comments) after each, so the simulator's counter of rate-limited
   calls (304 answers, the installation token and the log's blob host excluded) is read per
   triage: the first failure of a PR head, and each further failure of the same head. Tracking
@@ -103,6 +104,7 @@ async def calls_phase(args: argparse.Namespace, workdir: Path) -> dict[str, Any]
     first: list[int] = []
     further: list[int] = []
     job_calls: list[int] = []
+    opened_calls: list[int] = []
     world = scenario(args, args.sample_prs)
     # Tallies wait for the window's end, as in production; an hour keeps every refresh out of
     # the per-triage counts, and the bench then brings them forward and counts them apart.
@@ -112,6 +114,11 @@ async def calls_phase(args: argparse.Namespace, workdir: Path) -> dict[str, Any]
         sim.rerun_delay_s = 1e9
         sent: dict[tuple[int, int], float] = {}
         for pr in range(1, args.sample_prs + 1):
+            # GitHub sends `pull_request.opened` when the PR opens, long before a job ends.
+            before = sim.rate_limited_calls
+            await sim.send_webhook("pull_request", sim.opened(pr))
+            await bot.wait_handled("pull_request", limit_seconds=600)
+            opened_calls.append(sim.rate_limited_calls - before)
             for shard in range(args.checks):
                 payload = sim.next_completion(check_name(pr, shard))
                 # The job's `workflow_job` delivery first (app.yml subscribes to it): counted
@@ -141,6 +148,7 @@ async def calls_phase(args: argparse.Namespace, workdir: Path) -> dict[str, Any]
         "first_failure_of_a_head": summary(first),
         "further_failure_of_the_same_head": summary(further),
         "workflow_job_delivery": summary(job_calls),
+        "pull_request_opened_delivery": summary(opened_calls),
         "tracking_issue_refreshes": {
             "jobs": len(waiting),
             "calls": refresh_calls,
@@ -172,6 +180,7 @@ def summary(values: list[int]) -> dict[str, Any]:
     return {
         "triages": len(values),
         "mean": round(statistics.fmean(values), 2),
+        "median": statistics.median(values),
         "max": max(values),
         "each": values,
     }

@@ -26,6 +26,9 @@ class PullSummary(BaseModel):
     base_ref: str
     changed_files: int
     updated_at: float = 0.0  # GitHub's, in epoch seconds: orders what the store keeps
+    # Its issue comments as GitHub counted them then (None: not said). 0 means the bot's own
+    # comment was not there either, so a first comment needs no search for it.
+    comments: int | None = None
 
 
 class GitHubIssue(BaseModel):

@@ -24,7 +24,7 @@ def two_prs_without_settings() -> Scenario:
     return Scenario.model_validate(world)
 
 
-async def test_a_new_pr_costs_six_calls_and_each_further_failure_of_its_head_three(
+async def test_a_new_pr_costs_five_calls_and_each_further_failure_of_its_head_three(
     tmp_path: Path,
 ) -> None:
     async with running(two_prs_without_settings(), tmp_path) as (sim, bot):
@@ -41,14 +41,45 @@ async def test_a_new_pr_costs_six_calls_and_each_further_failure_of_its_head_thr
     # asked once for each, not on every triage.
     assert sim.calls["GET /repos/{owner}/{repo}/contents/{path}"] == 2
     # PR 2's head, once the App and the settings are known: the pull, its files, the job's
-    # log, the rerun, the comments (is ours there already?), and the comment.
-    assert spent[(2, 0)] == 6
+    # log, the rerun, and the comment. The pull had no comment, so none of the bot's is
+    # there to look for.
+    assert spent[(2, 0)] == 5
+    assert "GET /repos/{owner}/{repo}/issues/{issue_number}/comments" not in sim.calls
     # Its second job: the log, the rerun, the comment's edit. The pull is the one kept from
     # the first triage (the head has not moved: no pull_request event came) and its files
     # are revalidated with their ETag (304, free).
     assert spent[(1, 1)] == spent[(2, 1)] == 3
     assert sim.calls["GET /repos/{owner}/{repo}/pulls/{pull_number}"] == 2
     assert len(sim.bot_comments(1)) == len(sim.bot_comments(2)) == 1
+
+
+async def test_a_pr_that_has_comments_is_searched_for_ours_and_an_opened_event_saves_the_pull(
+    tmp_path: Path,
+) -> None:
+    world = two_prs_without_settings().model_dump()
+    world["comments"] = [{"issue": 2, "user": "octocat", "body": "LGTM once CI passes"}]
+    async with running(Scenario.model_validate(world), tmp_path) as (sim, bot):
+        sim.rerun_delay_s = 1e9
+        spent = {}
+        for pr in (1, 2):
+            await sim.send_webhook("pull_request", sim.opened(pr))  # as GitHub does, first
+            await bot.wait_idle(settle_seconds=0.05)
+            before = sim.rate_limited_calls
+            await sim.send_webhook("check_run", sim.next_completion(check_name(pr, 0)))
+            await bot.wait_idle(settle_seconds=0.05)
+            spent[pr] = sim.rate_limited_calls - before
+
+    # The pull came with the opened event: no read. PR 1, once the settings are known (a
+    # read each for the repository and its organisation, once): its files, the job's log,
+    # the rerun and the comment.
+    assert sim.calls["GET /repos/{owner}/{repo}/pulls/{pull_number}"] == 0
+    assert spent[1] == 2 + 4
+    # PR 2 has someone's comment: the bot's might be among them, so they are listed first,
+    # and the App's own name is read to know its comments (once: `GET /app`).
+    assert spent[2] == 4 + 1 + 1
+    assert sim.calls["GET /repos/{owner}/{repo}/issues/{issue_number}/comments"] == 1
+    assert sim.calls["GET /app"] == 1
+    assert [len(sim.bot_comments(pr)) for pr in (1, 2)] == [1, 1]
 
 
 def python_repo_pr(changed: str) -> Scenario:

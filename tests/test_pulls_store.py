@@ -9,7 +9,13 @@ REPO = "acme/bus"
 T0 = 1_700_000_000.0
 
 
-def pull(head: str, updated_at: float, state: str = "open", number: int = 7) -> PullSummary:
+def pull(
+    head: str,
+    updated_at: float,
+    state: str = "open",
+    number: int = 7,
+    comments: int | None = None,
+) -> PullSummary:
     return PullSummary(
         number=number,
         state=state,
@@ -19,6 +25,7 @@ def pull(head: str, updated_at: float, state: str = "open", number: int = 7) -> 
         base_ref="main",
         changed_files=3,
         updated_at=updated_at,
+        comments=comments,
     )
 
 
@@ -30,6 +37,16 @@ async def test_a_pull_is_kept_and_a_newer_state_replaces_it(store: Store) -> Non
     assert await store.pull(REPO, 7) == pull("c", T0 + 5)
     assert await store.pull("acme/other", 7) is None
     assert await store.pull(REPO, 8) is None
+
+
+async def test_a_pulls_comment_count_is_kept_and_unknown_stays_unknown(store: Store) -> None:
+    await store.save_pull(REPO, pull("a", T0, comments=0), read=False)
+    assert (await store.pull(REPO, 7)) == pull("a", T0, comments=0)
+    await store.save_pull(REPO, pull("a", T0 + 1, comments=2), read=True)
+    assert (await store.pull(REPO, 7)) == pull("a", T0 + 1, comments=2)
+    await store.save_pull(REPO, pull("a", T0 + 2), read=False)  # a payload without the count
+    kept = await store.pull(REPO, 7)
+    assert kept is not None and kept.comments is None
 
 
 async def test_an_older_state_handled_late_never_replaces_a_newer_one(store: Store) -> None:

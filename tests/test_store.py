@@ -269,6 +269,9 @@ async def test_reserve_rerun_concurrently_never_exceeds_budget(store: Store) -> 
 
 async def test_sticky_comment_save_and_get(store: Store) -> None:
     assert await store.get_sticky_comment("o/r", 7) is None
+    posting = StickyComment(repo="o/r", pr_number=7, comment_id=None, body_sha="")
+    await store.save_sticky_comment(posting)  # set out to post it, its id not known yet
+    assert await store.get_sticky_comment("o/r", 7) == posting
     first = StickyComment(repo="o/r", pr_number=7, comment_id=100, body_sha="aa")
     await store.save_sticky_comment(first)
     assert await store.get_sticky_comment("o/r", 7) == first

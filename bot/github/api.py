@@ -48,6 +48,7 @@ def pull_from(data: Mapping[str, Any]) -> PullSummary:
         base_ref=data["base"]["ref"],
         changed_files=data.get("changed_files", 0),
         updated_at=epoch(data.get("updated_at")),
+        comments=comments if isinstance(comments := data.get("comments"), int) else None,
     )
 
 

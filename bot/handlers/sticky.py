@@ -14,6 +14,7 @@ from bot.config import CommentMode
 from bot.events import CheckRun
 from bot.github import api
 from bot.github.client import GitHubClient
+from bot.handlers.context import BotContext
 from bot.handlers.history import DAY
 from bot.handlers.pulls import read_pull
 from bot.handlers.scope import Scope, settings_from
@@ -108,27 +109,47 @@ async def update_sticky_comment(
         known = await ctx.store.get_sticky_comment(repo, pull.number)
         if known is not None and known.body_sha == body_sha:
             return
-        comment_id = known.comment_id if known is not None else None
-        if comment_id is not None and not await _edit(gh, repo, comment_id, body):
-            comment_id = None  # someone deleted it: write a new one
-        if comment_id is None:
-            # The store may have lost track (a crash after posting, a new database):
-            # GitHub is the truth, so look there before posting.
-            found = await api.find_comment(
-                gh, repo, pull.number, MARKER, await ctx.github.bot_login()
-            )
-            if found is not None:
-                comment_id = int(found["id"])
-                if found.get("body") != body:
-                    await api.edit_comment(gh, repo, comment_id, body)
-            else:
-                comment_id = await api.create_comment(gh, repo, pull.number, body)
-                log.info("posted the triage comment on %s#%d", repo, pull.number)
+        comment_id = await _write(ctx, gh, repo, pull, known, body)
         await ctx.store.save_sticky_comment(
             StickyComment(
                 repo=repo, pr_number=pull.number, comment_id=comment_id, body_sha=body_sha
             )
         )
+
+
+async def _write(
+    ctx: BotContext,
+    gh: GitHubClient,
+    repo: str,
+    pull: api.PullSummary,
+    known: StickyComment | None,
+    body: str,
+) -> int:
+    """Edit the PR's comment, or post it; its id."""
+    if known is not None and known.comment_id is not None:
+        if await _edit(gh, repo, known.comment_id, body):
+            return known.comment_id
+        # someone deleted it: write a new one
+    elif known is None and pull.comments == 0:
+        # GitHub showed no comment on the PR, and the bot never set out to post one here.
+        return await _post(ctx, gh, repo, pull.number, body)
+    # The store may have lost track (a crash after posting, a new database): GitHub is the
+    # truth, so look there before posting.
+    found = await api.find_comment(gh, repo, pull.number, MARKER, await ctx.github.bot_login())
+    if found is None:
+        return await _post(ctx, gh, repo, pull.number, body)
+    if found.get("body") != body:
+        await api.edit_comment(gh, repo, int(found["id"]), body)
+    return int(found["id"])
+
+
+async def _post(ctx: BotContext, gh: GitHubClient, repo: str, number: int, body: str) -> int:
+    """Post the comment, leaving a trace first (`StickyComment`: no id yet)."""
+    intent = StickyComment(repo=repo, pr_number=number, comment_id=None, body_sha="")
+    await ctx.store.save_sticky_comment(intent)
+    comment_id = await api.create_comment(gh, repo, number, body)
+    log.info("posted the triage comment on %s#%d", repo, number)
+    return comment_id
 
 
 async def _newest(store: Store, repo: str, pull: api.PullSummary) -> api.PullSummary:

@@ -30,6 +30,7 @@ from bot.sim.webhooks import (
     check_run_completed,
     delivery_headers,
     issue_comment_created,
+    pull_request_opened,
     pull_request_synchronize,
     workflow_job_completed,
 )
@@ -243,6 +244,10 @@ class Simulator:
         before = self.world.pulls[pr_number].spec.head_sha
         self.world.push(pr_number, head_sha)
         return pull_request_synchronize(self.shapes, pr_number, before)
+
+    def opened(self, pr_number: int) -> dict[str, Any]:
+        """The PR's `pull_request.opened` payload, not yet sent."""
+        return pull_request_opened(self.shapes, pr_number)
 
     def next_completion(self, check: str) -> dict[str, Any]:
         """Complete the check's next attempt; its `check_run` webhook payload, not yet sent."""

@@ -104,6 +104,16 @@ def pull_request_synchronize(shapes: Shapes, number: int, before: str) -> Json:
     }
 
 
+def pull_request_opened(shapes: Shapes, number: int) -> Json:
+    """The pull_request event GitHub sends when the PR is opened, before any check ends."""
+    pull = shapes.world.pulls[number]
+    return {
+        "number": number,
+        "pull_request": shapes.pull_request(pull),
+        **_envelope(shapes, "opened", pull.spec.author),
+    }
+
+
 def issue_comment_created(shapes: Shapes, comment: Comment) -> Json:
     payload = {
         "issue": shapes.issue(shapes.world.issues[comment.issue]),

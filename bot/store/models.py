@@ -50,7 +50,9 @@ class CheckAttempt(BaseModel):
 class StickyComment(BaseModel):
     repo: str
     pr_number: int
-    comment_id: int
+    # None: written just before posting it, so that a crash between the post and saving its
+    # id leaves a trace (GitHub is then searched for it), its id not known yet.
+    comment_id: int | None
     body_sha: str  # hash of the last body we wrote, to skip identical edits
 
 

@@ -16,6 +16,7 @@ _FIELDS = (
     "base_ref",
     "changed_files",
     "updated_at",
+    "comments",
 )
 # `number` is the row's pr_number.
 PULL_COLUMNS = ", ".join("pr_number" if f == "number" else f for f in _FIELDS)

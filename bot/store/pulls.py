@@ -30,7 +30,9 @@ class Pulls:
         )
         if row is None:
             return None
-        return StickyComment(repo=repo, pr_number=pr_number, comment_id=row[0], body_sha=row[1])
+        # 0: the bot set out to post it and may have, its id unknown (`StickyComment`).
+        comment_id = int(row[0]) or None
+        return StickyComment(repo=repo, pr_number=pr_number, comment_id=comment_id, body_sha=row[1])
 
     async def save_sticky_comment(self, comment: StickyComment) -> None:
         await self._sql.execute(
@@ -39,7 +41,7 @@ class Pulls:
             "SET comment_id = excluded.comment_id, body_sha = excluded.body_sha",
             comment.repo,
             comment.pr_number,
-            comment.comment_id,
+            comment.comment_id or 0,
             comment.body_sha,
         )
 
@@ -80,9 +82,9 @@ class Pulls:
     async def save_pull(self, repo: str, pull: PullSummary, *, read: bool) -> None:
         await self._sql.execute(
             "INSERT INTO pulls (repo, pr_number, state, author, head_sha, base_sha, base_ref, "
-            "changed_files, updated_at, trusted) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, "
-            f"true) ON CONFLICT (repo, pr_number) DO UPDATE SET {PULL_UPDATES}, trusted = CASE "
-            "WHEN $10 OR excluded.updated_at > pulls.updated_at THEN true "
+            "changed_files, updated_at, comments, trusted) VALUES ($1, $2, $3, $4, $5, $6, $7, "
+            f"$8, $9, $10, true) ON CONFLICT (repo, pr_number) DO UPDATE SET {PULL_UPDATES}, "
+            "trusted = CASE WHEN $11 OR excluded.updated_at > pulls.updated_at THEN true "
             "WHEN excluded.head_sha = pulls.head_sha AND excluded.state = pulls.state "
             "THEN pulls.trusted ELSE false END "
             "WHERE excluded.updated_at >= pulls.updated_at",
