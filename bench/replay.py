@@ -89,6 +89,7 @@ class Triage:
     calls: int
     reasons: tuple[str, ...] = ()
     gone: bool = False  # a changed path is not in the commit's tree (removed, renamed away)
+    evidence: str = ""  # the decision's one-line evidence: why "related", say
 
 
 def load_manifest(data: Mapping[str, Any]) -> list[Checkout]:
@@ -214,7 +215,7 @@ def triage(
         incomplete = [item.text for item in decision.items if item.kind == "incomplete"]
         reasons = tuple(blank(text) for text in (cut or incomplete))
     gone = any(path not in tree.files for path in pair.changed)
-    return Triage(pair, decision.verdict, found, calls, reasons, gone)
+    return Triage(pair, decision.verdict, found, calls, reasons, gone, decision.evidence)
 
 
 def blank(text: str) -> str:
@@ -274,6 +275,7 @@ def _detail(found: Triage) -> dict[str, Any]:
         "test": found.pair.test,
         "changed": list(found.pair.changed),
         "verdict": str(found.verdict),
+        "evidence": found.evidence,
         "walk": walked.describe() if walked is not None else None,
     }
 

@@ -225,6 +225,26 @@ def test_cargo_target_and_workspace_dependency_tables_are_compared_too() -> None
     assert inert_change("Cargo.toml", base, local) is None
 
 
+SEMVER = versions("semver-324ffce5", "Cargo.toml")
+TESTED = Walked(frozenset({"tests/test_version.rs", "src/lib.rs"}), None)
+
+
+def test_a_new_bench_target_is_inert_for_a_test_of_another_target() -> None:
+    # The real commit: `cargo test` builds no bench unless it says `test = true`.
+    said = "its bench and target.cfg(not(miri)).dev-dependencies fields"
+    assert inert_change("Cargo.toml", *SEMVER, TESTED) == said
+    before, after = SEMVER
+    # ... but counts when a bench or example is tested, or is what failed, or when what the
+    # walks reached is not known.
+    tested = after.replace("harness = false", "test = true")
+    assert inert_change("Cargo.toml", before, tested, TESTED) is None
+    in_bench = Walked(frozenset({"benches/parse.rs"}), None)
+    assert inert_change("Cargo.toml", before, after, in_bench) is None
+    assert inert_change("Cargo.toml", before, after) is None
+    example = after.replace("[[bench]]", "[[example]]")
+    assert inert_change("Cargo.toml", before, example, TESTED) == said.replace("bench", "example")
+
+
 # --- pyproject.toml -------------------------------------------------------------------------
 
 MARSHMALLOW = versions("marshmallow-d686cd8d", "pyproject.toml")[0]

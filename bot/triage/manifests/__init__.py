@@ -82,6 +82,8 @@ def inert_change(
         return json_fields.inert(path, before, after, walked.files if walked else None)
     if name == "go.mod":
         return go_mod.inert(before, after, walked.imports if walked else None)
+    if name == "Cargo.toml":
+        return toml_rules.inert(cargo.rules_for(walked.files if walked else None), before, after)
     if name in _TOML:
         return toml_rules.inert(_TOML[name], before, after)
     return msbuild.inert(before, after)

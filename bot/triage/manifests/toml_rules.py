@@ -1,8 +1,9 @@
 """A TOML manifest compared key by key against rules saying which of its parts cannot steer
 what a test compiles or reads (cargo.py, pyproject.py list them): a rule is INERT, COUNTS,
 a `Table` of rules by key (with one for the keys it does not list), `Dependencies` (a table
-of dependency specifications by name: Cargo's, Poetry's) or `Requirements` (a list of
-PEP 508 strings). Any part a rule does not cover counts.
+of dependency specifications by name: Cargo's, Poetry's), `Requirements` (a list of
+PEP 508 strings) or `Untested` (Cargo's bench and example targets). Any part a rule does
+not cover counts.
 """
 
 from __future__ import annotations
@@ -47,7 +48,14 @@ class Requirements:
     with no direct reference."""
 
 
-Rule = str | Table | Dependencies | Requirements
+@dataclass(frozen=True)
+class Untested:
+    """Cargo's `[[bench]]` or `[[example]]` entries: inert when no entry, before or after,
+    sets `test = true` (`cargo test` then builds examples only to see that they compile,
+    and benches not at all: neither runs for a test of another target)."""
+
+
+Rule = str | Table | Dependencies | Requirements | Untested
 
 
 def inert(rules: Table, before: str, after: str) -> str | None:
@@ -72,6 +80,8 @@ def _changes(rule: Rule, before: Any, after: Any, where: str) -> list[str] | Non
         return [where] if _dependencies(rule, before, after) else None
     if isinstance(rule, Requirements):
         return [where] if _requirements(before, after) else None
+    if isinstance(rule, Untested):
+        return [where] if _untested(before) and _untested(after) else None
     return None
 
 
@@ -101,11 +111,21 @@ def _dependencies(rule: Dependencies, before: Any, after: Any) -> bool:
         was, now = _entry(old.get(name)), _entry(new.get(name))
         if was is None or now is None or rule.local & (was.keys() | now.keys()):
             return False
+        if not was or not now:
+            # One that came or went with its default features off turns on no more of a
+            # shared dependency's features than a bare version does.
+            for entry in (was, now):
+                for key in _NO_DEFAULTS:
+                    if entry.get(key) is False:
+                        del entry[key]
         was.pop("version", None)
         now.pop("version", None)
         if was != now:
             return False
     return True
+
+
+_NO_DEFAULTS = ("default-features", "default_features")
 
 
 def _entry(spec: Any) -> dict[str, Any] | None:
@@ -124,6 +144,13 @@ def _requirements(before: Any, after: Any) -> bool:
         return False
     moved = [item for item in old if item not in new] + [item for item in new if item not in old]
     return all(isinstance(item, str) and _registry(item) for item in moved)
+
+
+def _untested(targets: Any) -> bool:
+    entries = [] if targets is None else targets
+    return isinstance(entries, list) and all(
+        isinstance(entry, dict) and entry.get("test") is not True for entry in entries
+    )
 
 
 def _registry(requirement: str) -> bool:
