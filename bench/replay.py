@@ -7,7 +7,9 @@ esbuild's metafile, `go list -deps -test`, cargo and rustc, javac, kotlinc, mcs,
 PHP's lists of loaded files: the `bench/replays/label_*.py` scripts, bench/README.md). For each
 pair the bench builds the commit's `Tree` from a local git mirror, drives the bot's real
 walk (`bot.triage.imports.walk`) over what it wants, round by round, as the handler does,
-then asks `verdict.decide` with a passing rerun: an unrelated verdict becomes "flaky".
+then asks `verdict.decide_extraction` with a passing rerun (an unrelated verdict becomes
+"flaky"), for a job on a Linux runner, where the labels were computed (a Go file built only
+on Windows is then outside the job's build, as `go list` on Linux says).
 
 Per language it prints the pairs, the precision of "flaky"/"unrelated" (of the pairs the
 bot cleared, the share truly unrelated), the recall (of the truly unrelated pairs, the share
@@ -49,8 +51,9 @@ from bot.triage.footprint import plan_walk
 from bot.triage.imports import ImportWalk, WalkLimits, walk
 from bot.triage.imports.plan import batches, plan_reads
 from bot.triage.imports.walk import ImportsMemo
-from bot.triage.models import Failure, Verdict
-from bot.triage.verdict import decide
+from bot.triage.models import Extraction, Failure, Verdict
+from bot.triage.runner_header import RunnerHeader
+from bot.triage.verdict import decide_extraction
 
 HERE = Path(__file__).resolve().parent
 MANIFEST = HERE / "replays" / "manifest.json"
@@ -58,6 +61,9 @@ CLEARED = frozenset({Verdict.FLAKY, Verdict.UNRELATED})
 FRAMEWORKS = {"csharp": "dotnet", "go": "go", "python": "pytest", "rust": "cargo"}
 _PATHISH = re.compile(r"[\w.@+-]*(?:/[\w.@+-]+)+|[\w-]+\.\w{1,5}\b")
 _NUMBER = re.compile(r"\d[\d,]*")
+
+# The labels were computed on this Linux machine: the job they stand for ran on Linux.
+LABELLED_ON = RunnerHeader(os="Linux")
 
 
 @dataclass(frozen=True)
@@ -206,8 +212,13 @@ def triage(
     found, calls = walked(pair.test) if plan is not None else (None, 0)
     imports = {plan.key: found} if plan is not None and found is not None else {}
     files = tree.files.keys() if found is not None else None
-    [decision] = decide(
-        [failure], pair.changed, passed_on_rerun=True, imports=imports, files=files, inert=inert
+    [decision] = decide_extraction(
+        Extraction(failures=[failure], runner=LABELLED_ON),
+        pair.changed,
+        passed_on_rerun=True,
+        imports=imports,
+        files=files,
+        inert=inert,
     )
     reasons: tuple[str, ...] = ()
     if decision.verdict is Verdict.UNKNOWN:

@@ -581,8 +581,11 @@ def test_a_folder_import_loads_what_its_package_json_main_names_pino() -> None:
     # `browser`: bundlers read it; the test runs under node's own runner (`node:test`).
     assert "pino.d.ts" not in chains
     assert sorted((r.path, r.why) for r in result.not_run) == [
-        ("browser.js", "a package's `browser` entry, which node's test runner does not read"),
-        ("pino.d.ts", "type imports, which node's test runner erases"),
+        (
+            "browser.js",
+            "reached only through a package's `browser` entry, which node's test runner does not read",
+        ),
+        ("pino.d.ts", "reached only through type imports, which node's test runner erases"),
     ]
     # The excerpt holds the files one import away: the walk goes on past them unread, and
     # every import it read resolved.

@@ -279,6 +279,10 @@ def _decide_extraction(
                 items=[Evidence(kind=EvidenceKind.INFRA, text=text)],
             )
         ]
+    runner = extraction.runner.os if extraction.runner is not None else None
+    if imports is not None and runner is not None:
+        # What the job's runner built: a file only other runners build cannot break it.
+        imports = {key: walk.on(runner) for key, walk in imports.items()}
     decisions = decide(
         extraction.failures,
         changed_paths,
@@ -598,10 +602,10 @@ def _rule(facts: _Facts, test_file: str, language: str, path: str) -> tuple[str,
 
 
 def _not_run(walk: ImportWalk, path: str) -> str | None:
-    """Why a file the walk reached only through imports the runner leaves out cannot break
-    the test ("reached only through type imports, which vitest erases"); None for another."""
-    why = next((reached.why for reached in walk.not_run if reached.path == path), None)
-    return None if why is None else f"reached only through {why}"
+    """Why a file the walk reached never ran for the test ("reached only through type
+    imports, which vitest erases", "built only on Windows (...), not on this job's Linux
+    runner"); None for another."""
+    return next((reached.why for reached in walk.not_run if reached.path == path), None)
 
 
 def _is_are(what: str) -> tuple[str, str]:

@@ -3,7 +3,9 @@
 What runs for a `_test.go` test: every `.go` file of its package's directory, test files
 (`package foo` and `package foo_test` alike: `go test` builds them into one binary) and
 the others, build-tagged files included (`//go:build`, `_linux.go`: which of them a CI
-job builds is not known here, so all count); and, transitively, the packages they import
+job builds is not known to the walk, so all are followed; each such file's constraint is
+kept, `BuiltOn`, and a job whose log names its runner's system leaves out the files no
+build on that runner includes, `go_build.py`); and, transitively, the packages they import
 from the repository's modules. The test's module is the nearest `go.mod` up from the test;
 every `go.mod` of the repository maps its `module` path to its folder (all of them are
 read when there are at most `GO_MODS_READ`, else only the test's), and the test's go.mod
@@ -32,11 +34,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from bot.shared import Tree
+from bot.triage.imports.go_build import TARGETS, constraint, systems_building
 from bot.triage.imports.go_scan import go_imports
-from bot.triage.imports.language import Start, Target, Unplaced
+from bot.triage.imports.language import BuiltOn, Start, Target, Unplaced
 from bot.triage.imports.paths import ancestors, join, parent
 from bot.triage.models import Failure
 
+ALL_RUNNERS = frozenset(TARGETS)
 GO_MOD = "go.mod"
 GO_MODS_READ = 40  # more go.mod files than this: only the test's own is read
 TEST_SUFFIX = "_test.go"
@@ -180,11 +184,11 @@ class GoResolver:
         files = package_files(self.folders, parent(self.test_file), tests=True)
         return [Start(path, PACKAGE_FILE) for path in files if path != self.test_file]
 
-    def imports(self, path: str, source: str) -> Sequence[Target | Unplaced] | None:
+    def imports(self, path: str, source: str) -> Sequence[Target | Unplaced | BuiltOn] | None:
         paths = go_imports(source)
         if paths is None:
             return None
-        found: list[Target | Unplaced] = []
+        found: list[Target | Unplaced | BuiltOn] = []
         for imported in dict.fromkeys(paths):
             folder = self._folder(imported)
             if folder is not None:
@@ -194,6 +198,9 @@ class GoResolver:
             found.append(Unplaced(imported, self._folders(imported)))
         if path == self.test_file:
             found.append(Unplaced(PACKAGE_FILE, (parent(path) + "/",)))
+        systems = systems_building(path, source)
+        if systems != ALL_RUNNERS:
+            found.append(BuiltOn(systems, constraint(path, source)))
         return found
 
     def _folders(self, imported: str) -> tuple[str, ...]:

@@ -140,7 +140,19 @@ class RunsWithout:
         return ""
 
 
-Found = Target | Unresolved | Unplaced | Calls | RunsWithout  # what a resolver finds in one file
+@dataclass(frozen=True)
+class BuiltOn:
+    """Found in a file the build leaves out on some runners (a Go file's `//go:build
+    windows`): the runners (GitHub's `runner.os` names: "Linux", "Windows", "macOS") on
+    which a job may build it, and its constraint as written. The walk keeps it
+    (`ImportWalk.built_on`); a failure of a job on another runner cannot come from it."""
+
+    systems: frozenset[str]
+    constraint: str
+
+
+# What a resolver finds in one file.
+Found = Target | Unresolved | Unplaced | Calls | RunsWithout | BuiltOn
 
 
 class Resolver(Protocol):

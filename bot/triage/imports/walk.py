@@ -36,6 +36,7 @@ from typing import Any
 from bot.shared import Source, Tree, Unreadable
 from bot.triage.imports.jsscan import loads_jsonc
 from bot.triage.imports.language import (
+    BuiltOn,
     Calls,
     Found,
     Language,
@@ -58,7 +59,7 @@ DEFAULT_FILES = 3_000
 DEFAULT_BYTES = 30_000_000
 # Bump when what a resolver finds changes: walks kept under an older version (bot/store)
 # are then read again rather than trusted. Adding a language changes the key by itself.
-WALK_VERSION = 11  # Kotlin packages outside their folders, a Kotlin file's package files
+WALK_VERSION = 12  # Go files some runners' builds leave out (`BuiltOn`)
 
 
 @dataclass(frozen=True)
@@ -118,6 +119,24 @@ class ImportWalk:
     # What the closure's imports that name no file of the tree could have named (the stems
     # of `Unplaced`, sorted); None when the language does not report them.
     unplaced: tuple[str, ...] | None = None
+    # The files read that some runners' builds leave out (`BuiltOn`), by path.
+    built_on: tuple[tuple[str, BuiltOn], ...] = ()
+
+    def on(self, runner: str | None) -> ImportWalk:
+        """The walk as a job on `runner` ("Linux"; None: not known) ran it: the files it
+        reached that no build on that runner includes are moved to `not_run`, with why."""
+        left_out = {path: built for path, built in self.built_on if runner not in built.systems}
+        if runner is None or not left_out:
+            return self
+        why = {path: _built_only(built, runner) for path, built in left_out.items()}
+        return replace(
+            self,
+            reached=tuple(r for r in self.reached if r.path not in left_out),
+            not_run=(
+                *self.not_run,
+                *(replace(r, why=why[r.path]) for r in self.reached if r.path in left_out),
+            ),
+        )
 
     @property
     def partial(self) -> bool:
@@ -143,7 +162,7 @@ class ImportWalk:
             f"{_count(len(self.read), 'file')} read"
         )
         for why, count in Counter(r.why for r in self.not_run).items():
-            text += f" ({_count(count, 'more file')} reached only through {why})"
+            text += f" ({_count(count, 'more file')} {why})"
         if not self.cut:
             return text + "; complete"
         named = "; ".join(self.cut[:PARTIAL_NAMED])
@@ -180,6 +199,7 @@ class _Walker:
     not_run: list[Reached] = field(default_factory=list)  # what the runner leaves out
     without: RunsWithout | None = None  # what the test's runner leaves out
     unplaced: set[str] = field(default_factory=set)  # stems of the imports left out
+    built_on: dict[str, BuiltOn] = field(default_factory=dict)  # files some runners leave out
 
 
 def walk(
@@ -215,6 +235,7 @@ def walk(
         cut=tuple(dict.fromkeys(state.cut)),
         configs=tuple(p for p in dict.fromkeys(state.steering) if p not in state.loaded),
         not_run=tuple(state.not_run),
+        built_on=tuple(sorted(state.built_on.items())),
         # A language that does not report what its imports leave out has no stems at all.
         unplaced=tuple(sorted(state.unplaced))
         if language.removed_stems(test_file) is not None
@@ -278,7 +299,8 @@ def _follow(state: _Walker, resolver: Resolver, starts: list[Start]) -> None:
         visit = queue.popleft()
         path, chain, start, why = visit
         if path != state.test_file:
-            found_by = Reached(path, chain, why or (start.why if not chain else ""))
+            how = f"reached only through {why}" if why else (start.why if not chain else "")
+            found_by = Reached(path, chain, how)
             (state.not_run if why else state.reached).append(found_by)
         if not start.follow:
             continue
@@ -392,6 +414,7 @@ def _read_imports(
         if isinstance(t, Unresolved) and not (t.types and state.without and state.without.types)
     ]
     state.unplaced.update(stem for t in targets if isinstance(t, Unplaced) for stem in t.stems)
+    state.built_on.update((path, t) for t in targets if isinstance(t, BuiltOn))
     return [item for item in targets if isinstance(item, Target | Calls)]
 
 
@@ -412,6 +435,14 @@ def _affordable(state: _Walker, path: str) -> bool:
     state.spent_files += 1
     state.spent_bytes += size
     return True
+
+
+def _built_only(built: BuiltOn, runner: str) -> str:
+    """ "built only on Windows (`//go:build windows`), not on this job's Linux runner"."""
+    if not built.systems:
+        return f"built on no runner GitHub offers ({built.constraint})"
+    systems = " or ".join(sorted(built.systems))
+    return f"built only on {systems} ({built.constraint}), not on this job's {runner} runner"
 
 
 def _count(number: int, noun: str) -> str:
@@ -438,6 +469,9 @@ def walk_to_json(found: ImportWalk) -> str:
             "configs": list(found.configs),
             "not_run": _reached_to_json(found.not_run),
             "unplaced": None if found.unplaced is None else list(found.unplaced),
+            "built_on": [
+                [path, sorted(built.systems), built.constraint] for path, built in found.built_on
+            ],
         }
     )
 
@@ -459,6 +493,10 @@ def walk_from_json(text: str) -> ImportWalk | None:
             unplaced=None
             if data["unplaced"] is None
             else tuple(str(stem) for stem in data["unplaced"]),
+            built_on=tuple(
+                (str(path), BuiltOn(frozenset(map(str, systems)), str(constraint)))
+                for path, systems, constraint in data["built_on"]
+            ),
         )
     except (ValueError, KeyError, TypeError):  # pydantic's ValidationError is a ValueError
         return None
