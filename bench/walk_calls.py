@@ -23,7 +23,11 @@ empty store, as a head's first triage in a new installation: the calls the simul
 and the wall time.
 
     .venv/bin/python bench/walk_calls.py MIRROR[@COMMIT] ... [--tests 30] [--strategies ...]
-        [--e2e]
+        [--e2e] [--warm ~1 ~20]
+
+`--warm REV ...`: also each test walked at the commit after its walk at `COMMIT` + `REV`
+(an earlier commit: `~20`), with the blobs that walk fetched kept by SHA, as the bot's cache
+keeps them: a later head's first triage in a repository the bot already triages.
 """
 
 from __future__ import annotations
@@ -108,10 +112,17 @@ class Blobs:
 
 
 def walk_one(
-    test_file: str, tree: Tree, blobs: Blobs, limits: WalkLimits, bounds: QueryBounds
+    test_file: str,
+    tree: Tree,
+    blobs: Blobs,
+    limits: WalkLimits,
+    bounds: QueryBounds,
+    cached: set[str] | None = None,
 ) -> dict[str, Any]:
-    """One test's walk from an empty cache, the rounds as sources.py makes them
-    (`bounds.queries` 0: only the wanted files, no filling)."""
+    """One test's walk, the rounds as sources.py makes them (`bounds.queries` 0: only the
+    wanted files, no filling), from an empty cache, or with the blobs of `cached` (SHAs)
+    kept from an earlier head's walks: those cost no call, as `SourceCache` keeps blobs by
+    SHA. The SHAs fetched are added to `cached`."""
     sources: dict[str, Source] = {}
     memo: ImportsMemo = {}
     calls = rounds = fetched_bytes = 0
@@ -119,6 +130,12 @@ def walk_one(
     started = time.perf_counter()
     found = walk(test_file, tree, sources, limits, memo)
     while found.wanted:
+        kept = [p for p in found.wanted if cached is not None and tree.files[p].sha in cached]
+        if kept:
+            sources.update((path, blobs.text(tree.files[path].sha)) for path in kept)
+            if len(kept) == len(set(found.wanted)):
+                found = walk(test_file, tree, sources, limits, memo)
+                continue
         if bounds.queries == 0:
             plan = [p for p in dict.fromkeys(found.wanted) if p not in sources]
             queries = len(batches(plan, tree, bounds))
@@ -131,6 +148,8 @@ def walk_one(
         for path in plan:
             sources[path] = blobs.text(tree.files[path].sha)
             fetched_bytes += tree.files[path].size
+            if cached is not None:
+                cached.add(tree.files[path].sha)
         spent += time.perf_counter() - fetch_started  # git's time, not the walk's
         found = walk(test_file, tree, sources, limits, memo)
     return {
@@ -226,6 +245,7 @@ def bench_repo(
     limits: WalkLimits,
     query: QueryBounds,
     e2e: bool,
+    warm: list[str],
 ) -> dict[str, Any]:
     git_dir, _, commit = spec.partition("@")
     commit = commit or "HEAD"
@@ -253,10 +273,44 @@ def bench_repo(
         rows = [walk_one(test, tree, blobs, limits, bounds) for test in sample]
         result[name] = summary(rows)
         print(f"{result['repository']} {name}: {json.dumps(result[name])}", file=sys.stderr)
+    for rev in warm:
+        warmed = warm_walks(git_dir, resolved, rev, sample, blobs, limits, query)
+        result[f"warm_from_{rev}"] = warmed
+        print(f"{result['repository']} warm {rev}: {warmed}", file=sys.stderr)
     if e2e:
         result["end_to_end"] = asyncio.run(end_to_end(git_dir, tree, sample, limits))
         print(f"{result['repository']} e2e: {result['end_to_end']}", file=sys.stderr)
     return result
+
+
+def warm_walks(
+    git_dir: str,
+    commit: str,
+    rev: str,
+    sample: list[str],
+    blobs: Blobs,
+    limits: WalkLimits,
+    query: QueryBounds,
+) -> dict[str, Any]:
+    """Each test walked at `commit` (default strategy) after the same test was walked at
+    the earlier commit `rev` (`~20`: twenty commits before), whose blobs the cache kept: a
+    later head's first triage in a repository the bot already triages."""
+    earlier = subprocess.run(
+        ["git", f"--git-dir={git_dir}", "rev-parse", f"{commit}{rev}"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    before, _ = read_tree(git_dir, earlier)
+    tree, _ = read_tree(git_dir, commit)
+    rows = []
+    for test in sample:
+        cached: set[str] = set()
+        if test in before.files:
+            walk_one(test, before, blobs, limits, query, cached)
+        rows.append(walk_one(test, tree, blobs, limits, query, cached))
+    changed = sum(1 for p, f in tree.files.items() if before.files.get(p) != f)
+    return {"earlier": earlier, "files_changed_since": changed, **summary(rows)}
 
 
 def main() -> None:
@@ -268,6 +322,12 @@ def main() -> None:
     parser.add_argument("--bytes", type=int, default=WalkLimits().bytes)
     parser.add_argument("--e2e", action="store_true", help="also against the simulator")
     parser.add_argument(
+        "--warm",
+        nargs="*",
+        default=[],
+        help="also walk each test after its walk at these earlier revisions (~1, ~20)",
+    )
+    parser.add_argument(
         "--query-blobs",
         type=int,
         default=QueryBounds().blobs,
@@ -278,7 +338,8 @@ def main() -> None:
     query = QueryBounds(blobs=args.query_blobs)
     load = os.getloadavg()
     results = [
-        bench_repo(m, args.tests, args.strategies, limits, query, args.e2e) for m in args.mirrors
+        bench_repo(m, args.tests, args.strategies, limits, query, args.e2e, args.warm)
+        for m in args.mirrors
     ]
     print(
         json.dumps(
