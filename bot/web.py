@@ -273,7 +273,11 @@ def _payload(request: web.Request, headers: _Headers, body: bytes) -> _Payload |
 
 
 def _action(action: object) -> str | None:
-    return action if isinstance(action, str) else None
+    if not isinstance(action, str):
+        return None
+    # JSON may spell a NUL ("\u0000"), which PostgreSQL's text refuses; no handler wants
+    # such an action, and the payload itself is kept as it came.
+    return action.replace("\x00", "\ufffd")
 
 
 async def _queue(request: web.Request, headers: _Headers, payload: _Payload) -> web.Response:

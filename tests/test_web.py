@@ -13,7 +13,7 @@ from urllib.parse import urlencode
 import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import bot.handlers
@@ -444,6 +444,7 @@ _EDGE_BODIES = st.one_of(
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(body=_EDGE_BODIES)
+@example(body=b'{"action":"\\u0000"}')  # a NUL PostgreSQL's text refuses: kept, not a 500
 async def test_a_signed_json_body_is_taken_exactly_when_stdlib_json_reads_an_object(
     client: Client, store: SQLiteStore, body: bytes
 ) -> None:
@@ -457,5 +458,5 @@ async def test_a_signed_json_body_is_taken_exactly_when_stdlib_json_reads_an_obj
         action = data.get("action")
         assert (stored.payload, stored.action) == (
             body,
-            action if isinstance(action, str) else None,
+            action.replace("\x00", "\ufffd") if isinstance(action, str) else None,
         )
