@@ -7,11 +7,13 @@ the edge cases edit those files."""
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
 
 from bot.triage.imports import ImportWalk, Reached
+from bot.triage.imports.python import tools_named
 from bot.triage.manifests import Walked, compared, holds_for, inert_change
 from bot.triage.models import Confidence, Failure, ImportStep, Verdict
 from bot.triage.risky import risky_changes
@@ -429,13 +431,61 @@ def test_a_linter_setting_is_a_caveat_for_a_test_but_related_for_one_running_the
     assert holds_for("go.mod", f"{TEST}::ruff")
 
 
-def test_a_type_checker_setting_always_counts() -> None:
-    """pytest-mypy-plugins runs mypy with `[tool.mypy]` on every case of
-    `typesafety/test_x.yml`, under ids that do not name mypy."""
-    base = "[project]\nname = 'x'\n[tool.mypy]\nstrict = false\n"
-    for table in ("mypy", "pyright", "basedpyright"):
-        head = base.replace("[tool.mypy]\nstrict = false", f"[tool.{table}]\nstrict = true")
-        assert inert_change("pyproject.toml", base, head, NONE_IMPORTED) is None, table
+TOOLS = FIXTURES / "tools"
+
+
+def told(tools: set[str] | None = None) -> Walked:
+    """Complete walks that import no module of the repository and name these tools."""
+    return Walked(frozenset(), frozenset(), frozenset(tools or ()))
+
+
+def test_a_type_checker_setting_counts_only_for_tests_that_may_run_the_checker() -> None:
+    """pypa/packaging e808c8aa ("remove dead tasks/check.py") drops two modules from
+    `[[tool.mypy.overrides]]` and a ruff per-file-ignore: inert for tests whose complete
+    walks name neither tool, so its 7 drawn pairs are cleared; it counts when a walk could
+    not tell (pytest-mypy-plugins runs mypy on `.yml` cases under ids that do not name
+    it), when a walk names the tool, and when pyproject configures a pytest plugin of it."""
+    before, after = versions("packaging-e808c8aa", "pyproject.toml")
+    said = "its tool.mypy and tool.ruff fields"
+    assert inert_change("pyproject.toml", before, after, told()) == said
+    assert inert_change("pyproject.toml", before, after, NONE_IMPORTED) is None
+    assert inert_change("pyproject.toml", before, after, None) is None
+    for tools in ({"mypy"}, {"ruff"}):
+        walked = told(tools)
+        assert inert_change("pyproject.toml", before, after, walked) is None, tools
+    plugin = after.replace('"pretend",', '"pretend",\n    "pytest-mypy-plugins",', 1)
+    assert plugin != after
+    assert inert_change("pyproject.toml", before, plugin, told()) is None
+    addopts = after.replace('"--strict-config",', '"--strict-config", "--mypy",', 1)
+    assert addopts != after
+    assert inert_change("pyproject.toml", before, addopts, told()) is None
+
+
+def test_what_a_python_file_names_of_the_tools() -> None:
+    """A comment is not code (packaging's metadata.py "makes mypy happy"); a string is
+    (mypy's own command-line test runs `python -m mypy`), and so is an import of the
+    tool's module or a name (pytest-mypy-testing's marker)."""
+    assert tools_named(ast.parse((TOOLS / "packaging-metadata.py.txt").read_text())) == set()
+    assert tools_named(ast.parse((TOOLS / "mypy-testcmdline.py.txt").read_text())) == {"mypy"}
+    assert tools_named(ast.parse("import mypy.api")) == {"mypy"}
+    assert tools_named(ast.parse("@pytest.mark.mypy_testing\ndef f(): pass")) == {"mypy"}
+    assert tools_named(ast.parse("x = 'copyright'\nimport mypy_extensions")) == set()
+
+
+def test_a_type_checker_setting_counts_for_a_test_whose_id_names_it() -> None:
+    """pytest-mypy's items (`src/app.py::mypy`) run mypy with `[tool.mypy]`."""
+    inert = {"pyproject.toml": "its tool.mypy.overrides field"}
+    test = Failure(test_id=f"{TEST}::test_load", name="test_load", file=TEST, framework="pytest")
+    lint = Failure(test_id=f"{TEST}::mypy", name="mypy", file=TEST, framework="pytest")
+    flaky, related = decide(
+        [test, lint],
+        ["pyproject.toml"],
+        imports={TEST: python_walk(TEST)},
+        passed_on_rerun=True,
+        inert=inert,
+    )
+    assert flaky.verdict is Verdict.FLAKY
+    assert related.verdict is Verdict.RELATED
 
 
 def test_central_package_versions_and_other_project_files_are_risky_caveats() -> None:

@@ -40,6 +40,7 @@ from bot.triage.imports.language import (
     Found,
     Language,
     Resolver,
+    Runs,
     RunsWithout,
     Start,
     Target,
@@ -118,6 +119,9 @@ class ImportWalk:
     # What the closure's imports that name no file of the tree could have named (the stems
     # of `Unplaced`, sorted); None when the language does not report them.
     unplaced: tuple[str, ...] | None = None
+    # The tools the files read may run (`Runs`: `tools.py`), sorted; None when the language
+    # does not report them.
+    tools: tuple[str, ...] | None = None
 
     @property
     def partial(self) -> bool:
@@ -180,6 +184,7 @@ class _Walker:
     not_run: list[Reached] = field(default_factory=list)  # what the runner leaves out
     without: RunsWithout | None = None  # what the test's runner leaves out
     unplaced: set[str] = field(default_factory=set)  # stems of the imports left out
+    tools: set[str] | None = None  # what the files read may run (`Runs`), once reported
 
 
 def walk(
@@ -219,6 +224,7 @@ def walk(
         unplaced=tuple(sorted(state.unplaced))
         if language.removed_stems(test_file) is not None
         else None,
+        tools=None if state.tools is None else tuple(sorted(state.tools)),
     )
 
 
@@ -392,6 +398,8 @@ def _read_imports(
         if isinstance(t, Unresolved) and not (t.types and state.without and state.without.types)
     ]
     state.unplaced.update(stem for t in targets if isinstance(t, Unplaced) for stem in t.stems)
+    for runs in (t for t in targets if isinstance(t, Runs)):
+        state.tools = (state.tools or set()) | runs.tools
     return [item for item in targets if isinstance(item, Target | Calls)]
 
 
@@ -438,6 +446,7 @@ def walk_to_json(found: ImportWalk) -> str:
             "configs": list(found.configs),
             "not_run": _reached_to_json(found.not_run),
             "unplaced": None if found.unplaced is None else list(found.unplaced),
+            "tools": None if found.tools is None else list(found.tools),
         }
     )
 
@@ -459,6 +468,7 @@ def walk_from_json(text: str) -> ImportWalk | None:
             unplaced=None
             if data["unplaced"] is None
             else tuple(str(stem) for stem in data["unplaced"]),
+            tools=None if data["tools"] is None else tuple(str(tool) for tool in data["tools"]),
         )
     except (ValueError, KeyError, TypeError):  # pydantic's ValidationError is a ValueError
         return None

@@ -34,8 +34,7 @@ from bot.triage.manifests import cargo, go_mod, json_fields, msbuild, pyproject,
 
 __all__ = ["Walked", "compared", "holds_for", "inert_change"]
 
-_TOML = {"Cargo.toml": cargo.RULES, "pyproject.toml": pyproject.RULES}
-_NAMES = json_fields.NAMES | {"go.mod"} | _TOML.keys()
+_NAMES = json_fields.NAMES | {"go.mod", "Cargo.toml", "pyproject.toml"}
 
 
 @dataclass(frozen=True)
@@ -43,10 +42,12 @@ class Walked:
     """What the failed tests' walks reached: their files and every repository file reached
     (`files`), and the import paths that found a repository file (`imports`: a Go
     package's; None when a walk was cut short, so that what it did not follow is not taken
-    for what the test does not import)."""
+    for what the test does not import); the tools their code may run (`tools`: the Python
+    walk's; None when a walk was cut short or does not report them)."""
 
     files: frozenset[str]
     imports: frozenset[str] | None
+    tools: frozenset[str] | None = None
 
     @classmethod
     def of(cls, walks: Iterable[ImportWalk]) -> Walked:
@@ -54,9 +55,12 @@ class Walked:
         imports = frozenset(
             step.module for walk in walks for found in walk.reached for step in found.chain
         )
+        partial = any(walk.partial for walk in walks)
+        told = not partial and all(walk.tools is not None for walk in walks)
         return cls(
             files=frozenset(path for walk in walks for path in walk.files),
-            imports=None if any(walk.partial for walk in walks) else imports,
+            imports=None if partial else imports,
+            tools=frozenset(tool for walk in walks for tool in walk.tools or ()) if told else None,
         )
 
 
@@ -74,7 +78,8 @@ def inert_change(
     steer resolution; None when some can, or when that cannot be told (module doc).
     `walked`: what the walks reached, for the changes that matter only to a test that
     reaches a part of the repository (a package.json's new `workspaces` entry, a go.mod's
-    `require` of a module of the repository); unknown (None), such a change counts."""
+    `require` of a module of the repository; a pyproject.toml's type checker settings, for
+    tests whose code does not run the checker); unknown (None), such a change counts."""
     if not isinstance(before, str) or not isinstance(after, str) or not compared(path):
         return None
     name = path.rpartition("/")[2]
@@ -82,14 +87,16 @@ def inert_change(
         return json_fields.inert(path, before, after, walked.files if walked else None)
     if name == "go.mod":
         return go_mod.inert(before, after, walked.imports if walked else None)
-    if name in _TOML:
-        return toml_rules.inert(_TOML[name], before, after)
+    if name == "Cargo.toml":
+        return toml_rules.inert(cargo.RULES, before, after)
+    if name == "pyproject.toml":
+        return pyproject.inert(before, after, walked.tools if walked else None)
     return msbuild.inert(before, after)
 
 
 def holds_for(path: str, test_id: str) -> bool:
     """Whether what `inert_change` found inert in `path` is so for this failed test: not a
-    pyproject.toml's for a test that may run a linter with its settings
+    pyproject.toml's for a test whose id names a linter or a type checker
     (`pyproject.reads_tool_settings`)."""
     if path.rpartition("/")[2] != "pyproject.toml":
         return True

@@ -1,0 +1,42 @@
+"""The command-line tools whose settings live in pyproject.toml's `[tool.<name>]` tables and
+that a Python test may run (`manifests/pyproject.py`): no I/O here.
+
+A test runs one through a pytest plugin's item, whose id names it (`src/app.py::mypy`,
+`::ruff::format`), or through code of its closure that imports the tool's module
+(`mypy.api.run`, `from pyright import ...`) or names it in a string or a name
+(`subprocess.run(["mypy", "src"])`, `"-m", "pyright"`, `pytest.mark.mypy_testing`): the
+Python walk records which tools each file so names (`python.tools_named`).
+"""
+
+from __future__ import annotations
+
+import re
+
+# Tools that check or format code, or write changelogs and release numbers.
+LINTERS = frozenset(
+    {
+        "autopep8", "bandit", "black", "bumpversion", "check-manifest", "codespell",
+        "commitizen", "doc8", "docformatter", "flake8", "interrogate", "isort", "mdformat",
+        "pydocstyle", "pylint", "pyproject-fmt", "rstcheck", "ruff", "sqlfluff", "towncrier",
+        "typos", "vulture", "yapf",
+    }
+)  # fmt: skip
+# Type checkers: typing test suites run them on cases that are not Python tests
+# (pytest-mypy-plugins' `typesafety/test_x.yml::case`), or from a test's code.
+TYPE_CHECKERS = frozenset({"basedpyright", "mypy", "pyrefly", "pyright", "pytype"})
+TOOLS = LINTERS | TYPE_CHECKERS
+# A tool's name as a word of a string or an identifier: not inside a longer word, with `_`,
+# `-` and `.` as separators ("pytest_mypy_plugins", "python -m mypy", "mypy.ini").
+_NAMED = re.compile(
+    r"(?<![A-Za-z0-9])("
+    + "|".join(sorted((re.escape(name) for name in TOOLS), key=len, reverse=True))
+    + r")(?![A-Za-z0-9])",
+    re.IGNORECASE,
+)
+
+
+def named_in(text: str) -> frozenset[str]:
+    """The tools `text` names as a word (case aside); a module's name spells `-` as `_`
+    (`check_manifest`)."""
+    spelled = text.replace("_", "-")
+    return frozenset(match.group(1).lower() for match in _NAMED.finditer(spelled))
