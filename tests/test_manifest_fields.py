@@ -492,3 +492,32 @@ def test_central_package_versions_and_other_project_files_are_risky_caveats() ->
     """Not read by the walks, so never a hit; a version bump there is not silent either."""
     changed = ["Directory.Packages.props", "src/App/App.fsproj", "Directory.Build.targets"]
     assert risky_changes(changed) == [(path, "build manifest") for path in changed]
+
+
+def test_a_tsconfig_option_only_typescript_reads_is_inert_where_typescript_does_not_run() -> None:
+    """pinojs/pino d981288b narrows tsconfig.json's `exclude` (which files `tsc` checks):
+    its node tests, JavaScript that TypeScript neither compiles nor checks, are cleared of
+    it (7 drawn pairs); a test that TypeScript may check, or a walk that could not tell,
+    keeps it. What bun, tsx or vite read for JavaScript always counts."""
+    before, after = versions("pino-d981288b", "tsconfig.json")
+    assert compared("tsconfig.json") and compared("packages/a/tsconfig.build.json")
+    assert not compared("jsconfig.json")
+    assert inert_change("tsconfig.json", before, after, told()) == "its exclude field"
+    assert inert_change("tsconfig.json", before, after, told({"typescript"})) is None
+    assert inert_change("tsconfig.json", before, after, NONE_IMPORTED) is None
+    unused = after.replace('"strict": true', '"strict": true, "noUnusedLocals": true')
+    assert unused != after
+    said = "its compilerOptions.noUnusedLocals field"
+    assert inert_change("tsconfig.json", after, unused, told()) == said
+    # `strict` implies `alwaysStrict`, which esbuild and bun emit with.
+    loose = after.replace('"strict": true', '"strict": false')
+    assert inert_change("tsconfig.json", after, loose, told()) is None
+    for option in ('"baseUrl": "."', '"paths": {"@/*": ["./lib/*"]}', '"jsx": "react"'):
+        edited = after.replace('"noEmit": true', f'"noEmit": true, {option}')
+        assert edited != after
+        assert inert_change("tsconfig.json", after, edited, told()) is None, option
+    # With `baseUrl` set, the files a tsconfig includes are where vite-tsconfig-paths uses it.
+    based = [
+        text.replace('"noEmit": true', '"noEmit": true, "baseUrl": "."') for text in (before, after)
+    ]
+    assert inert_change("tsconfig.json", *based, told()) is None

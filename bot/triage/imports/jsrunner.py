@@ -29,7 +29,8 @@ Anything else is unknown, and type-only imports count as any import does. But a 
 written in JavaScript (`.js`, `.mjs`, `.cjs`, `.jsx`) holds no type-only import of its own,
 and no runner checks its types (ts-jest, or TypeScript's `allowJs`, aside: a configuration
 read that names either keeps them): what it reaches only through a package's `types` entry or a
-triple-slash reference in a declaration file never runs for it.
+triple-slash reference in a declaration file never runs for it, and tsconfig.json's options
+that only TypeScript reads do not apply to it (`goes_through_typescript`).
 """
 
 from __future__ import annotations
@@ -98,6 +99,13 @@ def runs_without(test_file: str, source: str, configs: Mapping[str, str]) -> Run
     if "node:test" in imported:
         return RunsWithout(NODE, types=runner == JAVASCRIPT, browser=True)
     return RunsWithout(runner, types=True) if runner else None
+
+
+def goes_through_typescript(test_file: str, configs: Mapping[str, str]) -> bool:
+    """Whether TypeScript may compile or check the test: unless it is JavaScript that no
+    configuration read compiles with TypeScript (module doc), its run may read tsconfig.json
+    whole."""
+    return not _javascript_run(test_file, configs)
 
 
 def _javascript_run(test_file: str, configs: Mapping[str, str]) -> bool:

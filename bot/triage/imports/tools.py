@@ -1,5 +1,6 @@
-"""The command-line tools whose settings live in pyproject.toml's `[tool.<name>]` tables and
-that a Python test may run (`manifests/pyproject.py`): no I/O here.
+"""The tools whose settings a manifest holds and that a test may run: no I/O here. Python:
+those of pyproject.toml's `[tool.<name>]` tables (`manifests/pyproject.py`); JavaScript:
+TypeScript, whose settings are tsconfig.json's (`manifests/tsconfig.py`).
 
 A test runs one through a pytest plugin's item, whose id names it (`src/app.py::mypy`,
 `::ruff::format`), or through code of its closure that imports the tool's module
@@ -40,3 +41,26 @@ def named_in(text: str) -> frozenset[str]:
     (`check_manifest`)."""
     spelled = text.replace("_", "-")
     return frozenset(match.group(1).lower() for match in _NAMED.finditer(spelled))
+
+
+# A JavaScript or TypeScript test runs TypeScript when its runner compiles it with TypeScript
+# (`jsrunner.goes_through_typescript`), or when code it reaches names, in a string, a module
+# that compiles with TypeScript or reads tsconfig.json (`require("typescript")`,
+# `"ts-node/register"`), or one of their commands or that file as a word (`execSync("npx
+# tsc")`, `readFileSync("tsconfig.json")`): then tsconfig.json's settings are the test's.
+TYPESCRIPT = "typescript"
+_TYPESCRIPT_MODULES = re.compile(
+    r"(?:typescript|ts-node|tsx|ts-jest|tsd|tstyche|vue-tsc|ts-patch|ttypescript|tsconfig-paths"
+    r"|vite-tsconfig-paths|@swc-node/register|esbuild-register)(?:/.*)?",
+    re.DOTALL,
+)
+_TYPESCRIPT_WORDS = re.compile(
+    r"(?<![A-Za-z0-9])(?:tsc|tsconfig|ts-node|tsx|tstyche|tsd|vue-tsc)(?![A-Za-z0-9])"
+)
+
+
+def names_typescript(text: str) -> bool:
+    """Whether a string of a script names TypeScript (above): the whole string a module's
+    name, or a command's or tsconfig as a word. "please typescript" in a test's title does
+    not."""
+    return bool(_TYPESCRIPT_MODULES.fullmatch(text.strip()) or _TYPESCRIPT_WORDS.search(text))

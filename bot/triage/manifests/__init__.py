@@ -12,13 +12,16 @@ any test: the caveat says the file changed and lowers the confidence, as a risky
 
 The comparison is of the two versions, base against head, as parsed: each format's module
 lists what cannot steer (json_fields.py: package.json and composer.json; go_mod.py;
-cargo.py; pyproject.py; msbuild.py: .csproj, .fsproj, .vbproj). The answer is "only parts
-that cannot steer changed" only when both versions parse and every part that differs is
-one of those; anything else (a file not read at base, a file that does not parse, a part
-not listed, a file of another name) counts as a change that matters.
+cargo.py; pyproject.py; msbuild.py: .csproj, .fsproj, .vbproj; tsconfig.py: tsconfig.json
+and its variants). The answer is "only parts that cannot steer changed" only when both
+versions parse and every part that differs is one of those; anything else (a file not read
+at base, a file that does not parse, a part not listed, a file of another name) counts as a
+change that matters. Some parts are inert only for tests that do not run the tool that
+reads them (`toml_rules.Tool`): a pyproject.toml's `[tool.mypy]`, a tsconfig's `strict`;
+the walks say which tools the failed tests' code may run (`Walked.tools`).
 
-Not compared, so any change counts: tsconfig files (every compiler option can change
-whether a test compiles), setup.cfg and pytest.ini (pytest's and setuptools' settings).
+Not compared, so any change counts: jsconfig.json, setup.cfg and pytest.ini (pytest's and
+setuptools' settings).
 go.work, Directory.Build.props and Directory.Packages.props are not read by the walks: a
 change to them is a caveat (`risky.py`), never a hit.
 """
@@ -30,7 +33,15 @@ from dataclasses import dataclass
 
 from bot.shared import Source
 from bot.triage.imports import ImportWalk
-from bot.triage.manifests import cargo, go_mod, json_fields, msbuild, pyproject, toml_rules
+from bot.triage.manifests import (
+    cargo,
+    go_mod,
+    json_fields,
+    msbuild,
+    pyproject,
+    toml_rules,
+    tsconfig,
+)
 
 __all__ = ["Walked", "compared", "holds_for", "inert_change"]
 
@@ -67,7 +78,7 @@ class Walked:
 def compared(path: str) -> bool:
     """Whether `path` is a manifest whose versions `inert_change` compares."""
     name = path.rpartition("/")[2]
-    return name in _NAMES or name.endswith(msbuild.SUFFIXES)
+    return name in _NAMES or name.endswith(msbuild.SUFFIXES) or tsconfig.compared(path)
 
 
 def inert_change(
@@ -78,8 +89,9 @@ def inert_change(
     steer resolution; None when some can, or when that cannot be told (module doc).
     `walked`: what the walks reached, for the changes that matter only to a test that
     reaches a part of the repository (a package.json's new `workspaces` entry, a go.mod's
-    `require` of a module of the repository; a pyproject.toml's type checker settings, for
-    tests whose code does not run the checker); unknown (None), such a change counts."""
+    `require` of a module of the repository; a pyproject.toml's type checker settings and a
+    tsconfig's TypeScript-only options, for tests whose code does not run the tool);
+    unknown (None), such a change counts."""
     if not isinstance(before, str) or not isinstance(after, str) or not compared(path):
         return None
     name = path.rpartition("/")[2]
@@ -91,6 +103,8 @@ def inert_change(
         return toml_rules.inert(cargo.RULES, before, after)
     if name == "pyproject.toml":
         return pyproject.inert(before, after, walked.tools if walked else None)
+    if tsconfig.compared(path):
+        return tsconfig.inert(before, after, walked.tools if walked else None)
     return msbuild.inert(before, after)
 
 

@@ -1,5 +1,6 @@
-"""A TOML manifest compared key by key against rules saying which of its parts cannot steer
-what a test compiles or reads (cargo.py, pyproject.py list them): a rule is INERT, COUNTS,
+"""A TOML manifest (or a JSON one: tsconfig.py) compared key by key against rules saying
+which of its parts cannot steer what a test compiles or reads (cargo.py, pyproject.py list
+them): a rule is INERT, COUNTS,
 a `Table` of rules by key (with one for the keys it does not list), a `Tool`'s settings
 (inert unless a failed test may run the tool), `Dependencies` (a table
 of dependency specifications by name: Cargo's, Poetry's) or `Requirements` (a list of
@@ -68,7 +69,14 @@ def inert(
     old, new = values.loads_toml(before), values.loads_toml(after)
     if old is None or new is None:
         return None
-    found = _changes(rules, old, new, "", runs or _runs_none)
+    return inert_values(rules, old, new, runs)
+
+
+def inert_values(
+    rules: Table, before: Any, after: Any, runs: Callable[[str], bool] | None = None
+) -> str | None:
+    """`inert` on two versions already parsed (a TOML table, a JSON object)."""
+    found = _changes(rules, before, after, "", runs or _runs_none)
     return None if found is None else its(list(dict.fromkeys(found)), "field")
 
 
