@@ -185,10 +185,12 @@ JVM: dict[str, Source] = {
             "src/main/java/com/acme/shop/rates/VatRates.java",
             True,
         ),
+        # A class of the test's package is named unimported, by its file's name: one that
+        # no file of the package read names is not what the test compiles with.
         (
             "src/test/java/com/acme/shop/CartTest.java",
             "src/main/java/com/acme/shop/Totals.java",
-            True,
+            False,
         ),
         (
             "src/test/java/com/acme/shop/CartTest.java",
@@ -233,6 +235,35 @@ JVM: dict[str, Source] = {
 )
 def test_java_and_kotlin(test: str, removed: str, kept: bool) -> None:
     assert named(test, JVM, removed) is kept
+
+
+def test_java_a_removed_class_of_the_test_s_package_that_nothing_names() -> None:
+    """jhy/jsoup 1edd1431 ("Remove previously deprecated methods") removes
+    org/jsoup/helper/ChangeNotifyingArrayList.java, of ValidateTest's own package: neither
+    ValidateTest nor the package's files it names (Validate, ValidationException; the
+    excerpt in tests/fixtures/layouts/jsoup-helper) name that class, so it is ruled out;
+    ValidationException, which ValidateTest names, would be kept."""
+    tree, files = layout("jsoup-helper")
+    test = "src/test/java/org/jsoup/helper/ValidateTest.java"
+    found = walked(test, files, tree=tree)
+    assert not found.partial, found.cut
+    java = language_of(test)
+    assert java is not None
+    removed = "src/main/java/org/jsoup/helper/ChangeNotifyingArrayList.java"
+    assert not could_be_named(found, java, removed, [removed])
+    named_class = "src/main/java/org/jsoup/helper/ValidationException.java"
+    listed = {path: entry for path, entry in tree.files.items() if path != named_class}
+    files.pop(named_class)
+    head = walked(test, files, tree=Tree(listed))
+    assert could_be_named(head, java, named_class, [named_class])
+
+
+def test_java_a_class_of_the_package_the_test_names() -> None:
+    """`new Cart()` in CartTest, without an import: Cart.java, gone, is kept."""
+    head = {path: text for path, text in JVM.items() if not path.endswith("/Cart.java")}
+    test = "src/test/java/com/acme/shop/CartTest.java"
+    assert named(test, head, "src/main/java/com/acme/shop/Cart.java")
+    assert not named(test, head, "src/main/java/com/acme/shop/Carts.java")
 
 
 RUBY: dict[str, Source] = {
