@@ -19,6 +19,7 @@ from bot.triage.imports.jsconfig import (
     package_entries,
     setup_refs,
 )
+from bot.triage.imports.jsrunner import goes_through_typescript
 from bot.triage.imports.jsscan import key_strings, loads_jsonc, specifiers
 from bot.triage.imports.language import RunsWithout, Target, Unplaced, Unresolved
 from bot.triage.imports.languages import language_of
@@ -670,6 +671,20 @@ def test_a_javascript_test_under_node_runs_no_typescript_and_tstyche_steers_type
     types = walked("test/types/pino.test-d.ts", files, WalkLimits(), tree=tree)
     assert "tstyche.config.json" in types.configs
     assert types.tools is not None and "typescript" in types.tools
+
+
+def test_a_runner_configuration_naming_tsconfig_may_read_it_for_javascript() -> None:
+    """vite-tsconfig-paths in a vitest configuration resolves a JavaScript test's imports
+    through tsconfig's `paths` (and the files it includes): TypeScript's settings then
+    count for it, as for a test that TypeScript compiles."""
+    configs = {"package.json": '{"name": "pino"}'}
+    assert not goes_through_typescript("test/crlf.test.js", configs)
+    vite = (
+        "import tsconfigPaths from 'vite-tsconfig-paths'\n"
+        "export default {plugins: [tsconfigPaths()]}"
+    )
+    assert goes_through_typescript("test/crlf.test.js", {**configs, "vitest.config.mjs": vite})
+    assert goes_through_typescript("test/types/pino.test-d.ts", configs)
 
 
 def test_what_names_typescript_in_a_script() -> None:

@@ -14,6 +14,7 @@ import pytest
 
 from bot.triage.imports import ImportWalk, Reached
 from bot.triage.imports.python import tools_named
+from bot.triage.imports.tools import TOOLS as TOOL_NAMES
 from bot.triage.manifests import Walked, compared, holds_for, inert_change
 from bot.triage.models import Confidence, Failure, ImportStep, Verdict
 from bot.triage.risky import risky_changes
@@ -470,6 +471,10 @@ def test_what_a_python_file_names_of_the_tools() -> None:
     assert tools_named(ast.parse("import mypy.api")) == {"mypy"}
     assert tools_named(ast.parse("@pytest.mark.mypy_testing\ndef f(): pass")) == {"mypy"}
     assert tools_named(ast.parse("x = 'copyright'\nimport mypy_extensions")) == set()
+    # A runner of the project's tasks may run any tool; "make" in a sentence does not.
+    for code in ("run(['pre-commit', 'run', '--all-files'])", "run(['make', 'lint'])", "'tox -e'"):
+        assert tools_named(ast.parse(code)) == TOOL_NAMES, code
+    assert tools_named(ast.parse("'make sure the version parses'")) == set()
 
 
 def test_a_type_checker_setting_counts_for_a_test_whose_id_names_it() -> None:

@@ -66,6 +66,8 @@ _OTHER_RUNNERS = frozenset(
     {"mocha", "ava", "jasmine", "uvu", "tap", "tape", "ts-node", "tsd", "tstyche", "karma"}
     | {"playwright", "cypress", "airtap", "wtr", "web-test-runner"}
 )
+# Configuration files of runners and bundlers that may read tsconfig.json for a test.
+_TSCONFIG_READERS = ("vite.config.", "vitest.config.", "vitest.workspace.", "jest.config.")
 # `node --test`, `tsx --test`: node's runner.
 _NODE_RUNNERS = frozenset({"node", "tsx"})
 # The options that point vitest or jest at a configuration file of another name.
@@ -102,10 +104,15 @@ def runs_without(test_file: str, source: str, configs: Mapping[str, str]) -> Run
 
 
 def goes_through_typescript(test_file: str, configs: Mapping[str, str]) -> bool:
-    """Whether TypeScript may compile or check the test: unless it is JavaScript that no
-    configuration read compiles with TypeScript (module doc), its run may read tsconfig.json
-    whole."""
-    return not _javascript_run(test_file, configs)
+    """Whether TypeScript, or a tool that reads tsconfig.json for it, may compile, check or
+    resolve the test: unless it is JavaScript that no configuration read compiles with
+    TypeScript (module doc), and no vitest, vite or jest configuration read names tsconfig
+    (vite-tsconfig-paths, ts-jest's `pathsToModuleNameMapper(require("./tsconfig.json"))`),
+    its run may read tsconfig.json whole."""
+    readers = {p: t for p, t in configs.items() if _name(p).startswith(_TSCONFIG_READERS)}
+    readers.update(_jest_configs(configs))  # package.json's `jest` key too
+    named = any("tsconfig" in text for text in readers.values())
+    return named or not _javascript_run(test_file, configs)
 
 
 def _javascript_run(test_file: str, configs: Mapping[str, str]) -> bool:

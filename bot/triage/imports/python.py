@@ -29,7 +29,7 @@ from bot.shared import Tree
 from bot.triage.imports.language import ANYWHERE, Runs, Start, Target, Unplaced
 from bot.triage.imports.paths import ancestors, join, parent
 from bot.triage.imports.roots import CONFIG_FILES, SRC, configured_roots
-from bot.triage.imports.tools import TOOLS, named_in
+from bot.triage.imports.tools import TOOLS, named_in, runs_tasks
 
 CONFTEST = "conftest.py"
 INIT = "__init__.py"
@@ -88,7 +88,8 @@ def tools_named(tree: ast.Module) -> frozenset[str]:
     is the tool's (`mypy.api`; not `mypy_extensions`, a library of types for the program);
     or the tool's name is a word of a string (`["mypy", "src"]`, `"-m pyright"`, a
     docstring too), a name or an attribute (`pytest.mark.mypy_testing`); not of a comment,
-    which `ast` drops."""
+    which `ast` drops. A runner of the project's tasks (`["pre-commit", "run"]`, `"tox"`,
+    `["make", "lint"]`) may run any of them."""
     modules: set[str] = set()
     words: list[str] = []
     for node in ast.walk(tree):
@@ -102,6 +103,8 @@ def tools_named(tree: ast.Module) -> frozenset[str]:
             words.append(node.id)
         elif isinstance(node, ast.Attribute):
             words.append(node.attr)
+    if any(runs_tasks(word) for word in words):
+        return TOOLS
     imported = {name for name in TOOLS if name.replace("-", "_") in modules}
     return named_in("\n".join(words)) | imported
 

@@ -36,10 +36,24 @@ _NAMED = re.compile(
 )
 
 
+# Runners of a project's tasks, hooks or environments, which may run any of those tools with
+# the project's settings (`subprocess.run(["pre-commit", "run"])`, `["make", "lint"]`):
+# named as a word, or (a word of English too) as a whole string, a command's first word.
+_TASK_RUNNERS = re.compile(r"(?<![A-Za-z0-9])(?:pre-commit|prek|tox|nox|poethepoet)(?![A-Za-z0-9])")
+_TASK_COMMANDS = frozenset({"make", "invoke", "just", "poe", "hatch", "pdm", "task"})
+
+
+def runs_tasks(string: str) -> bool:
+    """Whether a whole string is a command that runs a project's tasks (`"make"`)."""
+    return string.strip() in _TASK_COMMANDS
+
+
 def named_in(text: str) -> frozenset[str]:
     """The tools `text` names as a word (case aside); a module's name spells `-` as `_`
-    (`check_manifest`)."""
+    (`check_manifest`). A runner of tasks names them all."""
     spelled = text.replace("_", "-")
+    if _TASK_RUNNERS.search(spelled.lower()):
+        return TOOLS
     return frozenset(match.group(1).lower() for match in _NAMED.finditer(spelled))
 
 

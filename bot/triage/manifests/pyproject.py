@@ -11,7 +11,8 @@ type checkers (`[tool.ruff]`, `[tool.black]`, `[tool.towncrier]`, `[tool.mypy]`,
 through a pytest plugin's item, whose id names the tool (`path.py::ruff`, `path.py::mypy`:
 `reads_tool_settings`, per test), or through its closure's code, which imports the tool's
 module or names it in a string or a name (`subprocess.run(["mypy", ...])`, `mypy.api`,
-`pytest.mark.mypy_testing`: the Python walk's `tools`, for the failed tests together).
+`pytest.mark.mypy_testing`; a runner of the project's tasks, `pre-commit`, `tox`, `make`,
+names them all: the Python walk's `tools`, for the failed tests together).
 A type checker's table also counts when a walk could not tell (partial, or none), and when
 pyproject.toml configures a pytest plugin of it (a requirement on `pytest-mypy-plugins`,
 `--mypy` in pytest's `addopts`): typing suites run type checkers on cases that are not Python
