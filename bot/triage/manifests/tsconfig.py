@@ -4,8 +4,9 @@ reads, so that they cannot change a test that TypeScript neither compiles nor ch
 
 A JavaScript test whose runner does not go through TypeScript (node's test runner, mocha,
 jest with babel-jest, vitest: `imports/jsrunner.goes_through_typescript`; no ts-jest, no
-`allowJs`, no runner configuration naming tsconfig), and whose reached code names neither TypeScript's compiler nor a loader that
-reads tsconfig.json (`tools.names_typescript`), is never compiled or checked by TypeScript:
+`allowJs`, no runner configuration naming tsconfig), and whose reached code names neither
+TypeScript's compiler nor a loader that reads tsconfig.json (`tools.names_typescript`), is
+never compiled or checked by TypeScript:
 its type-checking options (`strict...`, `noImplicit...`, `noUnused...`, `lib`, `types`,
 `skipLibCheck`, `noEmit`, the declaration options, ...) and the files TypeScript checks
 (`include`, `exclude`, `files`) are inert for it. They count when a failed test's walk says
