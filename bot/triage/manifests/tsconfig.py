@@ -6,8 +6,8 @@ A JavaScript test whose runner does not go through TypeScript (node's test runne
 jest with babel-jest, vitest: `imports/jsrunner.goes_through_typescript`; no ts-jest, no
 `allowJs`, no runner configuration naming tsconfig), and whose reached code names neither
 TypeScript's compiler nor a loader that reads tsconfig.json (`tools.names_typescript`), is
-never compiled or checked by TypeScript:
-its type-checking options (`strict...`, `noImplicit...`, `noUnused...`, `lib`, `types`,
+never compiled or checked by TypeScript: its type-checking options (`strictNullChecks` and
+the other `strict...` flags but `strict`, `noImplicit...`, `noUnused...`, `lib`, `types`,
 `skipLibCheck`, `noEmit`, the declaration options, ...) and the files TypeScript checks
 (`include`, `exclude`, `files`) are inert for it. They count when a failed test's walk says
 TypeScript may run (the walks' `tools`), or could not tell (cut short).
