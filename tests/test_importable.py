@@ -123,6 +123,12 @@ def test_code_named_like_a_page_of_prose_is_code(test_file: str, path: str) -> N
         ("tests/Unit/OrderTest.php", "tests/Feature/CartTest.php", True),
         ("pkg/a_test.go", "pkg/b_test.go", False),  # Go tests of a package share it
         ("pkg/a_test.go", "cmd/b_test.go", True),
+        # Type tests, checked on their own by tsd, vitest's typecheck or TSTyche (pinojs/pino
+        # d981288b renames its test/types/*.test-d.ts to *.tst.ts).
+        ("test/basic.test.js", "test/types/pino.test-d.ts", True),
+        ("test/basic.test.js", "test/types/pino-import.tst.cts", True),
+        ("test/types/pino.tst.ts", "test/basic.test.js", True),
+        ("test/basic.test.js", "test/types/pino.ts", False),  # not a test file
     ],
 )
 def test_other_test_files_of_the_same_runner(test_file: str, changed: str, expected: bool) -> None:

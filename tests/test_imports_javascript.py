@@ -19,9 +19,11 @@ from bot.triage.imports.jsconfig import (
     package_entries,
     setup_refs,
 )
+from bot.triage.imports.jsrunner import goes_through_typescript
 from bot.triage.imports.jsscan import key_strings, loads_jsonc, specifiers
 from bot.triage.imports.language import RunsWithout, Target, Unplaced, Unresolved
 from bot.triage.imports.languages import language_of
+from bot.triage.imports.tools import names_typescript
 from bot.triage.models import Verdict
 from tests.test_imports_walk import EXCERPT_ENDS, depths, layout, tree_of, walked
 
@@ -583,7 +585,8 @@ def test_a_folder_import_loads_what_its_package_json_main_names_pino() -> None:
     assert sorted((r.path, r.why) for r in result.not_run) == [
         (
             "browser.js",
-            "reached only through a package's `browser` entry, which node's test runner does not read",
+            "reached only through a package's `browser` entry, which node's test runner "
+            "does not read",
         ),
         ("pino.d.ts", "reached only through type imports, which node's test runner erases"),
     ]
@@ -656,3 +659,44 @@ def test_a_folder_asked_after_its_package_json_was_read_is_still_unresolved() ->
     }
     result = walked("test/a.test.js", files, WalkLimits())
     assert result.cut == ("could not resolve './empty' from test/b.js",)
+
+
+def test_a_javascript_test_under_node_runs_no_typescript_and_tstyche_steers_type_tests() -> None:
+    """pino at 826751e4 (the parent of d981288b, "remove tstyche.config.json"): its node
+    tests (test/crlf.test.js, `node:test`) are JavaScript that nothing compiles with
+    TypeScript (no ts-jest, no `allowJs`): the walk says TypeScript does not run for them,
+    and TSTyche's configuration (`testFileMatch: ["test/types/*.{cts,ts}"]`) does not steer
+    them. It steers the type tests it selects (test/types/pino.test-d.ts), which
+    TypeScript checks."""
+    tree, files = layout("pino-tstyche")
+    node = walked("test/crlf.test.js", files, WalkLimits(), tree=tree)
+    assert node.tools == ()
+    assert "tsconfig.json" in node.configs and "tstyche.config.json" not in node.configs
+    types = walked("test/types/pino.test-d.ts", files, WalkLimits(), tree=tree)
+    assert "tstyche.config.json" in types.configs
+    assert types.tools is not None and "typescript" in types.tools
+
+
+def test_a_runner_configuration_naming_tsconfig_may_read_it_for_javascript() -> None:
+    """vite-tsconfig-paths in a vitest configuration resolves a JavaScript test's imports
+    through tsconfig's `paths` (and the files it includes): TypeScript's settings then
+    count for it, as for a test that TypeScript compiles."""
+    configs = {"package.json": '{"name": "pino"}'}
+    assert not goes_through_typescript("test/crlf.test.js", configs)
+    vite = (
+        "import tsconfigPaths from 'vite-tsconfig-paths'\n"
+        "export default {plugins: [tsconfigPaths()]}"
+    )
+    assert goes_through_typescript("test/crlf.test.js", {**configs, "vitest.config.mjs": vite})
+    assert goes_through_typescript("test/types/pino.test-d.ts", configs)
+
+
+def test_what_names_typescript_in_a_script() -> None:
+    """A module or a command of TypeScript's in a string does (pino's `test-types` script,
+    `require("typescript")`, a loader, tsconfig.json read at run time); a test's title that
+    says "typescript" does not (pino's test/basic.test.js)."""
+    assert names_typescript("tsc && tstyche && ts-node test/types/pino.ts && attw --pack .")
+    for text in ("typescript", "ts-node/register", "tsconfig-paths/register", "../tsconfig.json"):
+        assert names_typescript(text), text
+    assert not names_typescript("offers a .default() method to please typescript")
+    assert not names_typescript("./lib/tools.js")

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import pytest
 
-from bot.shared import Source
+from bot.shared import Source, Tree
 from bot.store import Store
 from bot.triage.imports import ImportWalk
 from bot.triage.imports.languages import language_of
@@ -185,10 +185,12 @@ JVM: dict[str, Source] = {
             "src/main/java/com/acme/shop/rates/VatRates.java",
             True,
         ),
+        # A class of the test's package is named unimported, by its file's name: one that
+        # no file of the package read names is not what the test compiles with.
         (
             "src/test/java/com/acme/shop/CartTest.java",
             "src/main/java/com/acme/shop/Totals.java",
-            True,
+            False,
         ),
         (
             "src/test/java/com/acme/shop/CartTest.java",
@@ -233,6 +235,35 @@ JVM: dict[str, Source] = {
 )
 def test_java_and_kotlin(test: str, removed: str, kept: bool) -> None:
     assert named(test, JVM, removed) is kept
+
+
+def test_java_a_removed_class_of_the_test_s_package_that_nothing_names() -> None:
+    """jhy/jsoup 1edd1431 ("Remove previously deprecated methods") removes
+    org/jsoup/helper/ChangeNotifyingArrayList.java, of ValidateTest's own package: neither
+    ValidateTest nor the package's files it names (Validate, ValidationException; the
+    excerpt in tests/fixtures/layouts/jsoup-helper) name that class, so it is ruled out;
+    ValidationException, which ValidateTest names, would be kept."""
+    tree, files = layout("jsoup-helper")
+    test = "src/test/java/org/jsoup/helper/ValidateTest.java"
+    found = walked(test, files, tree=tree)
+    assert not found.partial, found.cut
+    java = language_of(test)
+    assert java is not None
+    removed = "src/main/java/org/jsoup/helper/ChangeNotifyingArrayList.java"
+    assert not could_be_named(found, java, removed, [removed])
+    named_class = "src/main/java/org/jsoup/helper/ValidationException.java"
+    listed = {path: entry for path, entry in tree.files.items() if path != named_class}
+    files.pop(named_class)
+    head = walked(test, files, tree=Tree(listed))
+    assert could_be_named(head, java, named_class, [named_class])
+
+
+def test_java_a_class_of_the_package_the_test_names() -> None:
+    """`new Cart()` in CartTest, without an import: Cart.java, gone, is kept."""
+    head = {path: text for path, text in JVM.items() if not path.endswith("/Cart.java")}
+    test = "src/test/java/com/acme/shop/CartTest.java"
+    assert named(test, head, "src/main/java/com/acme/shop/Cart.java")
+    assert not named(test, head, "src/main/java/com/acme/shop/Carts.java")
 
 
 RUBY: dict[str, Source] = {
@@ -300,6 +331,57 @@ RUST: dict[str, Source] = {
 )
 def test_rust(removed: str, kept: bool) -> None:
     assert named("tests/cart.rs", RUST, removed) is kept
+
+
+TOML_TEST = "crates/toml_datetime/tests/parse.rs"
+# toml-rs/toml 716f4da8 "Rename toml_parse to toml_parser": renamed away, among 174 paths.
+TOML_RENAMED = ("crates/toml_parse/Cargo.toml", "crates/toml_parse/src/lib.rs")
+
+
+@pytest.mark.parametrize(
+    ("removed", "kept"),
+    [
+        # Renamed whole: no manifest of the test's build names it, and the workspace's
+        # `members = ["crates/*"]` matches no folder of that name at the head.
+        (TOML_RENAMED, False),
+        # The test's own crate and the workspace root: the build itself.
+        (("crates/toml_datetime/Cargo.toml", *TOML_RENAMED), True),
+        (("Cargo.toml", *TOML_RENAMED), True),
+        # A member folder still there without its Cargo.toml: cargo fails to load the
+        # workspace.
+        (("crates/toml_parser/Cargo.toml", *TOML_RENAMED), True),
+    ],
+)
+def test_rust_a_removed_cargo_toml_counts_where_the_build_names_it(
+    removed: tuple[str, ...], kept: bool
+) -> None:
+    """toml-rs/toml at 716f4da8 (tests/fixtures/layouts/toml-rs): toml_datetime's
+    tests/parse.rs depends on no other crate of the workspace."""
+    tree, files = layout("toml-rs")
+    for path in removed:
+        files.pop(path, None)
+    listed = {path: entry for path, entry in tree.files.items() if path not in removed}
+    found = walked(TOML_TEST, files, tree=Tree(listed))
+    assert not found.partial, found.cut
+    rust = language_of(TOML_TEST)
+    assert rust is not None
+    gone = list(removed)
+    assert could_be_named(found, rust, "crates/toml_parse/src/lib.rs", gone) is kept
+    assert could_be_named(found, rust, removed[0], gone) is kept
+
+
+def test_rust_a_path_dependency_or_an_explicit_member_names_its_cargo_toml() -> None:
+    """A crate the test's crate depends on by path, or a member written out, is named
+    whether or not its folder is still there: cargo fails on either without its manifest."""
+    head = {
+        **RUST,
+        "Cargo.toml": RUST["Cargo.toml"]
+        + '[workspace]\nmembers = ["tools/gen"]\n[dependencies]\nmoney = { path = "money" }\n',
+    }
+    for removed in ("money/Cargo.toml", "tools/gen/Cargo.toml"):
+        assert named("tests/cart.rs", head, removed), removed
+        assert named("tests/cart.rs", head, "money/src/lib.rs", removed), removed
+    assert not named("tests/cart.rs", head, "other/Cargo.toml")
 
 
 def test_csharp_never_rules_a_removed_file_out() -> None:

@@ -10,6 +10,7 @@ import pytest
 
 from bot.triage.imports import ImportWalk, Source, Tree, TreeFile, Unreadable, WalkLimits, walk
 from bot.triage.imports.roots import configured_roots
+from bot.triage.imports.walk import walk_from_json, walk_to_json
 
 LAYOUTS = Path(__file__).parent / "fixtures" / "layouts"
 
@@ -260,3 +261,21 @@ def test_a_configuration_file_that_does_not_parse_leaves_the_walk_partial() -> N
     valid = {**files, "tsconfig.json": broken + "} }"}
     assert not walked("test/money.test.ts", valid).partial
     assert "src/money.ts" in depths(walked("test/money.test.ts", valid))
+
+
+def test_the_walk_reports_the_tools_its_files_may_run() -> None:
+    """What runs for the test names the tool: a conftest.py with mypy's own `python -m
+    mypy` (tests/fixtures/manifests/tools); a comment naming it (pypa/packaging's
+    metadata.py) does not. A walk that reads no Python file reports nothing."""
+    tools = LAYOUTS.parent / "manifests" / "tools"
+    files: dict[str, Source] = {
+        "tests/test_a.py": "from pkg import metadata\n",
+        "tests/conftest.py": (tools / "mypy-testcmdline.py.txt").read_text(),
+        "pkg/__init__.py": "",
+        "pkg/metadata.py": (tools / "packaging-metadata.py.txt").read_text(),
+    }
+    assert walked("tests/test_a.py", files).tools == ("mypy",)
+    del files["tests/conftest.py"]
+    found = walked("tests/test_a.py", files)
+    assert found.tools == () and not found.partial
+    assert walk_from_json(walk_to_json(found)) == found

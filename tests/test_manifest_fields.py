@@ -7,11 +7,14 @@ the edge cases edit those files."""
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
 
 from bot.triage.imports import ImportWalk, Reached
+from bot.triage.imports.python import tools_named
+from bot.triage.imports.tools import TOOLS as TOOL_NAMES
 from bot.triage.manifests import Walked, compared, holds_for, inert_change
 from bot.triage.models import Confidence, Failure, ImportStep, Verdict
 from bot.triage.risky import risky_changes
@@ -449,16 +452,97 @@ def test_a_linter_setting_is_a_caveat_for_a_test_but_related_for_one_running_the
     assert holds_for("go.mod", f"{TEST}::ruff")
 
 
-def test_a_type_checker_setting_always_counts() -> None:
-    """pytest-mypy-plugins runs mypy with `[tool.mypy]` on every case of
-    `typesafety/test_x.yml`, under ids that do not name mypy."""
-    base = "[project]\nname = 'x'\n[tool.mypy]\nstrict = false\n"
-    for table in ("mypy", "pyright", "basedpyright"):
-        head = base.replace("[tool.mypy]\nstrict = false", f"[tool.{table}]\nstrict = true")
-        assert inert_change("pyproject.toml", base, head, NONE_IMPORTED) is None, table
+TOOLS = FIXTURES / "tools"
+
+
+def told(tools: set[str] | None = None) -> Walked:
+    """Complete walks that import no module of the repository and name these tools."""
+    return Walked(frozenset(), frozenset(), frozenset(tools or ()))
+
+
+def test_a_type_checker_setting_counts_only_for_tests_that_may_run_the_checker() -> None:
+    """pypa/packaging e808c8aa ("remove dead tasks/check.py") drops two modules from
+    `[[tool.mypy.overrides]]` and a ruff per-file-ignore: inert for tests whose complete
+    walks name neither tool, so its 7 drawn pairs are cleared; it counts when a walk could
+    not tell (pytest-mypy-plugins runs mypy on `.yml` cases under ids that do not name
+    it), when a walk names the tool, and when pyproject configures a pytest plugin of it."""
+    before, after = versions("packaging-e808c8aa", "pyproject.toml")
+    said = "its tool.mypy and tool.ruff fields"
+    assert inert_change("pyproject.toml", before, after, told()) == said
+    assert inert_change("pyproject.toml", before, after, NONE_IMPORTED) is None
+    assert inert_change("pyproject.toml", before, after, None) is None
+    for tools in ({"mypy"}, {"ruff"}):
+        walked = told(tools)
+        assert inert_change("pyproject.toml", before, after, walked) is None, tools
+    plugin = after.replace('"pretend",', '"pretend",\n    "pytest-mypy-plugins",', 1)
+    assert plugin != after
+    assert inert_change("pyproject.toml", before, plugin, told()) is None
+    addopts = after.replace('"--strict-config",', '"--strict-config", "--mypy",', 1)
+    assert addopts != after
+    assert inert_change("pyproject.toml", before, addopts, told()) is None
+
+
+def test_what_a_python_file_names_of_the_tools() -> None:
+    """A comment is not code (packaging's metadata.py "makes mypy happy"); a string is
+    (mypy's own command-line test runs `python -m mypy`), and so is an import of the
+    tool's module or a name (pytest-mypy-testing's marker)."""
+    assert tools_named(ast.parse((TOOLS / "packaging-metadata.py.txt").read_text())) == set()
+    assert tools_named(ast.parse((TOOLS / "mypy-testcmdline.py.txt").read_text())) == {"mypy"}
+    assert tools_named(ast.parse("import mypy.api")) == {"mypy"}
+    assert tools_named(ast.parse("@pytest.mark.mypy_testing\ndef f(): pass")) == {"mypy"}
+    assert tools_named(ast.parse("x = 'copyright'\nimport mypy_extensions")) == set()
+    # A runner of the project's tasks may run any tool; "make" in a sentence does not.
+    for code in ("run(['pre-commit', 'run', '--all-files'])", "run(['make', 'lint'])", "'tox -e'"):
+        assert tools_named(ast.parse(code)) == TOOL_NAMES, code
+    assert tools_named(ast.parse("'make sure the version parses'")) == set()
+
+
+def test_a_type_checker_setting_counts_for_a_test_whose_id_names_it() -> None:
+    """pytest-mypy's items (`src/app.py::mypy`) run mypy with `[tool.mypy]`."""
+    inert = {"pyproject.toml": "its tool.mypy.overrides field"}
+    test = Failure(test_id=f"{TEST}::test_load", name="test_load", file=TEST, framework="pytest")
+    lint = Failure(test_id=f"{TEST}::mypy", name="mypy", file=TEST, framework="pytest")
+    flaky, related = decide(
+        [test, lint],
+        ["pyproject.toml"],
+        imports={TEST: python_walk(TEST)},
+        passed_on_rerun=True,
+        inert=inert,
+    )
+    assert flaky.verdict is Verdict.FLAKY
+    assert related.verdict is Verdict.RELATED
 
 
 def test_central_package_versions_and_other_project_files_are_risky_caveats() -> None:
     """Not read by the walks, so never a hit; a version bump there is not silent either."""
     changed = ["Directory.Packages.props", "src/App/App.fsproj", "Directory.Build.targets"]
     assert risky_changes(changed) == [(path, "build manifest") for path in changed]
+
+
+def test_a_tsconfig_option_only_typescript_reads_is_inert_where_typescript_does_not_run() -> None:
+    """pinojs/pino d981288b narrows tsconfig.json's `exclude` (which files `tsc` checks):
+    its node tests, JavaScript that TypeScript neither compiles nor checks, are cleared of
+    it (7 drawn pairs); a test that TypeScript may check, or a walk that could not tell,
+    keeps it. What bun, tsx or vite read for JavaScript always counts."""
+    before, after = versions("pino-d981288b", "tsconfig.json")
+    assert compared("tsconfig.json") and compared("packages/a/tsconfig.build.json")
+    assert not compared("jsconfig.json")
+    assert inert_change("tsconfig.json", before, after, told()) == "its exclude field"
+    assert inert_change("tsconfig.json", before, after, told({"typescript"})) is None
+    assert inert_change("tsconfig.json", before, after, NONE_IMPORTED) is None
+    unused = after.replace('"strict": true', '"strict": true, "noUnusedLocals": true')
+    assert unused != after
+    said = "its compilerOptions.noUnusedLocals field"
+    assert inert_change("tsconfig.json", after, unused, told()) == said
+    # `strict` implies `alwaysStrict`, which esbuild and bun emit with.
+    loose = after.replace('"strict": true', '"strict": false')
+    assert inert_change("tsconfig.json", after, loose, told()) is None
+    for option in ('"baseUrl": "."', '"paths": {"@/*": ["./lib/*"]}', '"jsx": "react"'):
+        edited = after.replace('"noEmit": true', f'"noEmit": true, {option}')
+        assert edited != after
+        assert inert_change("tsconfig.json", after, edited, told()) is None, option
+    # With `baseUrl` set, the files a tsconfig includes are where vite-tsconfig-paths uses it.
+    based = [
+        text.replace('"noEmit": true', '"noEmit": true, "baseUrl": "."') for text in (before, after)
+    ]
+    assert inert_change("tsconfig.json", *based, told()) is None

@@ -26,11 +26,13 @@ Near the test (in its folder, beside its pair), two kinds of changed file are no
 evidence once the test's imports are walked (`near_but_no_evidence`):
 
 - another test file of the same runner (`other_test_file`: `test_*.py`, `*.test.ts`,
-  `*_spec.rb`, `OrderTest.java`, ...): the runner starts each test file on its own, and one
-  test file that imports another is seen by the walk (a strong hit). Setup files that run
-  for every test (`conftest.py`, `spec_helper.rb`, `test_helper.rb`, jest's setup files) are
-  not test files: the walk reads the ones that run for the test, and the rest are risky
-  (`risky.py`). A Go test file in the test's own folder is compiled with it: never "other".
+  `*_spec.rb`, `OrderTest.java`, ...; a type test too, `*.test-d.ts` or TSTyche's
+  `*.tst.ts`, which its own runner checks on its own): the runner starts each test file on
+  its own, and one test file that imports another is seen by the walk (a strong hit).
+  Setup files that run for every test (`conftest.py`, `spec_helper.rb`, `test_helper.rb`,
+  jest's setup files) are not test files: the walk reads the ones that run for the test,
+  and the rest are risky (`risky.py`). A Go test file in the test's own folder is compiled
+  with it: never "other".
 - prose (`is_prose`): a README, CHANGELOG or other Markdown, reStructuredText or AsciiDoc
   page, unless it sits in a folder of test data (`fixtures/`, `testdata/`, snapshots), where
   a test may read it. Plain `.txt` files and pictures near a test stay weak evidence: tests
@@ -130,7 +132,7 @@ def could_import(test_file: str, changed_path: str) -> bool:
 # Test files by the naming conventions of the runners the walk reads (module doc).
 _TEST_FILE = re.compile(
     r"^(?:test_.+\.py|.+_test\.(?:py|go|rb)|.+_spec\.rb|test_.+\.rb"
-    r"|.+\.(?:test|spec)\.[cm]?[jt]sx?"
+    r"|.+\.(?:test|spec)\.[cm]?[jt]sx?|.+\.(?:(?:test|spec)-d|tst)\.[cm]?[jt]sx?"
     r"|[A-Z]\w*(?:Tests?|Spec|IT)\.(?:java|kt|scala|groovy|php|cs))$"
 )
 # Named like a test file, but run for every test: setup, not a test.

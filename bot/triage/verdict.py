@@ -58,9 +58,10 @@ tsconfig, a package.json, go.mod, ...) is no hit when the PR changed only parts 
 cannot steer resolution (`inert`, from `manifests.inert_change`: a package.json's `version`
 or `scripts`, a dependency's version in go.mod, Cargo.toml, pyproject.toml or a .csproj); it
 is a caveat instead, named with the parts, that lowers the confidence as a risky path does.
-Not a pyproject.toml's for a test that may run a linter with its settings (a pytest
-plugin's lint item, `src/app.py::mypy`; a test named after the tool): every change counts
-for it.
+Not a pyproject.toml's for a test that may run a linter or a type checker with its settings
+(a pytest plugin's lint item, `src/app.py::mypy`; a test named after the tool): every change
+counts for it (`manifests.holds_for`; the code a walk reads counts a tool's section in
+`manifests.inert_change`).
 
 Afterwards: a `/flaky wrong` on the test (or the whole PR) turns FLAKY or UNRELATED into
 UNKNOWN; a mass failure does the same (`decide_extraction`). Risky changed paths (workflows,

@@ -57,11 +57,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from bot.shared import Tree
-from bot.triage.imports import jsconfig
+from bot.triage.imports import jsconfig, tools
 from bot.triage.imports.jsconfig import Alias, Aliases, SetupRef, normalize
-from bot.triage.imports.jsrunner import runs_without
-from bot.triage.imports.jsscan import loads_jsonc, specifiers
-from bot.triage.imports.language import RunsWithout, Start, Target, Unplaced, Unresolved
+from bot.triage.imports.jsrunner import goes_through_typescript, runs_without
+from bot.triage.imports.jsscan import loads_jsonc, specifiers, tokens
+from bot.triage.imports.language import Runs, RunsWithout, Start, Target, Unplaced, Unresolved
 from bot.triage.imports.paths import join, parent
 
 JS_TESTS = (".js", ".jsx", ".mjs", ".cjs")
@@ -97,7 +97,7 @@ class Script:
         return jsconfig.config_candidates(test_file, tree)
 
     def steering(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> Sequence[str]:
-        return jsconfig.steering(test_file, configs)
+        return jsconfig.steering(test_file, configs, goes_through_typescript(test_file, configs))
 
     def removed_stems(self, path: str) -> Sequence[str] | None:
         """`src/a.ts` as `src/a.ts` and `src/a`, `src/a/index.js` also as `src/a`; None
@@ -173,10 +173,11 @@ class ScriptResolver:
 
     def imports(
         self, path: str, source: str
-    ) -> Sequence[Target | Unresolved | Unplaced | RunsWithout] | None:
+    ) -> Sequence[Target | Unresolved | Unplaced | RunsWithout | Runs] | None:
         """What the file loads; type-only imports marked (`Target.types`) in TypeScript;
-        what its specifiers could have named at the base commit (`Unplaced`); and, for the
-        test file, what its runner leaves out, when that is known (`jsrunner`)."""
+        what its specifiers could have named at the base commit (`Unplaced`); for the test
+        file, what its runner leaves out, when that is known (`jsrunner`); and whether
+        TypeScript may run (`Runs`: `tools.names_typescript`)."""
         if path.rpartition("/")[2] == jsconfig.MANIFEST:
             return self._entries(path, source)
         if not path.endswith(SCANNED):
@@ -184,7 +185,7 @@ class ScriptResolver:
         found = specifiers(source, typescript=path.endswith(TS_TESTS))
         if found is None:
             return None
-        targets: list[Target | Unresolved | Unplaced | RunsWithout] = list(
+        targets: list[Target | Unresolved | Unplaced | RunsWithout | Runs] = list(
             dict.fromkeys(t for spec in found for t in self.resolve(spec.module, path, spec.types))
         )
         targets += [
@@ -194,6 +195,11 @@ class ScriptResolver:
         ]
         if path == self.test_file and (without := runs_without(path, source, self.configs)):
             targets.append(without)
+        typescript = path == self.test_file and goes_through_typescript(path, self.configs)
+        if typescript or _names_typescript(source):
+            targets.append(Runs(frozenset({tools.TYPESCRIPT})))
+        else:
+            targets.append(Runs(frozenset()))
         return list(dict.fromkeys(targets))
 
     def stems(self, spec: str, importer: str) -> tuple[str, ...]:
@@ -535,3 +541,13 @@ def _package_folders(tree: Tree) -> dict[str, tuple[str, ...]]:
 
 JAVASCRIPT = Script("JavaScript", JS_TESTS)
 TYPESCRIPT = Script("TypeScript", TS_TESTS)
+
+
+def _names_typescript(source: str) -> bool:
+    """Whether a string of the script names TypeScript (`tools.names_typescript`); a file
+    the scanner cannot read may."""
+    found = tokens(source)
+    if found is None:
+        return True
+    strings = (token.text for token in found if token.kind in ("string", "template"))
+    return any(tools.names_typescript(text) for text in strings)

@@ -12,7 +12,8 @@ a file elsewhere is not followed.
 
 Which of the files read steer the test's imports (`steering`, strong evidence): the tsconfig
 files consulted for `paths`/`baseUrl` and what they extend (a file extended elsewhere too,
-unread), and every package.json and jest/vitest/vite configuration from the test's folder up.
+unread), every package.json and jest/vitest/vite configuration from the test's folder up,
+and TSTyche's configuration for a test TypeScript may check (`TYPE_TEST_CONFIGS`).
 """
 
 from __future__ import annotations
@@ -36,6 +37,11 @@ RUNNER_CONFIGS = (
     *(f"vite.config.{ext}" for ext in _SCRIPT_CONFIG),
 )
 CONFIG_NAMES = (*TSCONFIGS, MANIFEST, *RUNNER_CONFIGS)
+# TSTyche's configuration (`tstyche.json`, formerly `tstyche.config.json`): which files are
+# its type tests (`testFileMatch`), the TypeScript versions and tsconfig it checks them with.
+# It steers a test that TypeScript checks, never a JavaScript test's run (`steering`); its
+# removal moves no import.
+TYPE_TEST_CONFIGS = ("tstyche.json", "tstyche.config.json")
 # Other tsconfig files of a folder: `tsconfig.base.json` to extend, `tsconfig.app.json` that a
 # solution-style tsconfig.json only references (vite's templates put `paths` there).
 _TSCONFIG_VARIANT = re.compile(r"^[tj]sconfig[.-][\w.-]*\.json$")
@@ -63,9 +69,8 @@ def config_candidates(test_file: str, tree: Tree) -> list[str]:
     folder or a folder above, nearest first; then the files named like a setup file near
     it (`likely_setup_files`)."""
     folders = ancestors(test_file)
-    named = [
-        path for f in folders for name in CONFIG_NAMES if (path := join(f, name)) in tree.files
-    ]
+    names = (*CONFIG_NAMES, *TYPE_TEST_CONFIGS)
+    named = [path for f in folders for name in names if (path := join(f, name)) in tree.files]
     return named + _tsconfig_variants(folders, tree) + likely_setup_files(test_file, tree)
 
 
@@ -100,14 +105,16 @@ def likely_setup_files(test_file: str, tree: Tree) -> list[str]:
     return sorted(found, key=lambda path: (-path.count("/"), path))[:_SETUP_GUESSES]
 
 
-def steering(test_file: str, configs: Mapping[str, str]) -> list[str]:
+def steering(test_file: str, configs: Mapping[str, str], typescript: bool = True) -> list[str]:
     """The configuration files read that steer the test's imports: the tsconfig files
     `aliases` consulted (with their `extends` chains), and every package.json and jest,
     vitest or vite configuration from the test's folder up (any of them may be the one the
-    run used). Not: a tsconfig variant nothing consulted (`tsconfig.eslint.json` beside a
-    tsconfig.json that answered), nor a file read only because it is named like a setup
-    file (one a configuration names runs for the test, a stronger reason)."""
-    runners = [p for p in configs if p.rpartition("/")[2] in (MANIFEST, *RUNNER_CONFIGS)]
+    run used); and, when TypeScript may check the test (`typescript`), TSTyche's. Not: a
+    tsconfig variant nothing consulted (`tsconfig.eslint.json` beside a tsconfig.json that
+    answered), nor a file read only because it is named like a setup file (one a
+    configuration names runs for the test, a stronger reason)."""
+    names = (MANIFEST, *RUNNER_CONFIGS, *(TYPE_TEST_CONFIGS if typescript else ()))
+    runners = [p for p in configs if p.rpartition("/")[2] in names]
     return list(dict.fromkeys([*aliases(test_file, configs).read_from, *runners]))
 
 

@@ -29,7 +29,8 @@ Anything else is unknown, and type-only imports count as any import does. But a 
 written in JavaScript (`.js`, `.mjs`, `.cjs`, `.jsx`) holds no type-only import of its own,
 and no runner checks its types (ts-jest, or TypeScript's `allowJs`, aside: a configuration
 read that names either keeps them): what it reaches only through a package's `types` entry or a
-triple-slash reference in a declaration file never runs for it.
+triple-slash reference in a declaration file never runs for it, and tsconfig.json's options
+that only TypeScript reads do not apply to it (`goes_through_typescript`).
 """
 
 from __future__ import annotations
@@ -65,6 +66,8 @@ _OTHER_RUNNERS = frozenset(
     {"mocha", "ava", "jasmine", "uvu", "tap", "tape", "ts-node", "tsd", "tstyche", "karma"}
     | {"playwright", "cypress", "airtap", "wtr", "web-test-runner"}
 )
+# Configuration files of runners and bundlers that may read tsconfig.json for a test.
+_TSCONFIG_READERS = ("vite.config.", "vitest.config.", "vitest.workspace.", "jest.config.")
 # `node --test`, `tsx --test`: node's runner.
 _NODE_RUNNERS = frozenset({"node", "tsx"})
 # The options that point vitest or jest at a configuration file of another name.
@@ -98,6 +101,18 @@ def runs_without(test_file: str, source: str, configs: Mapping[str, str]) -> Run
     if "node:test" in imported:
         return RunsWithout(NODE, types=runner == JAVASCRIPT, browser=True)
     return RunsWithout(runner, types=True) if runner else None
+
+
+def goes_through_typescript(test_file: str, configs: Mapping[str, str]) -> bool:
+    """Whether TypeScript, or a tool that reads tsconfig.json for it, may compile, check or
+    resolve the test: unless it is JavaScript that no configuration read compiles with
+    TypeScript (module doc), and no vitest, vite or jest configuration read names tsconfig
+    (vite-tsconfig-paths, ts-jest's `pathsToModuleNameMapper(require("./tsconfig.json"))`),
+    its run may read tsconfig.json whole."""
+    readers = {p: t for p, t in configs.items() if _name(p).startswith(_TSCONFIG_READERS)}
+    readers.update(_jest_configs(configs))  # package.json's `jest` key too
+    named = any("tsconfig" in text for text in readers.values())
+    return named or not _javascript_run(test_file, configs)
 
 
 def _javascript_run(test_file: str, configs: Mapping[str, str]) -> bool:

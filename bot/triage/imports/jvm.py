@@ -30,8 +30,10 @@ common root package out). What a file imports, read by `jvm_scan`:
   cannot be told from the name (each is read to know what it declares).
 
 What a file the pull request removed could have been (`removed.py`): a class of the
-package of any file read (its folder at any depth), and a class, or a package's file, that
-an import or a dotted name names and the tree no longer holds.
+package of any file read that the file names (a Java file: by the rule above, at any depth;
+a Kotlin, Scala or Groovy file's package folder whole, whose top-level declarations need
+not be in a file of their name), and a class, or a package's file, that an import or a
+dotted name names and the tree no longer holds.
 
 Not followed: Scala's top-level declarations of the file's own package named without an
 import, reflection, annotation processors and generated sources (not in the tree).
@@ -42,7 +44,7 @@ not its file: `locate_class` finds it in the commit's tree.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from bot.shared import Tree
@@ -173,6 +175,8 @@ class JvmResolver:
             if not files:
                 found.append(Unplaced(name, _named_stems(name, package=False)))
         own = _package_stems(package.split(".")) if package else (parent(path) + "/",)
+        if package and path.endswith(".java"):
+            own = (*own[1:], *_named_classes(own[0], scanned.names))
         found.append(Unplaced(package, own))
         # The default package's classes: those beside the file.
         neighbours = self.classes.package(package) or self.classes.folders.get(parent(path), [])
@@ -228,6 +232,19 @@ def _named_stems(name: str, *, package: bool) -> tuple[str, ...]:
     if package and head:
         stems += _package_stems(head)
     return tuple(stems)
+
+
+def _named_classes(folder: str, names: Iterable[str]) -> tuple[str, ...]:
+    """The classes of a package folder's stem (`**/a/b/`) that a Java file names: Java names
+    its package's classes unimported, by their file's name (the rule the walk follows them
+    by), and a Kotlin file's top-level functions as `FileKt`."""
+    return tuple(
+        folder + stem for name in sorted(names) for stem in dict.fromkeys((name, _kotlin(name)))
+    )
+
+
+def _kotlin(name: str) -> str:
+    return name.removesuffix("Kt") if name.endswith("Kt") and len(name) > 2 else name
 
 
 def _package_stems(parts: list[str]) -> tuple[str, ...]:

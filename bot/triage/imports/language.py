@@ -151,8 +151,17 @@ class BuiltOn:
     constraint: str
 
 
+@dataclass(frozen=True)
+class Runs:
+    """The command-line tools a file may run, whose settings a manifest holds (`tools.py`):
+    it imports the tool's module or names the tool in a string or a name. A language whose
+    resolver reports them gives one for every file it parses (empty when it names none)."""
+
+    tools: frozenset[str]
+
+
 # What a resolver finds in one file.
-Found = Target | Unresolved | Unplaced | Calls | RunsWithout | BuiltOn
+Found = Target | Unresolved | Unplaced | Calls | RunsWithout | BuiltOn | Runs
 
 
 class Resolver(Protocol):

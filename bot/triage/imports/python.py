@@ -26,9 +26,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from bot.shared import Tree
-from bot.triage.imports.language import ANYWHERE, Start, Target, Unplaced
+from bot.triage.imports.language import ANYWHERE, Runs, Start, Target, Unplaced
 from bot.triage.imports.paths import ancestors, join, parent
 from bot.triage.imports.roots import CONFIG_FILES, SRC, configured_roots
+from bot.triage.imports.tools import TOOLS, named_in, runs_tasks
 
 CONFTEST = "conftest.py"
 INIT = "__init__.py"
@@ -58,12 +59,20 @@ def imports_of(source: str) -> list[ImportRef] | None:
     """Every import statement in the file, at any nesting (inside functions, `try`, `if
     TYPE_CHECKING`: over-counting costs a wider footprint, missing one a false "unrelated");
     None when the file is not valid Python, or too costly to parse."""
+    tree = _parse(source)
+    return None if tree is None else _imports(tree)
+
+
+def _parse(source: str) -> ast.Module | None:
     if source.count("{") > _MAX_BRACES or _LONG_DOTTED.search(source):
         return None
     try:
-        tree = ast.parse(source)
+        return ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
+
+
+def _imports(tree: ast.Module) -> list[ImportRef]:
     found: list[ImportRef] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -72,6 +81,32 @@ def imports_of(source: str) -> list[ImportRef] | None:
             names = tuple(alias.name for alias in node.names if alias.name != "*")
             found.append(ImportRef(node.module or "", level=node.level, names=names))
     return found
+
+
+def tools_named(tree: ast.Module) -> frozenset[str]:
+    """The tools (`tools.TOOLS`) the file may run: a module it imports, or a part of one,
+    is the tool's (`mypy.api`; not `mypy_extensions`, a library of types for the program);
+    or the tool's name is a word of a string (`["mypy", "src"]`, `"-m pyright"`, a
+    docstring too), a name or an attribute (`pytest.mark.mypy_testing`); not of a comment,
+    which `ast` drops. A runner of the project's tasks (`["pre-commit", "run"]`, `"tox"`,
+    `["make", "lint"]`) may run any of them."""
+    modules: set[str] = set()
+    words: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            modules.update(part for alias in node.names for part in alias.name.split("."))
+        elif isinstance(node, ast.ImportFrom):
+            modules.update((node.module or "").split("."))
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            words.append(node.value)
+        elif isinstance(node, ast.Name):
+            words.append(node.id)
+        elif isinstance(node, ast.Attribute):
+            words.append(node.attr)
+    if any(runs_tasks(word) for word in words):
+        return TOOLS
+    imported = {name for name in TOOLS if name.replace("-", "_") in modules}
+    return named_in("\n".join(words)) | imported
 
 
 class Python:
@@ -118,17 +153,19 @@ class PythonResolver:
     def starts(self) -> Sequence[Start]:
         return [Start(path, "a conftest.py") for path in self.conftests]
 
-    def imports(self, path: str, source: str) -> Sequence[Target | Unplaced] | None:
-        refs = imports_of(source)
-        if refs is None:
+    def imports(self, path: str, source: str) -> Sequence[Target | Unplaced | Runs] | None:
+        tree = _parse(source)
+        if tree is None:
             return None
-        found: list[Target | Unplaced] = [
+        refs = _imports(tree)
+        found: list[Target | Unplaced | Runs] = [
             target for ref in refs for target in self._resolve(ref, path)
         ]
         found += [Unplaced(ref.written(), stems) for ref in refs if (stems := _stems(ref, path))]
         if path == self.test_file:
             stems = tuple(join(folder, CONFTEST.removesuffix(".py")) for folder in ancestors(path))
             found.append(Unplaced(CONFTEST, stems))
+        found.append(Runs(tools_named(tree)))
         return list(dict.fromkeys(found))
 
     def _resolve(self, ref: ImportRef, importer: str) -> list[Target]:

@@ -15,7 +15,10 @@ as "**/tail", as its tail at any depth; "**" names everything.
 Only a complete walk's stems say that nothing names a file, and only when the language
 reports them (`ImportWalk.unplaced`) and no configuration of the language that moves where
 imports resolve is gone too (a removed `go.mod`, `pyproject.toml`, `package.json`: then
-the stems of the base commit are not those of the head).
+the stems of the base commit are not those of the head). A language may report stems for
+its configuration too (Rust: the Cargo.toml files of the test's build, `rust.py`): then
+only a removed one that they name keeps every removed file open, and one they do not name
+(another crate's, removed or renamed whole) is ruled out with its files.
 """
 
 from __future__ import annotations
@@ -34,11 +37,32 @@ def could_be_named(walk: ImportWalk, language: Language, path: str, gone: Iterab
     own = language.removed_stems(path)
     if walk.partial or walk.skipped or stems is None or own is None or EVERYTHING in stems:
         return True
-    if any(language.removed_stems(other) is None for other in gone):
-        return True
     kept = frozenset(stems)
+    if any(_moves_imports(language, other, kept) for other in gone):
+        return True
+    return _names(language, path, kept)
+
+
+def _names(language: Language, path: str, kept: frozenset[str]) -> bool:
+    """Whether a stem kept names `path` (None stems: it cannot be told)."""
+    own = language.removed_stems(path)
+    if own is None:
+        return True
     folder = path.rpartition("/")[0]
     return any(_named(key, kept) for key in (*own, folder + "/"))
+
+
+def _moves_imports(language: Language, gone: str, kept: frozenset[str]) -> bool:
+    """Whether a file gone at the head is configuration that may have moved where the
+    closure's imports resolve at the base commit: one whose stems the language does not
+    report (None: a go.mod, a package.json), or one it reports and the closure names (a
+    Cargo.toml of the test's build)."""
+    own = language.removed_stems(gone)
+    if own is None:
+        return True
+    return (
+        bool(language.configs) and gone.endswith(language.configs) and _names(language, gone, kept)
+    )
 
 
 def _named(key: str, stems: frozenset[str]) -> bool:

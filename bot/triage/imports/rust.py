@@ -14,7 +14,15 @@ the dependencies are known at once whatever their depth; in a larger repository 
 dependency's Cargo.toml is read in turn, as far as the depth limit allows. The test file's
 `mod name;` declarations (and `#[path = "..."]`) are followed to their files
 (`tests/common/mod.rs`); both files a `mod` may name are what a file the pull request removed
-could have been (`removed.py`).
+could have been (`removed.py`). So is a Cargo.toml that had a place in the test's build at
+the base commit (`RustResolver.named`): one in the test's folder or a
+folder above (its crate's, the workspace's), one of a crate a manifest read depends on by
+path (still there or not: cargo fails on a path dependency it cannot find), and one of a
+workspace member (written out, or matched by a glob such as `crates/*` at the head: cargo
+fails on a member folder without a Cargo.toml, and a crate removed whole is no member); and
+a target of the test's crate that the head no longer has. Any other removed Cargo.toml, a
+crate removed or renamed whole that nothing of the test's build names, is ruled out with its
+files.
 
 Not followed: `use crate::...` paths (the crate's folders already hold them), crates from a
 registry or git (not the repository's), and `include!`/`include_str!` of other files.
@@ -22,6 +30,7 @@ registry or git (not the repository's), and `include!`/`include_str!` of other f
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
@@ -39,6 +48,7 @@ _DEPENDENCY_TABLES = ("dependencies", "dev-dependencies", "build-dependencies")
 _ROOT_FILES = frozenset({"lib.rs", "main.rs", "mod.rs", "build.rs"})
 _CRATE_ROOT_FOLDERS = ("tests", "examples", "benches", "bin")
 _NOT_COMPILED = frozenset({"tests", "benches", "examples"})  # for a crate depending on it
+_GLOB = re.compile(r"[*?\[]")
 
 # Unclosed, a comment or raw string runs to the end and a string to the end of its line
 # (ruby.py says why: one pass over the file, whatever it holds).
@@ -64,6 +74,7 @@ class Manifest:
     dependencies: tuple[tuple[str, str], ...] = ()
     workspace: tuple[tuple[str, str], ...] = ()
     is_package: bool = False
+    members: tuple[str, ...] = ()  # `[workspace] members`, as repository paths or globs
 
 
 def manifest_of(path: str, text: str, workspace: Mapping[str, str] | None = None) -> Manifest:
@@ -85,11 +96,17 @@ def manifest_of(path: str, text: str, workspace: Mapping[str, str] | None = None
                     found.append((name, where))
             elif spec.get("workspace") is True and name in known:
                 found.append((name, known[name]))
+    members = values.items(values.at(data, "workspace", "members"))
     return Manifest(
         targets=tuple(_targets(data, folder)),
         dependencies=tuple(dict.fromkeys(found)),
         workspace=tuple(own),
         is_package="package" in data,
+        members=tuple(
+            cleaned
+            for member in members
+            if isinstance(member, str) and (cleaned := resolved(join(folder, member)))
+        ),
     )
 
 
@@ -180,9 +197,10 @@ class Rust:
         return list(dict.fromkeys([*near, *_dependencies(near[0], tree, configs, workspace)[1]]))
 
     def removed_stems(self, path: str) -> Sequence[str] | None:
-        """`tests/common/mod` for `tests/common/mod.rs`: what a `mod` names; None for a
-        Cargo.toml. The crates' folders, in the footprint whole, hold the rest."""
-        return None if path.rpartition("/")[2] == MANIFEST else [path.removesuffix(".rs")]
+        """`tests/common/mod` for `tests/common/mod.rs`: what a `mod` names; `a/Cargo` for
+        `a/Cargo.toml`: what a crate's place in the test's build names (`RustResolver.named`).
+        The crates' folders, in the footprint whole, hold the rest."""
+        return [path.removesuffix(".rs").removesuffix(".toml")]
 
     def resolver(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> RustResolver:
         near = _ancestor_manifests(test_file, tree)
@@ -190,8 +208,12 @@ class Rust:
         for path in reversed(near):  # the root's first, a nearer one overrides
             if path in configs:
                 workspace.update(manifest_of(path, configs[path]).workspace)
+        named = [join(folder, "Cargo") for folder in ancestors(test_file)]
+        for path in near:
+            if path in configs:
+                named += _member_stems(manifest_of(path, configs[path]).members, tree)
         if not near or near[0] not in configs:
-            return RustResolver(tree, tuple(workspace.items()))
+            return RustResolver(tree, tuple(workspace.items()), named=tuple(named))
         crate = near[0]
         manifest = manifest_of(crate, configs[crate], workspace)
         starts = [
@@ -199,11 +221,24 @@ class Rust:
             for target in manifest.targets
             if _exists(target, tree)
         ]
-        starts += _dependencies(crate, tree, configs, workspace)[0]
+        named += [t.removesuffix(".rs") for t in manifest.targets if not _exists(t, tree)]
+        found, read = _dependencies(crate, tree, configs, workspace)
+        starts += found
+        named += [
+            join(folder, "Cargo")
+            for path in read
+            for _, folder in manifest_of(path, configs[path], workspace).dependencies
+        ]
         unique: dict[str, Start] = {}
         for start in starts:
             unique.setdefault(start.path, start)
-        return RustResolver(tree, tuple(workspace.items()), tuple(unique.values()))
+        return RustResolver(
+            tree,
+            tuple(workspace.items()),
+            tuple(unique.values()),
+            tuple(dict.fromkeys(named)),
+            test_file,
+        )
 
 
 def _ancestor_manifests(test_file: str, tree: Tree) -> list[str]:
@@ -243,6 +278,11 @@ class RustResolver:
     tree: Tree
     workspace: tuple[tuple[str, str], ...]
     runs: tuple[Start, ...] = ()
+    # The Cargo.toml files (and the crate's targets) that a removed file may have been at
+    # the base commit to change the test's build (module doc), reported with the
+    # test file.
+    named: tuple[str, ...] = ()
+    test_file: str = ""
 
     def starts(self) -> Sequence[Start]:
         return self.runs
@@ -251,6 +291,8 @@ class RustResolver:
         if path.rpartition("/")[2] == MANIFEST:
             return self._dependencies(path, source)
         found: list[Target | Unplaced] = []
+        if path == self.test_file and self.named:
+            found.append(Unplaced(MANIFEST, self.named))
         for name, attribute in modules_of(source):
             candidates = _module_files(path, name, attribute)
             for candidate in candidates:
@@ -261,15 +303,34 @@ class RustResolver:
             found.append(Unplaced(f"mod {name}", stems))
         return found
 
-    def _dependencies(self, path: str, source: str) -> list[Target]:
+    def _dependencies(self, path: str, source: str) -> list[Target | Unplaced]:
         manifest = manifest_of(path, source, dict(self.workspace))
-        found: list[Target] = []
+        found: list[Target | Unplaced] = []
         for name, folder in manifest.dependencies:
             if _is_folder(folder, self.tree):
                 found += [Target(path, name, follow=False) for path in compiled(folder, self.tree)]
             if join(folder, MANIFEST) in self.tree.files:
                 found.append(Target(join(folder, MANIFEST), name))
+            found.append(Unplaced(name, (join(folder, "Cargo"),)))
         return found
+
+
+def _member_stems(members: Sequence[str], tree: Tree) -> list[str]:
+    """The Cargo.toml stems of a workspace's members: a member written out names its folder
+    whether or not it is still there (cargo fails on a member without a Cargo.toml); a glob
+    (`crates/*`) names the folders it matches at the head (one removed whole is no member)."""
+    found: list[str] = []
+    for member in members:
+        if not _GLOB.search(member):
+            found.append(join(member, "Cargo"))
+            continue
+        depth = member.count("/")
+        found += [
+            join(folder, "Cargo")
+            for folder in tree.directories
+            if folder.count("/") == depth and fnmatch.fnmatchcase(folder, member)
+        ]
+    return found
 
 
 def _is_folder(folder: str, tree: Tree) -> bool:

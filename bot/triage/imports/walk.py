@@ -41,6 +41,7 @@ from bot.triage.imports.language import (
     Found,
     Language,
     Resolver,
+    Runs,
     RunsWithout,
     Start,
     Target,
@@ -121,6 +122,9 @@ class ImportWalk:
     unplaced: tuple[str, ...] | None = None
     # The files read that some runners' builds leave out (`BuiltOn`), by path.
     built_on: tuple[tuple[str, BuiltOn], ...] = ()
+    # The tools the files read may run (`Runs`: `tools.py`), sorted; None when the language
+    # does not report them.
+    tools: tuple[str, ...] | None = None
 
     def on(self, runner: str | None) -> ImportWalk:
         """The walk as a job on `runner` ("Linux"; None: not known) ran it: the files it
@@ -200,6 +204,7 @@ class _Walker:
     without: RunsWithout | None = None  # what the test's runner leaves out
     unplaced: set[str] = field(default_factory=set)  # stems of the imports left out
     built_on: dict[str, BuiltOn] = field(default_factory=dict)  # files some runners leave out
+    tools: set[str] | None = None  # what the files read may run (`Runs`), once reported
 
 
 def walk(
@@ -240,6 +245,7 @@ def walk(
         unplaced=tuple(sorted(state.unplaced))
         if language.removed_stems(test_file) is not None
         else None,
+        tools=None if state.tools is None else tuple(sorted(state.tools)),
     )
 
 
@@ -415,6 +421,8 @@ def _read_imports(
     ]
     state.unplaced.update(stem for t in targets if isinstance(t, Unplaced) for stem in t.stems)
     state.built_on.update((path, t) for t in targets if isinstance(t, BuiltOn))
+    for runs in (t for t in targets if isinstance(t, Runs)):
+        state.tools = (state.tools or set()) | runs.tools
     return [item for item in targets if isinstance(item, Target | Calls)]
 
 
@@ -472,6 +480,7 @@ def walk_to_json(found: ImportWalk) -> str:
             "built_on": [
                 [path, sorted(built.systems), built.constraint] for path, built in found.built_on
             ],
+            "tools": None if found.tools is None else list(found.tools),
         }
     )
 
@@ -497,6 +506,7 @@ def walk_from_json(text: str) -> ImportWalk | None:
                 (str(path), BuiltOn(frozenset(map(str, systems)), str(constraint)))
                 for path, systems, constraint in data["built_on"]
             ),
+            tools=None if data["tools"] is None else tuple(str(tool) for tool in data["tools"]),
         )
     except (ValueError, KeyError, TypeError):  # pydantic's ValidationError is a ValueError
         return None

@@ -1,7 +1,9 @@
-"""A TOML manifest compared key by key against rules saying which of its parts cannot steer
-what a test compiles or reads (cargo.py, pyproject.py list them): a rule is INERT, COUNTS,
-a `Table` of rules by key (with one for the keys it does not list), `Dependencies` (a table
-of dependency specifications by name: Cargo's, Poetry's), `Requirements` (a list of
+"""A TOML manifest (or a JSON one: tsconfig.py) compared key by key against rules saying
+which of its parts cannot steer what a test compiles or reads (cargo.py, pyproject.py list
+them): a rule is INERT, COUNTS,
+a `Table` of rules by key (with one for the keys it does not list), a `Tool`'s settings
+(inert unless a failed test may run the tool), `Dependencies` (a table
+of dependency specifications by name: Cargo's, Poetry's) or `Requirements` (a list of
 PEP 508 strings) or `Untested` (Cargo's bench and example targets). Any part a rule does
 not cover counts.
 """
@@ -9,7 +11,7 @@ not cover counts.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +36,14 @@ class Table:
 
 
 @dataclass(frozen=True)
+class Tool:
+    """The settings of a tool that no test runs but one that may run it (`runs`): inert
+    unless `inert`'s `runs` says a failed test may run the tool `name`."""
+
+    name: str
+
+
+@dataclass(frozen=True)
 class Dependencies:
     """Dependencies by name, each a version string or a table. An entry that changed is
     inert when only its `version` did (or it came or went as a bare version), and neither
@@ -55,27 +65,45 @@ class Untested:
     and benches not at all: neither runs for a test of another target)."""
 
 
-Rule = str | Table | Dependencies | Requirements | Untested
+Rule = str | Table | Tool | Dependencies | Requirements | Untested
 
 
-def inert(rules: Table, before: str, after: str) -> str | None:
+def inert(
+    rules: Table, before: str, after: str, runs: Callable[[str], bool] | None = None
+) -> str | None:
     """The parts that changed ("its dependencies and tool.ruff fields") when the rules say
-    none can steer; None when one can, or a version is not a TOML table."""
+    none can steer; None when one can, or a version is not a TOML table. `runs`: whether a
+    failed test may run a tool (`Tool`); None, none does."""
     old, new = values.loads_toml(before), values.loads_toml(after)
     if old is None or new is None:
         return None
-    found = _changes(rules, old, new, "")
+    return inert_values(rules, old, new, runs)
+
+
+def inert_values(
+    rules: Table, before: Any, after: Any, runs: Callable[[str], bool] | None = None
+) -> str | None:
+    """`inert` on two versions already parsed (a TOML table, a JSON object)."""
+    found = _changes(rules, before, after, "", runs or _runs_none)
     return None if found is None else its(list(dict.fromkeys(found)), "field")
 
 
-def _changes(rule: Rule, before: Any, after: Any, where: str) -> list[str] | None:
+def _runs_none(tool: str) -> bool:
+    return False
+
+
+def _changes(
+    rule: Rule, before: Any, after: Any, where: str, runs: Callable[[str], bool]
+) -> list[str] | None:
     """The names of the changed parts under `where`, all inert; None when one counts."""
     if before == after:
         return []
     if rule == INERT:
         return [where]
+    if isinstance(rule, Tool):
+        return None if runs(rule.name) else [where]
     if isinstance(rule, Table):
-        return _table(rule, before, after, where)
+        return _table(rule, before, after, where, runs)
     if isinstance(rule, Dependencies):
         return [where] if _dependencies(rule, before, after) else None
     if isinstance(rule, Requirements):
@@ -85,7 +113,9 @@ def _changes(rule: Rule, before: Any, after: Any, where: str) -> list[str] | Non
     return None
 
 
-def _table(rule: Table, before: Any, after: Any, where: str) -> list[str] | None:
+def _table(
+    rule: Table, before: Any, after: Any, where: str, runs: Callable[[str], bool]
+) -> list[str] | None:
     old = {} if before is None else before
     new = {} if after is None else after
     if not isinstance(old, dict) or not isinstance(new, dict):
@@ -93,7 +123,7 @@ def _table(rule: Table, before: Any, after: Any, where: str) -> list[str] | None
     found: list[str] = []
     for key in sorted(old.keys() | new.keys()):
         named = f"{where}.{key}" if where else key
-        part = _changes(rule.keys.get(key, rule.other), old.get(key), new.get(key), named)
+        part = _changes(rule.keys.get(key, rule.other), old.get(key), new.get(key), named, runs)
         if part is None:
             return None
         found += part
