@@ -187,6 +187,25 @@ def test_a_walked_test_that_cannot_be_located_is_unknown_never_judged_by_names(
     assert rules.verdict is Verdict.FLAKY
 
 
+@pytest.mark.parametrize(
+    "changed", ["src/attr/__init__.pyi", "src/attr/_make.py", "pyproject.toml", "mypy.ini"]
+)
+def test_a_pytest_case_no_walker_reads_is_never_cleared_by_names(changed: str) -> None:
+    # python-attrs/attrs c1dc5dcb runs its typing cases with pytest-mypy-plugins: each case
+    # of tests/test_mypy.yml type-checks code importing the package, under mypy's settings.
+    failure = Failure(
+        test_id="tests/test_mypy.yml::testAttrsSimple",
+        name="testAttrsSimple",
+        file="tests/test_mypy.yml",
+        framework="pytest",
+    )
+    [decision] = decide([failure], [changed], passed_on_rerun=True, imports={})
+    assert decision.verdict is Verdict.UNKNOWN, decision.evidence
+    assert f"this PR's change to {changed} could not be ruled out" in decision.evidence
+    [docs] = decide([failure], ["docs/how-does-it-work.md"], passed_on_rerun=True, imports={})
+    assert docs.verdict is Verdict.FLAKY
+
+
 def test_a_class_in_no_source_root_has_no_footprint_at_all() -> None:
     [decision] = decide([CART], ["README.md"], passed_on_rerun=True, imports={})
     assert decision.verdict is Verdict.UNKNOWN

@@ -450,9 +450,10 @@ def _read(facts: _Facts) -> _Reading:
     hits = matches(found, facts.changed_paths)
     inert = _inert_hits(facts, hits)
     hits = [hit for hit in hits if hit not in inert]
-    if test_file is None and facts.walking:
-        # A walked language's test that could not be located: its walk is missing, never
-        # replaced by the names of folders that may not exist.
+    if (test_file is None or language is None) and facts.walking:
+        # A walked language's test that could not be located, or whose file no walker reads
+        # (a pytest plugin's YAML typing case, `typesafety/test_x.yml::case`, runs mypy on
+        # the package): its walk is missing, never replaced by the names of folders.
         language = failure_language(facts.failure)
     if language is None or not facts.walking:
         return _Reading(test_file, found.entries, hits, hits, [], [], [], {}, facts.imports, inert)
@@ -526,20 +527,33 @@ def _open_paths(
 ) -> list[str]:
     """Changed files a walk of this test would read and could not rule out: files of the
     test's language that the walk did not reach, when the walk is partial or was not made
-    (its test file not located: None), or when the file is gone at the commit (removed or
+    (its test file not located: None; configuration of the language too, and anything
+    but prose for a test file no walker reads), or when the file is gone at the commit (removed or
     renamed away: the walk cannot see an import of a file that is not there) and an import
     of the closure could have named it (`removed.could_be_named`), or it is another test
     file of the runner that the failure names (an import of it fails, naming it)."""
     complete = facts.imports is not None and not facts.imports.partial
     gone = _gone(facts)
+    # A test file no walker reads (a YAML typing case) may be checked against anything.
+    unread = test_file is not None and language_of(test_file) is None
     return [
         path
         for path in facts.changed_paths
         if path not in reached
         and (not complete or (test_file is not None and _gone_unseen(facts, test_file, path, gone)))
-        and path.endswith(language.sources)
+        and (
+            path.endswith(language.sources)
+            or (not complete and (unread or _configures(language, path)))
+        )
         and (could_import(test_file, path) if test_file else not is_documentation(path))
     ]
+
+
+def _configures(language: Language, path: str) -> bool:
+    """A configuration file of the language (pyproject.toml, go.mod, a .csproj): without a
+    complete walk, which of its settings the test depends on is not known."""
+    name = path.rpartition("/")[2]
+    return bool(language.configs) and (name in language.configs or name.endswith(language.configs))
 
 
 def _gone(facts: _Facts) -> list[str]:

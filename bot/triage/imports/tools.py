@@ -24,7 +24,7 @@ LINTERS = frozenset(
 )  # fmt: skip
 # Type checkers: typing test suites run them on cases that are not Python tests
 # (pytest-mypy-plugins' `typesafety/test_x.yml::case`), or from a test's code.
-TYPE_CHECKERS = frozenset({"basedpyright", "mypy", "pyrefly", "pyright", "pytype"})
+TYPE_CHECKERS = frozenset({"basedpyright", "mypy", "pyrefly", "pyright", "pytype", "ty"})
 TOOLS = LINTERS | TYPE_CHECKERS
 # A tool's name as a word of a string or an identifier: not inside a longer word, with `_`,
 # `-` and `.` as separators ("pytest_mypy_plugins", "python -m mypy", "mypy.ini").
