@@ -30,17 +30,31 @@ from __future__ import annotations
 import re
 from collections import deque
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from bot.shared import Tree
+from bot.triage.imports.csharp_scan import ALWAYS, PARTIAL, declared, scan_csharp
 from bot.triage.imports.jsscan import loads_jsonc
-from bot.triage.imports.language import Found, Start, Target, Unresolved
+from bot.triage.imports.language import (
+    EVERYTHING,
+    Found,
+    Start,
+    Target,
+    Unplaced,
+    Unresolved,
+)
 from bot.triage.imports.paths import ancestors, join, parent, resolved
 
 PROJECT_SUFFIXES = (".csproj", ".fsproj", ".vbproj", ".xproj")
 PROJECT_JSON = "project.json"  # .NET Core 1.0 tooling (module doc)
 GLOBAL_JSON = "global.json"
 PROJECTS_READ = 40  # more project files than this: references are read project by project
+# More `.cs` files than this in the test's projects, or one larger than the walk reads
+# (`WalkLimits.file_bytes`' default), and the projects' folders count whole (module doc).
+SOURCES_READ = 2_000
+SOURCE_BYTES = 256_000
+SOURCE = ".cs"
+BUILD_FILES = ("Directory.Build.props", "Directory.Build.targets", "Directory.Packages.props")
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)  # unclosed: to the end, in one pass
 _ITEM_KINDS = ("ProjectReference", "Compile")
 _INCLUDE = re.compile(r"\bInclude\s*=\s*(?P<q>[\"'])(?P<include>[^\"']*)(?P=q)")
@@ -167,9 +181,14 @@ class CSharp:
         return [*(path for path in _global_json(test_file, tree) if path in configs), *read]
 
     def removed_stems(self, path: str) -> Sequence[str] | None:
-        """Not told: a project's folders are in the footprint whole, and what else a project
-        compiled at the base commit is not reported."""
-        return None
+        """Every folder above `path` ("a/", "a/b/") and `path` itself: a `.cs` file may have
+        declared anything, so a removed one is ruled out only outside the test's projects'
+        folders and linked files (the walk's stems); None for a project file, a
+        `global.json` or a `Directory.Build.*` file, whose removal may move what compiles."""
+        name = path.rpartition("/")[2]
+        if is_project(path) or name == GLOBAL_JSON or name in BUILD_FILES:
+            return None
+        return [*(folder + "/" for folder in ancestors(path) if folder), path]
 
     def resolver(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> CSharpResolver:
         projects = sorted(path for path in tree.files if is_project(path))
@@ -187,9 +206,100 @@ class CSharp:
             unique.setdefault(start.path, start)
         if not own:
             missing = [f"the project compiling {test_file} (no project file above it)"]
-        return CSharpResolver(
-            tree, tuple(unique.values()), test_file, tuple(missing), tuple(search)
+        graph = _graph(own, tree, configs, search)
+        runs, sources = _by_declaration(tuple(unique.values()), graph, tree)
+        if not sources and any(not parent(project) for project in graph):
+            # Its folder, the whole repository, is no footprint folder (module doc).
+            missing.append(f"the project at the repository root ({_root(graph)})")
+        stems = _stems(runs) + ((EVERYTHING,) if any(not parent(p) for p in graph) else ())
+        return CSharpResolver(tree, runs, test_file, tuple(missing), tuple(search), sources, stems)
+
+
+# What each project of the test's set whose file was read compiles (its folder as "a/",
+# "" at the repository root, and its linked files and folders) and the project files it
+# references.
+_Graph = Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]]
+
+
+def _graph(
+    own: Sequence[str], tree: Tree, configs: Mapping[str, str], search: Sequence[str]
+) -> _Graph:
+    graph: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+    queue = deque(own)
+    seen = set(own)
+    while queue:
+        project = queue.popleft()
+        folder = parent(project)
+        compiles = [folder + "/" if folder else ""]
+        referenced: list[str] = []
+        for reference in _references(project, configs.get(project, ""), search, tree)[0]:
+            if not _exists(reference.path, tree):
+                continue
+            if reference.kind == "Compile":
+                compiles.append(reference.path)
+                continue
+            referenced.append(reference.path)
+            if reference.path in configs and reference.path not in seen:
+                seen.add(reference.path)
+                queue.append(reference.path)
+        graph[project] = (tuple(compiles), tuple(referenced))
+    return graph
+
+
+def _root(graph: _Graph) -> str:
+    return next(project for project in graph if not parent(project))
+
+
+def _by_declaration(
+    starts: tuple[Start, ...], graph: _Graph, tree: Tree
+) -> tuple[tuple[Start, ...], dict[str, tuple[str, ...]]]:
+    """The starts with each compiled folder's `.cs` files left to count one by one; and
+    each of those files (the linked ones too) with the files it can name: those of the
+    projects that compile it and of the projects they reference, transitively (a library
+    cannot name its tests). The starts as they are, and no file, when there are more than
+    `SOURCES_READ` or one is too large to read (module doc)."""
+    compiled: dict[str, list[str]] = {}  # each project's .cs files
+    for project, (compiles, _) in graph.items():
+        folders = tuple(entry for entry in compiles if not entry.endswith(SOURCE))
+        compiled[project] = sorted(
+            {p for p in tree.files if p.endswith(SOURCE) and p.startswith(folders)}
+            | {entry for entry in compiles if entry.endswith(SOURCE)}
         )
+    sources = sorted({path for paths in compiled.values() for path in paths})
+    if len(sources) > SOURCES_READ or any(tree.files[p].size > SOURCE_BYTES for p in sources):
+        return starts, {}
+    visible: dict[str, tuple[str, ...]] = {}
+    by_projects: dict[frozenset[str], tuple[str, ...]] = {}
+    for path in sources:
+        projects = frozenset(p for p, files in compiled.items() if path in files)
+        if projects not in by_projects:
+            reach = _closure(projects, graph)
+            by_projects[projects] = tuple(sorted({f for p in reach for f in compiled[p]}))
+        visible[path] = by_projects[projects]
+    runs = tuple(
+        replace(start, except_suffixes=(SOURCE,)) if start.path.endswith("/") else start
+        for start in starts
+        if not start.path.endswith(SOURCE)
+    )
+    return runs, visible
+
+
+def _closure(projects: frozenset[str], graph: _Graph) -> set[str]:
+    """The projects and those they reference, transitively, of those read."""
+    found = set(projects)
+    queue = deque(projects)
+    while queue:
+        for referenced in graph[queue.popleft()][1]:
+            if referenced in graph and referenced not in found:
+                found.add(referenced)
+                queue.append(referenced)
+    return found
+
+
+def _stems(starts: Sequence[Start]) -> tuple[str, ...]:
+    """What a removed `.cs` file could have been part of: the compiled folders and the
+    linked files (`removed_stems`)."""
+    return tuple(s.path for s in starts if s.path.endswith("/") or s.path.endswith(SOURCE))
 
 
 def _global_json(test_file: str, tree: Tree) -> list[str]:
@@ -264,20 +374,29 @@ class CSharpResolver:
     # Projects the test's projects need that are nowhere (module doc): the walk is partial.
     missing: tuple[str, ...] = ()
     search: tuple[str, ...] = ()
+    # The `.cs` files of the test's projects, each counted by what it declares (module
+    # doc), each with the files it can name; empty: the projects' folders count whole.
+    sources: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    stems: tuple[str, ...] = ()  # the compiled folders and linked files (`removed_stems`)
 
     def starts(self) -> Sequence[Start]:
         return self.runs
 
     def imports(self, path: str, source: str) -> Sequence[Found]:
         """A project file's references (the folder and the project file of each project it
-        references); a C# file's `using`s name namespaces, not files: none. The test file
-        carries the projects found nowhere."""
+        references); a C# file's `using`s name namespaces, not files: each `.cs` file of the
+        test's projects that declares a name it uses (module doc). The test file carries the
+        projects found nowhere, and what a removed file could have been part of."""
+        found: list[Found] = []
         if path == self.test_file:
-            return [Unresolved(name) for name in self.missing]
-        if not is_project(path):
-            return []
+            found += [Unresolved(name) for name in self.missing]
+            found.append(Unplaced("the test's projects", self.stems))
+        if path.endswith(SOURCE) and self.sources:
+            found += self._declaring(path, source)
+        if path == self.test_file or not is_project(path):
+            return found
         references, absent = _references(path, source, self.search, self.tree)
-        found: list[Found] = [Unresolved(name) for name in absent]
+        found += [Unresolved(name) for name in absent]
         for reference in references:
             if reference.kind == "ProjectReference":
                 folder = project_folder(reference.path)
@@ -286,6 +405,16 @@ class CSharpResolver:
             if _exists(reference.path, self.tree):
                 found.append(Target(reference.path, reference.include))
         return list(dict.fromkeys(found))
+
+    def _declaring(self, path: str, source: str) -> list[Found]:
+        """Every other `.cs` file of the test's projects, counted once read if it declares
+        a name `path` uses; all of them, when `path` looks types up at run time."""
+        scanned = scan_csharp(source)
+        others = [other for other in self.sources.get(path, ()) if other != path]
+        if scanned.assembly_reflection:
+            return [Target(other, "reflection over the assembly's types") for other in others]
+        names = scanned.uses | {ALWAYS} | ({PARTIAL} if scanned.member_reflection else set())
+        return [Target(other, "", declares=names, declared=declared) for other in others]
 
 
 def _exists(path: str, tree: Tree) -> bool:
