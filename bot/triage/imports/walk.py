@@ -308,13 +308,20 @@ def _follow(state: _Walker, resolver: Resolver, starts: list[Start]) -> None:
         if not start.follow:
             continue
         found = _imports_to_follow(state, resolver, path, not chain, bool(why))
-        named += [item for item in found if isinstance(item, Calls)]
-        waiting += [(visit, t) for t in found if isinstance(t, Target)]
-        met = [item for item in waiting if _met(item[1], named)]
-        waiting = [item for item in waiting if not _met(item[1], named)]
+        calls = [item for item in found if isinstance(item, Calls)]
+        named += calls
+        met: list[tuple[_Visit, Target]] = []
+        if calls and waiting:  # what the new names meet, of what waited
+            met = [item for item in waiting if _met(item[1], named)]
+            waiting = [item for item in waiting if not _met(item[1], named)]
+        for item in found:
+            if isinstance(item, Target):
+                (met if _met(item, named) else waiting).append((visit, item))
         for importer, target in met:
             if target.declares and target.path not in seen:
-                names = _declares(state, target)
+                # Known already (read, and not counted for an earlier importer), or asked.
+                known = state.declared.get(target.path)
+                names = _declares(state, target) if known is None else target.declares & known
                 if not names:
                     continue
                 if not target.module:
