@@ -120,7 +120,7 @@ _STRING_START = re.compile(r'(\$+@?|@\$+|@)?("+)')
 
 @dataclass(frozen=True)
 class Token:
-    kind: str  # "id", "str" (a string's text), "num", "op"
+    kind: str  # "id", "str" (`"` and a string's text, or `'`), "num", "op"
     text: str
 
 
@@ -186,7 +186,7 @@ class _Lexer:
                 end = text.find("\n", self.at)
                 self.at = len(text) if end < 0 else end
             elif char == "'" and (match := _CHAR.match(text, self.at)):
-                found.append(Token("str", ""))
+                found.append(Token("str", "'"))
                 self.at = match.end()
             elif (start := _STRING_START.match(text, self.at)) is not None:
                 found += self._string(start)
@@ -222,7 +222,7 @@ class _Lexer:
             raw = False
         elif len(quotes) == 2:  # an empty string
             self.at = start.end()
-            return [Token("str", "")]
+            return [Token("str", '"')]
         else:  # a raw string: as many quotes close it
             self.at = start.end()
             raw = True
@@ -258,7 +258,7 @@ class _Lexer:
             else:
                 pieces.append(char)
                 self.at += 1
-        return [Token("str", "".join(pieces)), *found]
+        return [Token("str", '"' + "".join(pieces)), *found]
 
 
 def _uses(tokens: list[Token]) -> set[str]:
@@ -270,8 +270,8 @@ def _uses(tokens: list[Token]) -> set[str]:
         after = tokens[index + 1].text if index + 1 < count else ""
         before = tokens[index - 1].text if index else ""
         if token.kind == "str":
-            if _DOTTED.fullmatch(text):
-                uses.update(text.split("."))
+            if _DOTTED.fullmatch(text[1:]):
+                uses.update(text[1:].split("."))
             continue
         if token.kind == "id":
             uses.add(text)
@@ -356,6 +356,9 @@ class _Type:
     static: bool
     implicit: bool = False  # runs or binds without a member being named (module doc)
     runs_unnamed: bool = False  # a static part's initialiser, static ctor or attribute
+    # A static constructor or static initialiser: runs when any member is first used, an
+    # extension method too, whether or not this part says `static`.
+    static_init: bool = False
     extension: bool = False  # has extension methods
     members: set[str] = field(default_factory=set)
     hidden: set[str] = field(default_factory=set)  # private members: only the type's code
@@ -577,7 +580,7 @@ class _Parser:
             return
         self.found |= info.members
         self.found |= {f"{name}::{member}" for member in info.hidden}
-        if (info.static or info.extension) and info.runs_unnamed:
+        if ((info.static or info.extension) and info.runs_unnamed) or info.static_init:
             self.always = True  # runs when a member is called as an extension, unnamed
         if info.implicit and not info.static:
             self.found |= names
@@ -633,6 +636,9 @@ class _Parser:
         ):
             owner.implicit = True
             owner.runs_unnamed = owner.runs_unnamed or "static" in modifiers
+            owner.static_init = owner.static_init or (
+                "static" in modifiers and words[:2] == [owner.name, "("]
+            )
         parameters = _parameters(header)
         if parameters is not None and words[parameters + 1 : parameters + 2] == ["this"]:
             owner.extension = True
@@ -644,12 +650,14 @@ class _Parser:
         if terminator == "=" and "const" not in modifiers:
             owner.implicit = True
             owner.runs_unnamed = True
+            owner.static_init = owner.static_init or "static" in modifiers
         if terminator == "{":
             self._skip_block()
-            if self._text() == "=":
+            if self._text() == "=":  # a property's initialiser
                 owner.implicit = True
                 owner.runs_unnamed = True
-                owner.members |= self._skip_initialiser()
+                owner.static_init = owner.static_init or "static" in modifiers
+                (owner.hidden if hidden else owner.members).update(self._skip_initialiser())
             elif self._text() == ";":
                 self.at += 1
         elif terminator in ("=>", "="):
