@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from bot.triage.footprint import entry_contains, footprint, matches
-from bot.triage.imports import Source
+from bot.triage.imports import Source, csharp
 from bot.triage.imports.csharp import CSHARP
 from bot.triage.imports.csharp_scan import ALWAYS, PARTIAL, scan_csharp
 from bot.triage.imports.removed import could_be_named
@@ -277,3 +277,32 @@ def test_a_removed_source_file_is_ruled_out_only_outside_the_test_projects() -> 
     # A project file gone too: what compiled at the base is not known.
     gone = ["Tools/Gen/Gen.cs", "MoreLinq/project.json"]
     assert could_be_named(result, CSHARP, "Tools/Gen/Gen.cs", gone)
+
+
+ROOT_PROJECT: dict[str, Source] = {
+    "Shop.csproj": "<Project Sdk='Microsoft.NET.Sdk'></Project>",
+    "Cart.cs": "namespace Shop { public sealed class Cart { } }\n",
+    "Admin/Users.cs": "namespace Shop.Admin { public sealed class Users { } }\n",
+    "Tests/CartTests.cs": "namespace Shop.Tests { class CartTests { Cart cart; } }\n",
+}
+
+
+def test_a_project_at_the_repository_root_compiles_every_file_by_declaration() -> None:
+    result = walked("Tests/CartTests.cs", ROOT_PROJECT)
+    assert not result.partial
+    assert {r.path for r in result.reached} == {"Cart.cs"}
+    # Any removed .cs file may have been compiled with the test.
+    assert could_be_named(result, CSHARP, "Gone.cs", ["Gone.cs"])
+
+
+def test_too_many_sources_count_the_folders_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(csharp, "SOURCES_READ", 2)
+    result = walked("Tests/CartTests.cs", ROOT_PROJECT)
+    assert result.partial  # the root folder cannot be a footprint folder
+    files = files_of(MORELINQ)
+    many = walked("MoreLinq.Test/BatchTest.cs", files)
+    assert not many.partial
+    assert {r.path: r.except_suffixes for r in many.reached} == {
+        "MoreLinq.Test/": (),
+        "MoreLinq/": (),
+    }

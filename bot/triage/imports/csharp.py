@@ -1,28 +1,48 @@
-r"""C#: what a test compiles with, read from its project files (never built).
+r"""C#: what a test compiles with, read from its project files (never built), and of that,
+the files whose declarations the test's code names.
 
-A C# test's `using` names namespaces, not files, so the walk works per project: the test's
-project is the nearest folder up from the test file holding a `.csproj`; everything under
-that folder is compiled with the test (the SDK's default `Compile` glob), so the folder runs
-for it. Each `<ProjectReference Include="..\Shop\Shop.csproj" />` of that project adds the
-referenced project's folder, and so on transitively (references are transitive in SDK-style
-projects). The project files are read with the test file, all of them when the repository
-has at most `PROJECTS_READ`, so the references are known at once whatever their depth; in a
-larger repository each referenced project file is read in turn, as far as the depth limit
-allows. A `<Compile
-Include="..\Shared\Money.cs" />` adds the linked file (a wildcard: the folder before it).
+The projects. A C# test's `using` names namespaces, not files, so the walk first finds the
+test's projects: the test's project is the nearest folder up from the test file holding a
+`.csproj`; everything under that folder is compiled with the test (the SDK's default
+`Compile` glob). Each `<ProjectReference Include="..\Shop\Shop.csproj" />` of that project
+adds the referenced project's folder, and so on transitively (references are transitive in
+SDK-style projects). The project files are read with the test file, all of them when the
+repository has at most `PROJECTS_READ`, so the references are known at once whatever their
+depth; in a larger repository each referenced project file is read in turn, and the folder
+of a project found that way counts whole (below). A `<Compile Include="..\Shared\Money.cs"
+/>` adds the linked file (a wildcard: the folder before it). The .NET Core 1.0 tooling's
+`project.json` (2016-2017, beside an `.xproj`) is a project file too: its folder is compiled
+whole, and each name of its `dependencies` (top level and per framework) that is a project,
+a folder of that name holding a `project.json` beside the project's folder or in a
+`projects` folder of the nearest `global.json` up from the test, is referenced like a
+`ProjectReference`. A dependency marked `"target": "project"` found nowhere, or a test with
+no project file above it, leaves the walk partial: what compiles with the test is then
+unknown.
 
-The .NET Core 1.0 tooling's `project.json` (2016-2017, beside an `.xproj`) is a project file
-too: its folder is compiled whole, and each name of its `dependencies` (top level and per
-framework) that is a project, a folder of that name holding a `project.json` beside the
-project's folder or in a `projects` folder of the nearest `global.json` up from the test, is
-referenced like a `ProjectReference`. A dependency marked `"target": "project"` found
-nowhere, or a test with no project file above it, leaves the walk partial: what compiles
-with the test is then unknown.
+The declarations. Of those projects' `.cs` files (`SOURCES_READ` at most), one counts only
+when the closure names something it declares (`csharp_scan`: a type's name, a static class's
+or a partial type's part's members, `ALWAYS` for what runs for every test of its assembly):
+the test file "imports" every `.cs` file of its projects, each counted once read if it
+declares a name the test file uses (`Target.declares`), and each file counted does the same
+in turn, among the files its own projects can see (a library's file cannot name its tests'
+classes). All of them are read in one round after the project files. A file that looks up
+types at run time (`GetTypes()`, `Assembly.Load`, `Activator.CreateInstance`,
+`Type.GetType(name)`) counts every file; one that reads a type's members by reflection
+(`GetMethods()`, `GetProperties()`, ...) counts every part of every partial type. The
+projects' folders stay in the footprint for their other files (resources, data, the key a
+build signs with: `Start.except_suffixes`); a `.cs` file the pull request removed from them
+may have declared anything, so it is never ruled out (`removed_stems`: every folder above
+it), while one outside them is. More `.cs` files than `SOURCES_READ`, or one larger than the
+walk reads, and the folders count whole, as before the declarations were read.
 
 Not followed: `Directory.Build.props`/`.targets` (a build file: a caveat, as a change there
 can break any test), `PackageReference`s (not the repository's), references spelled with
-MSBuild properties (`$(SolutionDir)...`), and a project file at the repository root (its
-folder would be the whole repository).
+MSBuild properties (`$(SolutionDir)...`), `<Compile Remove>` (the folder's files all count:
+more, never fewer), source generators and the code they write (not in the tree), and names
+a program builds at run time other than by the reflection above (a type's name read from
+configuration and passed to a DI container by string). A project file at the repository
+root compiles every `.cs` file of the repository: they are read by declaration like the
+others, or, when there are too many, the walk is partial.
 """
 
 from __future__ import annotations

@@ -507,8 +507,9 @@ class _Parser:
             self.at += 1
             self.types += 1
             name = self._name_before_paren()
-            if name:
-                self.found.add(name)
+            if not name:
+                raise _Unreadable
+            self.found.add(name)
             self._skip_statement()
             return
         if owner is None:
@@ -774,11 +775,12 @@ class _Parser:
         raise _Unreadable
 
     def _name_before_paren(self) -> str:
-        at, name = self.at, ""
-        while at < len(self.tokens) and self.tokens[at].text not in ("(", ";"):
-            if self.tokens[at].kind == "id":
-                name = self.tokens[at].text
-            elif self.tokens[at].text == "<":
-                break
+        """A delegate's name: before its parameters and type parameters (`delegate
+        IResult<T> Parser<T>(IInput input)` is `Parser`)."""
+        header: list[Token] = []
+        at = self.at
+        while at < len(self.tokens) and self.tokens[at].text != ";":
+            header.append(self.tokens[at])
             at += 1
-        return name
+        names = self._member_names(header)
+        return next(iter(names)) if len(names) == 1 else ""
