@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.shared import Tree
 from bot.sim import Simulator
 from bot.sim.scenario import load_scenario
 from bot.triage.imports import Source, csharp, rust
@@ -63,15 +64,18 @@ def test_a_csharp_test_runs_its_project_and_what_it_references_transitively() ->
     assert runs == {
         "tests/Shop.Tests/": "the test's project (tests/Shop.Tests/Shop.Tests.csproj)",
         "src/Shop/": "a project tests/Shop.Tests/Shop.Tests.csproj references",
-        "shared/Money.cs": "a source file tests/Shop.Tests/Shop.Tests.csproj compiles",
         "src/Core/": "a project src/Shop/Shop.csproj references",  # read with the test file
     }
+    # Their .cs files count one by one, by what they declare (test_imports_csharp_
+    # declarations.py): these are empty. shared/Money.cs, a linked file, is one of them.
+    assert {r.except_suffixes for r in result.reached} == {(".cs",)}
     assert len(result.reached) == len(runs)  # src/Admin/ is referenced by nothing it runs
     assert not result.partial
-    # Every project file is read with the test file, in the walk's first round.
-    assert set(result.read) == {"tests/Shop.Tests/Cart/CartTests.cs"} | {
-        path for path in SOLUTION if path.endswith(".csproj")
-    }
+    # Every project file is read with the test file, in the walk's first round; then the
+    # .cs files of the test's projects (not src/Admin/Users.cs).
+    projects = {path for path in SOLUTION if path.endswith(".csproj")}
+    sources = {"src/Shop/Cart.cs", "src/Core/Money.cs", "shared/Money.cs"}
+    assert set(result.read) == {"tests/Shop.Tests/Cart/CartTests.cs", *projects, *sources}
 
 
 def test_in_a_large_solution_referenced_projects_are_read_one_by_one(
@@ -83,7 +87,6 @@ def test_in_a_large_solution_referenced_projects_are_read_one_by_one(
         "tests/Shop.Tests/": 0,
         "src/Shop/": 0,
         "src/Shop/Shop.csproj": 0,  # read and followed by the walk
-        "shared/Money.cs": 0,
         "src/Core/": 1,
         "src/Core/Core.csproj": 1,
     }
@@ -107,7 +110,7 @@ def test_a_real_project_json_solution_morelinq() -> None:
     `projects`); there is no .csproj. mcs needs MoreLinq/Batch.cs to compile BatchTest.cs
     (the replay bench's label), which the walk once ruled out: it found no project."""
     tree, files = layout("morelinq")
-    result = walked("MoreLinq.Test/BatchTest.cs", files, tree=tree)
+    result = walked("MoreLinq.Test/BatchTest.cs", _other_sources_empty(tree, files), tree=tree)
     runs = {r.path: r.why for r in result.reached if not r.chain}
     assert runs == {
         "MoreLinq.Test/": "the test's project (MoreLinq.Test/MoreLinq.Test.xproj)",
@@ -115,6 +118,12 @@ def test_a_real_project_json_solution_morelinq() -> None:
     }
     assert not result.partial
     assert {"global.json", "MoreLinq.Test/project.json"} <= set(result.configs)
+
+
+def _other_sources_empty(tree: Tree, files: dict[str, Source]) -> dict[str, Source]:
+    """The layout's files, and its other .cs files as empty: files.json holds the project
+    files and the test, not the sources the walk reads for what they declare."""
+    return {**{path: "" for path in tree.files if path.endswith(".cs")}, **files}
 
 
 PROJECT_JSON_SOLUTION: dict[str, Source] = {
@@ -150,6 +159,7 @@ def test_a_project_json_project_dependency_found_nowhere_is_a_partial_walk() -> 
 
 def test_a_real_solution_serilog() -> None:
     tree, files = layout("serilog")
+    files = _other_sources_empty(tree, files)
     result = walked("test/Serilog.Tests/Core/LoggerTests.cs", files, tree=tree)
     assert set(depths(result)) >= {"test/Serilog.Tests/", "src/Serilog/", "test/TestDummies/"}
     assert "test/Serilog.PerformanceTests/" not in depths(result)
@@ -293,7 +303,7 @@ def test_a_real_workspace_ripgrep() -> None:
     assert "fuzz/" not in found
 
 
-async def test_triage_json_marks_the_project_folder_holding_the_change() -> None:
+async def test_triage_json_marks_the_file_declaring_what_the_test_uses() -> None:
     scenario = load_scenario(SCENARIOS / "csharp-project-reference.yml")
     async with Simulator(scenario, webhook_secret="-") as sim:
         sim.next_completion("dotnet")
@@ -306,9 +316,10 @@ async def test_triage_json_marks_the_project_folder_holding_the_change() -> None
     assert verdict["verdict"] == "related"
     footprint = verdict["footprint"]
     assert footprint["changed_paths_in_footprint"] == ["src/Shop/Pricing/Discount.cs"]
+    # CartTests.cs names Cart; Cart.cs names Pricing.Discount: Discount.cs, by declaration.
     changed = [i["path"] for i in footprint["imports"] if i["changed_by_pr"]]
-    assert changed == ["src/Shop/"]
-    assert footprint["walk"].endswith("4 files read; complete")
+    assert changed == ["src/Shop/Pricing/Discount.cs"]
+    assert footprint["walk"].endswith("6 files read; complete")
 
 
 def test_a_dependency_is_its_folder_but_its_tests_benches_and_examples() -> None:

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.triage.imports.csharp import references_of
+from bot.triage.imports.csharp_scan import ALWAYS, scan_csharp
 from bot.triage.imports.php import autoload_of, names_of
 from bot.triage.imports.php import calls_of as php_calls
 from bot.triage.imports.ruby import calls_of, loads_of, rspec_options
@@ -30,6 +31,7 @@ def test_the_scanners_answer_any_text(text: str) -> None:
     php_calls(text)
     autoload_of("composer.json", text)
     references_of("tests/T/T.csproj", text)
+    scan_csharp(text)
     manifest_of("crates/a/Cargo.toml", text)
     for name, _ in modules_of(text):
         assert name.isidentifier()
@@ -84,3 +86,28 @@ def test_a_heredocs_loads_wait_only_for_a_method_the_text_declares(lines: list[s
     for load in loads_of(text):
         assert not load.when or f"def {load.when}" in text or f"def self.{load.when}" in text
     calls_of(text)
+
+
+CSHARP_PIECES = st.lists(
+    st.sampled_from(
+        [
+            "namespace A {", "namespace A;", "}", "{", "public static partial class P", "class C",
+            "struct S<T> where T : class", "record R(int X);", "delegate T D<T>(T x);",
+            "[assembly: X]", "[Test]", "public void M() {", "static int f = 1;", "int P { get; }",
+            "operator >=(C a, C b)", "=> x;", '"{"', "@\"a\"\"b\"", '$"{x}"', "'\\''", "/* } */",
+            "// {", "#if X", "#endif", "(", ")", ";", "=", "<", ">", "this", "extension(int i)",
+        ]
+    ),
+    max_size=25,
+)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(CSHARP_PIECES)
+def test_the_csharp_scanner_answers_any_declarations(pieces: list[str]) -> None:
+    """Whatever it holds, a C# file declares something or counts for every test: a parse
+    that goes astray says ALWAYS rather than losing a declaration."""
+    found = scan_csharp("\n".join(pieces))
+    assert isinstance(found.keys, frozenset)
+    if "class C" in pieces and "}" not in pieces and "{" in pieces:
+        assert ALWAYS in found.keys or "C" in found.keys

@@ -61,3 +61,7 @@ label csharp rickyah+ini-parser --commit d300241a75bec4dcabc0751c8690f3b12b3eaf4
   --tests src/IniParser.Tests/Integration/{ConfigurationOption,SchemeOption}Tests.cs \
   src/IniParser.Tests/Unit/Configuration/ConfigurationTests.cs src/IniParser.Tests/Unit/Format/IniFormatterTests.cs \
   src/IniParser.Tests/Unit/Model/{Section,StringBuffer}Tests.cs src/IniParser.Tests/Unit/Parser/ParserTests.cs
+label csharp sprache+Sprache --commit a57e3f68d72c966af3e1c771c2afb992461eebfc "${common[@]}" \
+  --sources src/Sprache src/Sprache.Tests \
+  --tests src/Sprache.Tests/{Parse,Input,Result,Decimal,Regex}Tests.cs src/Sprache.Tests/Scenarios/CsvTests.cs \
+  src/Sprache.Tests/Scenarios/StarDateTest.cs

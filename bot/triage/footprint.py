@@ -210,6 +210,7 @@ def _walked(imports: ImportWalk) -> list[FootprintEntry]:
             reason=REASON_IMPORTED if reached.chain else REASON_RUNS,
             chain=list(reached.chain),
             detail=runs.get(reached.chain[0].importer, "") if reached.chain else reached.why,
+            except_suffixes=list(reached.except_suffixes),
         )
         for reached in imports.reached
     ]
@@ -382,7 +383,8 @@ def entry_contains(entry: FootprintEntry, changed_path: str) -> bool:
         inside = changed_path.rpartition("/")[0] + "/" == entry.path
         return inside or changed_path.startswith(entry.path + _TESTDATA + "/")
     if entry.path.endswith("/"):
-        return changed_path.startswith(entry.path)
+        inside = changed_path.startswith(entry.path)
+        return inside and not changed_path.endswith(tuple(entry.except_suffixes))
     return changed_path == entry.path
 
 

@@ -122,6 +122,9 @@ class FootprintEntry(BaseModel):
     path: str
     reason: str
     glob: bool = False  # `path` is a gitignore-style glob (a `footprints` mapping in flaky.yml)
+    # A folder's files it does not cover: a C# project's `.cs` files, counted one by one by
+    # what they declare (`Start.except_suffixes`).
+    except_suffixes: list[str] = Field(default_factory=list)
     # For a file the test reaches by its imports: the hops from the test file (or from the
     # conftest.py that imports it) to this file; its length is the file's depth.
     chain: list[ImportStep] = Field(default_factory=list)

@@ -1,28 +1,48 @@
-r"""C#: what a test compiles with, read from its project files (never built).
+r"""C#: what a test compiles with, read from its project files (never built), and of that,
+the files whose declarations the test's code names.
 
-A C# test's `using` names namespaces, not files, so the walk works per project: the test's
-project is the nearest folder up from the test file holding a `.csproj`; everything under
-that folder is compiled with the test (the SDK's default `Compile` glob), so the folder runs
-for it. Each `<ProjectReference Include="..\Shop\Shop.csproj" />` of that project adds the
-referenced project's folder, and so on transitively (references are transitive in SDK-style
-projects). The project files are read with the test file, all of them when the repository
-has at most `PROJECTS_READ`, so the references are known at once whatever their depth; in a
-larger repository each referenced project file is read in turn, as far as the depth limit
-allows. A `<Compile
-Include="..\Shared\Money.cs" />` adds the linked file (a wildcard: the folder before it).
+The projects. A C# test's `using` names namespaces, not files, so the walk first finds the
+test's projects: the test's project is the nearest folder up from the test file holding a
+`.csproj`; everything under that folder is compiled with the test (the SDK's default
+`Compile` glob). Each `<ProjectReference Include="..\Shop\Shop.csproj" />` of that project
+adds the referenced project's folder, and so on transitively (references are transitive in
+SDK-style projects). The project files are read with the test file, all of them when the
+repository has at most `PROJECTS_READ`, so the references are known at once whatever their
+depth; in a larger repository each referenced project file is read in turn, and the folder
+of a project found that way counts whole (below). A `<Compile Include="..\Shared\Money.cs"
+/>` adds the linked file (a wildcard: the folder before it). The .NET Core 1.0 tooling's
+`project.json` (2016-2017, beside an `.xproj`) is a project file too: its folder is compiled
+whole, and each name of its `dependencies` (top level and per framework) that is a project,
+a folder of that name holding a `project.json` beside the project's folder or in a
+`projects` folder of the nearest `global.json` up from the test, is referenced like a
+`ProjectReference`. A dependency marked `"target": "project"` found nowhere, or a test with
+no project file above it, leaves the walk partial: what compiles with the test is then
+unknown.
 
-The .NET Core 1.0 tooling's `project.json` (2016-2017, beside an `.xproj`) is a project file
-too: its folder is compiled whole, and each name of its `dependencies` (top level and per
-framework) that is a project, a folder of that name holding a `project.json` beside the
-project's folder or in a `projects` folder of the nearest `global.json` up from the test, is
-referenced like a `ProjectReference`. A dependency marked `"target": "project"` found
-nowhere, or a test with no project file above it, leaves the walk partial: what compiles
-with the test is then unknown.
+The declarations. Of those projects' `.cs` files (`SOURCES_READ` at most), one counts only
+when the closure names something it declares (`csharp_scan`: a type's name, a static class's
+or a partial type's part's members, `ALWAYS` for what runs for every test of its assembly):
+the test file "imports" every `.cs` file of its projects, each counted once read if it
+declares a name the test file uses (`Target.declares`), and each file counted does the same
+in turn, among the files its own projects can see (a library's file cannot name its tests'
+classes). All of them are read in one round after the project files. A file that looks up
+types at run time (`GetTypes()`, `Assembly.Load`, `Activator.CreateInstance`,
+`Type.GetType(name)`) counts every file; one that reads a type's members by reflection
+(`GetMethods()`, `GetProperties()`, ...) counts every part of every partial type. The
+projects' folders stay in the footprint for their other files (resources, data, the key a
+build signs with: `Start.except_suffixes`); a `.cs` file the pull request removed from them
+may have declared anything, so it is never ruled out (`removed_stems`: every folder above
+it), while one outside them is. More `.cs` files than `SOURCES_READ`, or one larger than the
+walk reads, and the folders count whole, as before the declarations were read.
 
 Not followed: `Directory.Build.props`/`.targets` (a build file: a caveat, as a change there
 can break any test), `PackageReference`s (not the repository's), references spelled with
-MSBuild properties (`$(SolutionDir)...`), and a project file at the repository root (its
-folder would be the whole repository).
+MSBuild properties (`$(SolutionDir)...`), `<Compile Remove>` (the folder's files all count:
+more, never fewer), source generators and the code they write (not in the tree), and names
+a program builds at run time other than by the reflection above (a type's name read from
+configuration and passed to a DI container by string). A project file at the repository
+root compiles every `.cs` file of the repository: they are read by declaration like the
+others, or, when there are too many, the walk is partial.
 """
 
 from __future__ import annotations
@@ -30,17 +50,31 @@ from __future__ import annotations
 import re
 from collections import deque
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from bot.shared import Tree
+from bot.triage.imports.csharp_scan import ALWAYS, PARTIAL, declared, scan_csharp
 from bot.triage.imports.jsscan import loads_jsonc
-from bot.triage.imports.language import Found, Start, Target, Unresolved
+from bot.triage.imports.language import (
+    EVERYTHING,
+    Found,
+    Start,
+    Target,
+    Unplaced,
+    Unresolved,
+)
 from bot.triage.imports.paths import ancestors, join, parent, resolved
 
 PROJECT_SUFFIXES = (".csproj", ".fsproj", ".vbproj", ".xproj")
 PROJECT_JSON = "project.json"  # .NET Core 1.0 tooling (module doc)
 GLOBAL_JSON = "global.json"
 PROJECTS_READ = 40  # more project files than this: references are read project by project
+# More `.cs` files than this in the test's projects, or one larger than the walk reads
+# (`WalkLimits.file_bytes`' default), and the projects' folders count whole (module doc).
+SOURCES_READ = 2_000
+SOURCE_BYTES = 256_000
+SOURCE = ".cs"
+BUILD_FILES = ("Directory.Build.props", "Directory.Build.targets", "Directory.Packages.props")
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)  # unclosed: to the end, in one pass
 _ITEM_KINDS = ("ProjectReference", "Compile")
 _INCLUDE = re.compile(r"\bInclude\s*=\s*(?P<q>[\"'])(?P<include>[^\"']*)(?P=q)")
@@ -167,9 +201,14 @@ class CSharp:
         return [*(path for path in _global_json(test_file, tree) if path in configs), *read]
 
     def removed_stems(self, path: str) -> Sequence[str] | None:
-        """Not told: a project's folders are in the footprint whole, and what else a project
-        compiled at the base commit is not reported."""
-        return None
+        """Every folder above `path` ("a/", "a/b/") and `path` itself: a `.cs` file may have
+        declared anything, so a removed one is ruled out only outside the test's projects'
+        folders and linked files (the walk's stems); None for a project file, a
+        `global.json` or a `Directory.Build.*` file, whose removal may move what compiles."""
+        name = path.rpartition("/")[2]
+        if is_project(path) or name == GLOBAL_JSON or name in BUILD_FILES:
+            return None
+        return [*(folder + "/" for folder in ancestors(path) if folder), path]
 
     def resolver(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> CSharpResolver:
         projects = sorted(path for path in tree.files if is_project(path))
@@ -187,9 +226,100 @@ class CSharp:
             unique.setdefault(start.path, start)
         if not own:
             missing = [f"the project compiling {test_file} (no project file above it)"]
-        return CSharpResolver(
-            tree, tuple(unique.values()), test_file, tuple(missing), tuple(search)
+        graph = _graph(own, tree, configs, search)
+        runs, sources = _by_declaration(tuple(unique.values()), graph, tree)
+        if not sources and any(not parent(project) for project in graph):
+            # Its folder, the whole repository, is no footprint folder (module doc).
+            missing.append(f"the project at the repository root ({_root(graph)})")
+        stems = _stems(runs) + ((EVERYTHING,) if any(not parent(p) for p in graph) else ())
+        return CSharpResolver(tree, runs, test_file, tuple(missing), tuple(search), sources, stems)
+
+
+# What each project of the test's set whose file was read compiles (its folder as "a/",
+# "" at the repository root, and its linked files and folders) and the project files it
+# references.
+_Graph = Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]]
+
+
+def _graph(
+    own: Sequence[str], tree: Tree, configs: Mapping[str, str], search: Sequence[str]
+) -> _Graph:
+    graph: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+    queue = deque(own)
+    seen = set(own)
+    while queue:
+        project = queue.popleft()
+        folder = parent(project)
+        compiles = [folder + "/" if folder else ""]
+        referenced: list[str] = []
+        for reference in _references(project, configs.get(project, ""), search, tree)[0]:
+            if not _exists(reference.path, tree):
+                continue
+            if reference.kind == "Compile":
+                compiles.append(reference.path)
+                continue
+            referenced.append(reference.path)
+            if reference.path in configs and reference.path not in seen:
+                seen.add(reference.path)
+                queue.append(reference.path)
+        graph[project] = (tuple(compiles), tuple(referenced))
+    return graph
+
+
+def _root(graph: _Graph) -> str:
+    return next(project for project in graph if not parent(project))
+
+
+def _by_declaration(
+    starts: tuple[Start, ...], graph: _Graph, tree: Tree
+) -> tuple[tuple[Start, ...], dict[str, tuple[str, ...]]]:
+    """The starts with each compiled folder's `.cs` files left to count one by one; and
+    each of those files (the linked ones too) with the files it can name: those of the
+    projects that compile it and of the projects they reference, transitively (a library
+    cannot name its tests). The starts as they are, and no file, when there are more than
+    `SOURCES_READ` or one is too large to read (module doc)."""
+    compiled: dict[str, list[str]] = {}  # each project's .cs files
+    for project, (compiles, _) in graph.items():
+        folders = tuple(entry for entry in compiles if not entry.endswith(SOURCE))
+        compiled[project] = sorted(
+            {p for p in tree.files if p.endswith(SOURCE) and p.startswith(folders)}
+            | {entry for entry in compiles if entry.endswith(SOURCE)}
         )
+    sources = sorted({path for paths in compiled.values() for path in paths})
+    if len(sources) > SOURCES_READ or any(tree.files[p].size > SOURCE_BYTES for p in sources):
+        return starts, {}
+    visible: dict[str, tuple[str, ...]] = {}
+    by_projects: dict[frozenset[str], tuple[str, ...]] = {}
+    for path in sources:
+        projects = frozenset(p for p, files in compiled.items() if path in files)
+        if projects not in by_projects:
+            reach = _closure(projects, graph)
+            by_projects[projects] = tuple(sorted({f for p in reach for f in compiled[p]}))
+        visible[path] = by_projects[projects]
+    runs = tuple(
+        replace(start, except_suffixes=(SOURCE,)) if start.path.endswith("/") else start
+        for start in starts
+        if not start.path.endswith(SOURCE)
+    )
+    return runs, visible
+
+
+def _closure(projects: frozenset[str], graph: _Graph) -> set[str]:
+    """The projects and those they reference, transitively, of those read."""
+    found = set(projects)
+    queue = deque(projects)
+    while queue:
+        for referenced in graph[queue.popleft()][1]:
+            if referenced in graph and referenced not in found:
+                found.add(referenced)
+                queue.append(referenced)
+    return found
+
+
+def _stems(starts: Sequence[Start]) -> tuple[str, ...]:
+    """What a removed `.cs` file could have been part of: the compiled folders and the
+    linked files (`removed_stems`)."""
+    return tuple(s.path for s in starts if s.path.endswith("/") or s.path.endswith(SOURCE))
 
 
 def _global_json(test_file: str, tree: Tree) -> list[str]:
@@ -264,20 +394,29 @@ class CSharpResolver:
     # Projects the test's projects need that are nowhere (module doc): the walk is partial.
     missing: tuple[str, ...] = ()
     search: tuple[str, ...] = ()
+    # The `.cs` files of the test's projects, each counted by what it declares (module
+    # doc), each with the files it can name; empty: the projects' folders count whole.
+    sources: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    stems: tuple[str, ...] = ()  # the compiled folders and linked files (`removed_stems`)
 
     def starts(self) -> Sequence[Start]:
         return self.runs
 
     def imports(self, path: str, source: str) -> Sequence[Found]:
         """A project file's references (the folder and the project file of each project it
-        references); a C# file's `using`s name namespaces, not files: none. The test file
-        carries the projects found nowhere."""
+        references); a C# file's `using`s name namespaces, not files: each `.cs` file of the
+        test's projects that declares a name it uses (module doc). The test file carries the
+        projects found nowhere, and what a removed file could have been part of."""
+        found: list[Found] = []
         if path == self.test_file:
-            return [Unresolved(name) for name in self.missing]
-        if not is_project(path):
-            return []
+            found += [Unresolved(name) for name in self.missing]
+            found.append(Unplaced("the test's projects", self.stems))
+        if path.endswith(SOURCE) and self.sources:
+            found += self._declaring(path, source)
+        if path == self.test_file or not is_project(path):
+            return found
         references, absent = _references(path, source, self.search, self.tree)
-        found: list[Found] = [Unresolved(name) for name in absent]
+        found += [Unresolved(name) for name in absent]
         for reference in references:
             if reference.kind == "ProjectReference":
                 folder = project_folder(reference.path)
@@ -286,6 +425,16 @@ class CSharpResolver:
             if _exists(reference.path, self.tree):
                 found.append(Target(reference.path, reference.include))
         return list(dict.fromkeys(found))
+
+    def _declaring(self, path: str, source: str) -> list[Found]:
+        """Every other `.cs` file of the test's projects, counted once read if it declares
+        a name `path` uses; all of them, when `path` looks types up at run time."""
+        scanned = scan_csharp(source)
+        others = [other for other in self.sources.get(path, ()) if other != path]
+        if scanned.assembly_reflection:
+            return [Target(other, "reflection over the assembly's types") for other in others]
+        names = scanned.uses | {ALWAYS} | ({PARTIAL} if scanned.member_reflection else set())
+        return [Target(other, "", declares=names, declared=declared) for other in others]
 
 
 def _exists(path: str, tree: Tree) -> bool:

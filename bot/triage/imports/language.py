@@ -32,11 +32,14 @@ class Start:
     """A file that runs for the test without being imported by it. `why` is a noun phrase
     for the evidence ("a conftest.py", "a setup file named in jest.config.js"); `follow`
     False keeps the file in the footprint without reading it. A `path` ending in "/" is a
-    folder, everything under it (a C# project's folder): never read, so `follow` is False."""
+    folder, everything under it (a C# project's folder): never read, so `follow` is False;
+    but the files under it ending in one of `except_suffixes`, which count one by one, as
+    the walk reaches them (a C# project's `.cs` files, by what they declare)."""
 
     path: str
     why: str
     follow: bool = True
+    except_suffixes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -64,7 +67,8 @@ class Target:
     browser: bool = False
     # Counted only once read and found, by `declared` (a file's text to the names it may
     # declare), to declare one of these names: a Kotlin file of the importer's package,
-    # whose top-level functions its importer names without an import. Empty: always.
+    # whose top-level functions its importer names without an import; a C# file of the
+    # test's projects. Empty: always. A `module` left empty is then the names it declares.
     declares: frozenset[str] = frozenset()
     declared: Callable[[str], frozenset[str]] | None = None
 

@@ -89,6 +89,8 @@ class Reached:
     path: str
     chain: tuple[ImportStep, ...]
     why: str = ""
+    # A folder's files that are not part of it (`Start.except_suffixes`).
+    except_suffixes: tuple[str, ...] = ()
 
     @property
     def depth(self) -> int:
@@ -306,18 +308,30 @@ def _follow(state: _Walker, resolver: Resolver, starts: list[Start]) -> None:
         path, chain, start, why = visit
         if path != state.test_file:
             how = f"reached only through {why}" if why else (start.why if not chain else "")
-            found_by = Reached(path, chain, how)
+            but = start.except_suffixes if not chain else ()
+            found_by = Reached(path, chain, how, but)
             (state.not_run if why else state.reached).append(found_by)
         if not start.follow:
             continue
         found = _imports_to_follow(state, resolver, path, not chain, bool(why))
-        named += [item for item in found if isinstance(item, Calls)]
-        waiting += [(visit, t) for t in found if isinstance(t, Target)]
-        met = [item for item in waiting if _met(item[1], named)]
-        waiting = [item for item in waiting if not _met(item[1], named)]
+        calls = [item for item in found if isinstance(item, Calls)]
+        named += calls
+        met: list[tuple[_Visit, Target]] = []
+        if calls and waiting:  # what the new names meet, of what waited
+            met = [item for item in waiting if _met(item[1], named)]
+            waiting = [item for item in waiting if not _met(item[1], named)]
+        for item in found:
+            if isinstance(item, Target):
+                (met if _met(item, named) else waiting).append((visit, item))
         for importer, target in met:
-            if target.declares and target.path not in seen and not _declares(state, target):
-                continue
+            if target.declares and target.path not in seen:
+                # Known already (read, and not counted for an earlier importer), or asked.
+                known = state.declared.get(target.path)
+                names = _declares(state, target) if known is None else target.declares & known
+                if not names:
+                    continue
+                if not target.module:
+                    target = replace(target, module=_shown(names))
             left = state.without.leaves_out(target) if state.without else ""
             if left and not importer[3]:
                 left_out.append((importer, target, left))
@@ -346,24 +360,34 @@ def _enqueue(
         queue.append((target.path, (*steps, step), then, why))
 
 
-def _declares(state: _Walker, target: Target) -> bool:
-    """Whether a file counted for its declarations declares a name its importer uses (one
-    that cannot be read counts); one not read yet is wanted, and not counted this round."""
+def _declares(state: _Walker, target: Target) -> frozenset[str]:
+    """The names its importer uses that a file counted for its declarations declares (one
+    that cannot be read counts, with the names it was looked for by); empty when none, or
+    when it is not read yet: then it is wanted, and not counted this round. Each importer
+    asks on its own, so a file read earlier and not counted is counted once a file counted
+    later names what it declares."""
     if target.path not in state.tree.files:
-        return False
+        return frozenset()
     source = state.sources.get(target.path)
     if isinstance(source, Unreadable) or (source is not None and target.declared is None):
-        return True
+        return target.declares
     if source is not None and target.declared is not None:
         if target.path not in state.declared:
             state.declared[target.path] = target.declared(source)
-        if target.declares & state.declared[target.path]:
-            return True
+        if found := target.declares & state.declared[target.path]:
+            return found
     if target.path not in state.checked:
         state.checked[target.path] = allowed = _affordable(state, target.path)
         if allowed:
             (state.read if source is not None else state.wanted).append(target.path)
-    return False
+    return frozenset()
+
+
+def _shown(names: frozenset[str]) -> str:
+    """The names a file was counted by, as its import's module: identifiers first, then a
+    language's phrases (C#'s "code that runs for every test of its assembly"), three at most."""
+    ordered = sorted(names, key=lambda name: (" " in name, name))
+    return ", ".join(ordered[:3]) + (", ..." if len(ordered) > 3 else "")
 
 
 def _met(target: Target, named: list[Calls]) -> bool:
@@ -514,7 +538,12 @@ def walk_from_json(text: str) -> ImportWalk | None:
 
 def _reached_to_json(reached: Sequence[Reached]) -> list[dict[str, object]]:
     return [
-        {"path": r.path, "why": r.why, "chain": [step.model_dump() for step in r.chain]}
+        {
+            "path": r.path,
+            "why": r.why,
+            "chain": [step.model_dump() for step in r.chain],
+            **({"except_suffixes": list(r.except_suffixes)} if r.except_suffixes else {}),
+        }
         for r in reached
     ]
 
@@ -525,6 +554,7 @@ def _reached_from_json(items: Any) -> tuple[Reached, ...]:
             path=str(r["path"]),
             chain=tuple(ImportStep.model_validate(step) for step in r["chain"]),
             why=str(r["why"]),
+            except_suffixes=tuple(str(s) for s in r.get("except_suffixes", ())),
         )
         for r in items
     )
