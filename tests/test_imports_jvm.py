@@ -241,7 +241,7 @@ def test_a_kotlin_package_may_sit_below_a_kotlin_root_without_its_common_prefix(
     path: str, reached: bool
 ) -> None:
     files: dict[str, Source] = {
-        "src/test/kotlin/a/b/c/T.kt": "package a.b.c.test\nimport a.b.c.helper\n",
+        "src/test/kotlin/a/b/c/T.kt": "package a.b.c.test\nimport a.b.c.helper\nval x = helper()\n",
         path: "package a.b.c\nfun helper() = 1\n",
     }
     assert (path in depths(walked("src/test/kotlin/a/b/c/T.kt", files))) is reached

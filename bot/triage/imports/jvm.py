@@ -42,11 +42,22 @@ not its file: `locate_class` finds it in the commit's tree.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 
 from bot.shared import Tree
-from bot.triage.imports.jvm_scan import WILDCARD, kotlin_declared, kotlin_words, scan_jvm
+from bot.triage.imports.jvm_scan import (
+    KOTLIN_ANY,
+    KOTLIN_IMPLICIT,
+    KOTLIN_OPERATORS,
+    WILDCARD,
+    kotlin_aliases,
+    kotlin_declared,
+    kotlin_uses,
+    scan_jvm,
+)
 from bot.triage.imports.language import ANYWHERE, Start, Target, Unplaced
 from bot.triage.imports.paths import parent
 from bot.triage.models import Failure
@@ -55,6 +66,7 @@ SUFFIXES = (".java", ".kt", ".scala", ".groovy")
 JVM_FRAMEWORKS = frozenset({"maven", "gradle", "junit"})
 SAME_CLASS = "a file with the test class's name in another source root"
 _NESTED_COMMENTS = (".kt", ".scala")
+_ROOTS = ("java", "kotlin", "scala", "groovy")  # a source root's folder
 
 
 def _stem(path: str) -> str:
@@ -153,17 +165,18 @@ class JvmResolver:
         ]
 
     def imports(self, path: str, source: str) -> Sequence[Target | Unplaced] | None:
+        if path.endswith(".kt"):
+            return self._kotlin(path, source)
         scanned = scan_jvm(source, nested_comments=path.endswith(_NESTED_COMMENTS))
         found: list[Target | Unplaced] = []
         package = scanned.package
-        words = kotlin_words(source) if path.endswith(".kt") else frozenset()
         for imported in scanned.imports:
             # Scala resolves an import relative to the enclosing package too (`import
             # SpecUtil._` in package scopttest): try both, over-counting.
             relative = f"{package}.{imported}" if package else ""
-            found += self._imported(imported, words) or [
+            found += self._imported(imported) or [
                 replace(target, module=imported)
-                for target in (self._imported(relative, words) if relative else [])
+                for target in (self._imported(relative) if relative else [])
             ]
             if not self._class_of(imported.split(".")):  # a package's member, or gone
                 found.append(Unplaced(imported, _named_stems(imported, package=True)))
@@ -172,40 +185,110 @@ class JvmResolver:
             found += [Target(file, name) for file in files]
             if not files:
                 found.append(Unplaced(name, _named_stems(name, package=False)))
-        own = _package_stems(package.split(".")) if package else (parent(path) + "/",)
-        found.append(Unplaced(package, own))
+        found.append(Unplaced(package, _own_stems(path, package)))
         # The default package's classes: those beside the file.
         neighbours = self.classes.package(package) or self.classes.folders.get(parent(path), [])
         for file in neighbours:
             name = _stem(file)
-            if file == path:
-                continue
-            if name in scanned.names:
+            if file != path and name in scanned.names:
                 found.append(Target(file, f"{package}.{name}" if package else name))
-            elif path.endswith(".kt") and file.endswith(".kt"):
-                # Kotlin names its package's top-level functions, and classes of files
-                # named otherwise, without an import: which file holds one, the name
-                # does not tell (JetBrains/markdown's `EmptyStreamingMarkdownFile()`), so
-                # each counts once read if it declares a name this file has.
-                module = f"{package}.*" if package else "*"
-                found.append(Target(file, module, declares=words, declared=kotlin_declared))
         return list(dict.fromkeys(found))
 
-    def _imported(self, imported: str, words: frozenset[str]) -> list[Target]:
-        """The files an import names: its class's, or its package's. A Kotlin file's
-        (`words`: its words) import of a package's member, or of all of them, counts a
-        package's Kotlin file once read if it declares that member, or a word of the file."""
+    def _imported(self, imported: str) -> list[Target]:
+        """The files an import names: its class's, or its package's."""
         parts = imported.split(".")
+        names = parts[:-1] if parts[-1] == WILDCARD else parts
+        if classes := self._class_of(names):
+            return [Target(file, imported) for file in classes]
+        package = ".".join(names if parts[-1] == WILDCARD else names[:-1])
+        return [Target(file, imported) for file in self.classes.package(package)]
+
+    def _kotlin(self, path: str, source: str) -> list[Target | Unplaced]:
+        """A Kotlin file's imports (module doc): what it names, by the declarations of the
+        files that may hold it."""
+        scanned = scan_jvm(source, nested_comments=True)
+        package, uses = scanned.package, kotlin_uses(source)
+        aliases = kotlin_aliases(source)
+        # Reflection names classes in strings: its package's files count whatever they
+        # declare, and a string that reads as a qualified name is one.
+        reflective = bool(uses & _REFLECTION)
+        found: list[Target | Unplaced] = []
+        for imported in scanned.imports:
+            parts = imported.split(".")
+            named = aliases.get(imported, parts[-1])
+            if parts[-1] == WILDCARD or named in uses or parts[-1] in KOTLIN_OPERATORS:
+                found += self._kotlin_named(imported, uses, reflective)
+            # else an import the code never names: it loads nothing
+            if not self._class_of(parts):  # a package's member, or gone
+                found.append(Unplaced(imported, _named_stems(imported, package=True)))
+        strings = _qualified_strings(source) if reflective else []
+        for name in dict.fromkeys([*scanned.qualified, *strings]):
+            # `a.b.helper()` names a package's member without an import; `lexer.start`, a
+            # one-part package, is a variable's member (a local name hides a package).
+            targets = self._kotlin_named(name, uses, reflective, shortest=2)
+            found += targets
+            if not targets:
+                found.append(Unplaced(name, _named_stems(name, package=False)))
+        found.append(Unplaced(package, _own_stems(path, package)))
+        # The default package's files: those beside the file.
+        neighbours = self.classes.package(package) or self.classes.folders.get(parent(path), [])
+        module = f"{package}.*" if package else "*"
+        others = [file for file in neighbours if file != path]
+        found += self._declaring(others, package, module, uses, True, reflective)
+        return [
+            item
+            for item in dict.fromkeys(found)
+            if not (isinstance(item, Target) and _main_sees_no_test(path, item.path))
+        ]
+
+    def _kotlin_named(
+        self, name: str, uses: frozenset[str], reflective: bool, shortest: int = 1
+    ) -> list[Target]:
+        """The files a Kotlin import (or a qualified name in the code) may name: a class's
+        file; else, for `a.b.*`, the package's files that declare a name the importer uses,
+        and, taking each prefix for a package (`a.b.Obj.member`: an object's member, of a
+        file named otherwise), those that declare the part after it."""
+        parts = name.split(".")
         wildcard = parts[-1] == WILDCARD
         names = parts[:-1] if wildcard else parts
         if classes := self._class_of(names):
-            return [Target(file, imported) for file in classes]
-        members = words if wildcard else frozenset(names[-1:])
+            return [Target(file, name) for file in classes]
+        found: list[Target] = []
+        if wildcard and len(names) >= shortest:
+            package = ".".join(names)
+            files = self.classes.package(package)
+            found += self._declaring(files, package, name, uses, True, reflective)
+        for end in range(len(names) - 1, shortest - 1, -1):
+            package = ".".join(names[:end])
+            files = self.classes.package(package)
+            found += self._declaring(files, package, name, {names[end]}, False, False)
+        return found
+
+    @staticmethod
+    def _declaring(
+        files: Sequence[str],
+        package: str,
+        module: str,
+        names: AbstractSet[str],
+        implicit: bool,
+        reflective: bool,
+    ) -> list[Target]:
+        """Of a package's files, those that may declare one of `names` for a Kotlin
+        importer: a Kotlin file once read, if it declares one at its top level (`implicit`:
+        or an operator, which code calls without its name; `reflective`: whatever it
+        declares); another language's file if its name is one."""
+        declares = {f"{package}.{name}" for name in names} | {KOTLIN_ANY}
+        if implicit:
+            declares.add(f"{package}.{KOTLIN_IMPLICIT}")
+        frozen = frozenset(declares)
         return [
-            Target(file, imported, declares=members, declared=kotlin_declared)
-            if words and file.endswith(".kt")
-            else Target(file, imported)
-            for file in self.classes.package(".".join(names if wildcard else names[:-1]))
+            Target(file, module)
+            if reflective and file.endswith(".kt")
+            else Target(file, module, declares=frozen, declared=kotlin_declared)
+            if file.endswith(".kt")
+            else Target(file, module)
+            for file in files
+            if file.endswith(".kt") or _stem(file) in names
         ]
 
     def _class_of(self, names: list[str]) -> list[str]:
@@ -216,6 +299,39 @@ class JvmResolver:
             if files:
                 return files
         return []
+
+
+# Names that look a class up by a string: `Class.forName`, `ClassLoader.loadClass`,
+# `ServiceLoader.load` (the classes a META-INF/services file lists).
+_REFLECTION = frozenset({"forName", "loadClass", "ServiceLoader"})
+_QUALIFIED_STRING = re.compile(r"\"([a-z_]\w*(?:\.[A-Za-z_]\w*)+)\"")
+
+
+def _qualified_strings(source: str) -> list[str]:
+    """The strings of a file that read as a qualified name (`"org.example.Plugin"`)."""
+    return _QUALIFIED_STRING.findall(source)
+
+
+def _own_stems(path: str, package: str) -> tuple[str, ...]:
+    """What a file's own package could have held: its folders, or the file's folder for the
+    default package."""
+    return _package_stems(package.split(".")) if package else (parent(path) + "/",)
+
+
+def _source_set(path: str) -> str:
+    """The Gradle source set a file is in (`commonMain` for
+    `src/commonMain/kotlin/a/B.kt`, `test` for `src/test/java/...`), or ""."""
+    parts = path.split("/")
+    roots = [i for i, part in enumerate(parts[:-1]) if part in _ROOTS]
+    return parts[roots[0] - 1] if roots and roots[0] > 0 else ""
+
+
+def _main_sees_no_test(importer: str, target: str) -> bool:
+    """Whether `target` is in a test source set (`test`, `jvmTest`, `testFixtures`) and
+    `importer` in a main one (`main`, `commonMain`), whose compilation never sees it."""
+    mine, theirs = _source_set(importer), _source_set(target)
+    main = mine == "main" or mine.endswith("Main")
+    return main and (theirs.startswith("test") or theirs.endswith(("Test", "Tests")))
 
 
 def _named_stems(name: str, *, package: bool) -> tuple[str, ...]:
@@ -258,7 +374,7 @@ def _same_package_folder(one: str, other: str) -> bool:
 
 def _package_tail(folder: str) -> str:
     parts = folder.split("/")
-    roots = [i for i, part in enumerate(parts) if part in ("java", "kotlin", "scala", "groovy")]
+    roots = [i for i, part in enumerate(parts) if part in _ROOTS]
     return "/".join(parts[roots[-1] + 1 :]) if roots else folder
 
 
