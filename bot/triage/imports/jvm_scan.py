@@ -276,10 +276,30 @@ def kotlin_uses(source: str) -> frozenset[str]:
             continue
         if token.startswith('"'):
             words.update(_WORD.findall(token))
-        elif _is_word(token) and not (index and tokens[index - 1] in _DECLARING):
-            words.add(token)  # a name being declared (`fun push(`) is no use of it
+        elif (
+            _is_word(token)
+            and not (index and tokens[index - 1] in _DECLARING)
+            and not _modifies(tokens, index)
+        ):
+            words.add(token)  # a name being declared (`fun push(`) is no use, nor a modifier
         index += 1
     return frozenset(words)
+
+
+_MODIFIER_NAMES = (
+    "expect actual data value inline infix operator override open abstract sealed internal"
+    " private public protected const lateinit suspend tailrec external annotation enum"
+    " companion inner final"
+)
+_MODIFIERS = frozenset(_MODIFIER_NAMES.split(" "))
+
+
+def _modifies(tokens: list[str], index: int) -> bool:
+    """Whether the word at `index` is a modifier (`expect` of `expect class B`): one of a
+    run of them followed by a declaring keyword (`expect` and `data` are names too)."""
+    while index < len(tokens) and tokens[index] in _MODIFIERS:
+        index += 1
+    return index < len(tokens) and tokens[index] in (*_DECLARING, "constructor")
 
 
 def kotlin_aliases(source: str) -> dict[str, str]:
