@@ -244,16 +244,16 @@ class JvmResolver:
     def _kotlin_named(
         self, name: str, uses: frozenset[str], reflective: bool, shortest: int = 1
     ) -> list[Target]:
-        """The files a Kotlin import (or a qualified name in the code) may name: a class's
-        file; else, for `a.b.*`, the package's files that declare a name the importer uses,
-        and, taking each prefix for a package (`a.b.Obj.member`: an object's member, of a
-        file named otherwise), those that declare the part after it."""
+        """The files a Kotlin import (or a qualified name in the code) may name: another
+        language's class file; for `a.b.*`, the package's Kotlin files that declare a name
+        the importer uses; and, taking each prefix for a package (`a.b.C`: `C` of `a.b`;
+        `a.b.Obj.member`: an object's member), its Kotlin files that declare the part after
+        it. A file named `C.kt` is no exception: `expect class C` there may have its
+        `actual` in a file of another name."""
         parts = name.split(".")
         wildcard = parts[-1] == WILDCARD
         names = parts[:-1] if wildcard else parts
-        if classes := self._class_of(names):
-            return [Target(file, name) for file in classes]
-        found: list[Target] = []
+        found = [Target(file, name) for file in self._class_of(names) if not file.endswith(".kt")]
         if wildcard and len(names) >= shortest:
             package = ".".join(names)
             files = self.classes.package(package)

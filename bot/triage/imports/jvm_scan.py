@@ -318,7 +318,8 @@ def kotlin_declared(source: str) -> frozenset[str]:
     """What a Kotlin file declares at its top level, each name with its package
     (`a.b.isPunctuation`; the default package's `.main`): classes, objects, interfaces,
     type aliases, functions and properties (an extension's name, not its receiver;
-    `expect` and `actual` ones alike), and `a.b.()` when one is an `operator fun` (module
+    `expect` and `actual` ones alike; not an opt-in marker annotation, which gates
+    compilation and never runs), and `a.b.()` when one is an `operator fun` (module
     constants). A head it cannot read gives all of its words (more than it declares, never
     less); braces or parentheses that do not balance, or a string that does not end, give
     `KOTLIN_ANY`."""
@@ -326,6 +327,7 @@ def kotlin_declared(source: str) -> frozenset[str]:
     if UNCLOSED in tokens:
         return frozenset({KOTLIN_ANY})
     package, names, implicit = "", set(), False
+    annotations: set[str] = set()  # those of the declaration being read
     depth, index = 0, 0
     while index < len(tokens):
         token = tokens[index]
@@ -343,8 +345,15 @@ def kotlin_declared(source: str) -> frozenset[str]:
             continue
         elif depth == 0 and token == "operator":
             implicit = True
+        elif depth == 0 and token == "@":
+            annotations.add(_dotted(tokens, index + 1)[0].rpartition(".")[2])
         elif depth == 0 and token in _DECLARING and tokens[index - 1 : index] != [":"]:
-            names.update(_declared_names(tokens, index))  # `Foo::class` declares nothing
+            # `Foo::class` declares nothing; an opt-in marker (`@RequiresOptIn annotation
+            # class ExperimentalApi`) nothing that runs: it only gates compilation
+            marker = tokens[index - 1 : index] == ["annotation"] and "RequiresOptIn" in annotations
+            if not marker:
+                names.update(_declared_names(tokens, index))
+            annotations = set()
         index += 1
     if depth:
         return frozenset({KOTLIN_ANY})

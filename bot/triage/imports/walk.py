@@ -320,7 +320,8 @@ def _enqueue(
 
 def _declares(state: _Walker, target: Target) -> bool:
     """Whether a file counted for its declarations declares a name its importer uses (one
-    that cannot be read counts); one not read yet is wanted, and not counted this round."""
+    that cannot be read counts, as does one the budgets leave unread: the walk is cut, and
+    a change to it is related); one not read yet is wanted, and not counted this round."""
     if target.path not in state.tree.files:
         return False
     source = state.sources.get(target.path)
@@ -335,7 +336,7 @@ def _declares(state: _Walker, target: Target) -> bool:
         state.checked[target.path] = allowed = _affordable(state, target.path)
         if allowed:
             (state.read if source is not None else state.wanted).append(target.path)
-    return False
+    return not state.checked[target.path]
 
 
 def _met(target: Target, named: list[Calls]) -> bool:
