@@ -253,7 +253,13 @@ class JvmResolver:
         parts = name.split(".")
         wildcard = parts[-1] == WILDCARD
         names = parts[:-1] if wildcard else parts
-        found = [Target(file, name) for file in self._class_of(names) if not file.endswith(".kt")]
+        classes = self._class_of(names)
+        found = [Target(file, name) for file in classes if not file.endswith(".kt")]
+        if any(file.endswith(".kt") for file in classes):  # `m.Money`: a class's file's name
+            end = self._class_end(names)
+            package = ".".join(names[: end - 1])
+            files = self.classes.package(package)
+            found += self._declaring(files, package, name, {names[end - 1]}, False, False)
         if wildcard and len(names) >= shortest:
             package = ".".join(names)
             files = self.classes.package(package)
@@ -294,11 +300,16 @@ class JvmResolver:
     def _class_of(self, names: list[str]) -> list[str]:
         """The files of the longest prefix of `names` that is a class with a package
         (`a.b.C.method` is `a.b.C`)."""
+        end = self._class_end(names)
+        return self.classes.named(".".join(names[: end - 1]), names[end - 1]) if end else []
+
+    def _class_end(self, names: list[str]) -> int:
+        """The length of the longest prefix of `names` that is a class with a package (0:
+        none)."""
         for end in range(len(names), 1, -1):
-            files = self.classes.named(".".join(names[: end - 1]), names[end - 1])
-            if files:
-                return files
-        return []
+            if self.classes.named(".".join(names[: end - 1]), names[end - 1]):
+                return end
+        return 0
 
 
 # Names that look a class up by a string: `Class.forName`, `ClassLoader.loadClass`,
