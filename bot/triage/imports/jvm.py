@@ -8,33 +8,67 @@ need not sit in its package's folder: the package `a.b`'s files also include the
 files directly in any `kotlin` folder (a multiplatform build's `actual`s, as in
 `src/jvmMain/kotlin/CommonDefsImplJvm.kt` of package `org.intellij.markdown.html`) and in
 folders below one that end in its last names (`kotlin/b/`: Kotlin's convention leaves the
-common root package out). What a file imports, read by `jvm_scan`:
+common root package out). What a Java, Scala or Groovy file imports, read by `jvm_scan`:
 
-- `import a.b.C` (also `static`, Kotlin's `as`): the file of the longest prefix that is a
-  class (`a.b.C.method` is `C`, `a.b.Outer.Inner` is `Outer`);
+- `import a.b.C` (also `static`): the file of the longest prefix that is a class
+  (`a.b.C.method` is `C`, `a.b.Outer.Inner` is `Outer`);
 - `import a.b.*` and Scala's `a.b._`: every class file of the package `a.b`, or of the
   class `a.b` when that is a class;
 - an import whose name is in no class file but whose package is the repository's (a
-  Kotlin top-level function, a Scala object's member): every file of that package; from a
-  Kotlin file, a Kotlin file of it only when it declares that name at its top level (each
-  is read to know), and for `import a.b.*` a word of the importing file;
+  Scala object's member): every file of that package;
 - a dotted name in the code whose longest prefix is a class (`new scopt.OptionParser()`:
   a class named by its package, no import);
 - Scala's relative imports (`import SpecUtil._` in package `scopttest`), tried against the
   file's package when they name no class from the root;
 - every identifier that is the name of a class file of the file's own package, in any
   source root (`OrderRepository` in `src/test/java/org/example/orders/` is
-  `src/main/java/org/example/orders/OrderRepository.java`): Java names them unimported;
-- a Kotlin file's package's other Kotlin files that declare a name it has: a top-level
-  function, or a class of a file named otherwise, needs no import there, and its file
-  cannot be told from the name (each is read to know what it declares).
+  `src/main/java/org/example/orders/OrderRepository.java`): Java names them unimported.
+
+A Kotlin file names declarations, not files: a file may declare any number of classes,
+objects, interfaces, type aliases, functions and properties at its top level, whatever its
+name, and an `expect` declaration's `actual` sits in a file of another source set. So a
+Kotlin file of a package counts for a Kotlin importer only once read, when it declares at
+its top level, in that package, a name the importer uses (`Target.declares`,
+`jvm_scan.kotlin_declared`: qualified names, `a.b.isPunctuation`):
+
+- `import a.b.C` (an alias: `as D`): the Kotlin files of `a.b` that declare `C`, and,
+  taking each shorter prefix for a package, those that declare the part after it
+  (`import a.b.Registry.register`: an object's member, in a file named otherwise); Java's
+  and Scala's class files by their path, as above. An import whose name the rest of the
+  file never uses loads nothing and is not followed, unless it is an operator's name
+  (`plus`, `getValue`, `component1`, ...: called without it);
+- `import a.b.*`: the Kotlin files of `a.b` that declare a word the file's code uses
+  (identifiers and the words of its strings, for templates; not its comments, its
+  imports, the name a declaration declares nor a modifier such as `expect`);
+- its own package's other Kotlin files (in any source root), likewise;
+- a dotted name in the code (`a.b.helper()`, no import) as an import, for a package of
+  two parts or more (`lexer.start` is a variable's member) or a class's file's name;
+- a file that declares a top-level `operator fun` declares `a.b.()` too, which every
+  importer of its package uses (`x + y` calls `plus` without naming it);
+- what it cannot read (braces that do not balance, a string that never ends) declares
+  anything, and a file that cannot be read, or that the budgets leave unread, counts;
+- reflection (`Class.forName`, `loadClass`, `ServiceLoader`): the file's own and wildcard
+  packages' Kotlin files count whatever they declare, and each string that reads as a
+  qualified name (`"a.b.Plugin"`) is looked up as one;
+- a file of a main source set (`main`, `commonMain`, `jvmMain`) never reaches one of a test
+  source set (`test`, `jvmTest`, `testFixtures`): Gradle compiles main without them.
+
+An `expect` declaration, a `const val` and a type alias leave no class that kotlinc's
+label would see, and count when named; an opt-in marker (`@RequiresOptIn annotation
+class`) gates compilation only and declares nothing. What runs without being named is in
+the files that are counted: top-level property initialisers, companion objects and `init`
+blocks run with their file's or class's declarations.
 
 What a file the pull request removed could have been (`removed.py`): a class of the
 package of any file read (its folder at any depth), and a class, or a package's file, that
-an import or a dotted name names and the tree no longer holds.
+an import or a dotted name names and the tree no longer holds (an unused Kotlin import
+too).
 
 Not followed: Scala's top-level declarations of the file's own package named without an
-import, reflection, annotation processors and generated sources (not in the tree).
+import, Java and Scala reflection, annotation processors and generated sources (not in the
+tree), classes a `META-INF/services` file lists for a loader outside the repository (JUnit's
+extension auto-detection), and a Kotlin package in a folder that is neither its own nor
+below a `kotlin` root.
 
 A Maven, Gradle or JUnit failure names the class (`org.example.orders.OrderRepositoryTest`),
 not its file: `locate_class` finds it in the commit's tree.

@@ -14,6 +14,11 @@ count. What is read:
 - the identifiers the file uses, to find the classes of its own package it names without
   importing them, and the dotted names it uses (`new scopt.OptionParser(...)`: a class
   named by its package, without an import).
+
+A Kotlin file is read further (`jvm.py` says why): what it declares at its top level, each
+name with its package (`kotlin_declared`), the words its code may name something by
+(`kotlin_uses`) and its import aliases (`kotlin_aliases`); there a string ends where
+Kotlin ends it, past its `${...}` templates, which may hold strings, braces and lines.
 """
 
 from __future__ import annotations
@@ -250,12 +255,6 @@ _OPERATOR_NAMES = (
 KOTLIN_OPERATORS = frozenset(
     [*_OPERATOR_NAMES.split(" "), *(f"component{n}" for n in range(1, 33))]
 )
-
-
-def kotlin_words(source: str) -> frozenset[str]:
-    """Every word of a Kotlin file, strings and comments included (a template names a
-    function inside a string: `"${helper()}"`)."""
-    return frozenset(_WORD.findall(source))
 
 
 def kotlin_uses(source: str) -> frozenset[str]:
