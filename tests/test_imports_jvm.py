@@ -376,6 +376,9 @@ def test_kotlin_uses_leave_out_declared_names_modifiers_and_imports() -> None:
     assert "BindingException" in binding
     assert "Stack" not in kotlin_uses(str(markdown["src/jvmMain/kotlin/CommonDefsImplJvm.kt"]))
     assert "helper" in kotlin_uses('val s = "${helper()}"')
+    # a receiver is a use; a word that ends the line before a declaration is not a modifier
+    assert "Foo" in kotlin_uses("fun Foo.bar() = 1\n")
+    assert "data" in kotlin_uses("val cache = data\nfun load() = cache\n")
 
 
 def test_a_real_kotlin_walk_counts_what_the_code_names_markdown() -> None:

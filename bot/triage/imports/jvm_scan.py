@@ -72,12 +72,17 @@ def _skip_comment(source: str, position: int, nested: bool) -> int:
 
 
 def _tokens(
-    source: str, nested_comments: bool, strings: bool = False, kotlin: bool = False
+    source: str,
+    nested_comments: bool,
+    strings: bool = False,
+    kotlin: bool = False,
+    lines: bool = False,
 ) -> Iterator[str]:
     """Identifiers (backquotes removed) and punctuation; comments, numbers and (unless
     `strings`: then each whole, quotes included) strings out. `kotlin`: a string ends where
     Kotlin ends it, past its templates (`"${f("}")}"`, over lines); one whose end is not
-    found (the file does not compile) yields `UNCLOSED` after it."""
+    found (the file does not compile) yields `UNCLOSED` after it. `lines`: a "\\n" for
+    each stretch of space that ends a line."""
     position = 0
     while position < len(source):
         match = _TOKEN.match(source, position)
@@ -93,6 +98,8 @@ def _tokens(
                 yield UNCLOSED
         elif kind == "open_comment":
             position = _skip_comment(source, position, nested_comments)
+        elif lines and kind == "space" and "\n" in match.group():
+            yield "\n"
         elif kind == "word":
             yield match.group().strip("`")
         elif (strings and kind in ("string", "text_block")) or (
@@ -261,9 +268,11 @@ def kotlin_uses(source: str) -> frozenset[str]:
     """The words a Kotlin file's code may name something by: its identifiers and every word
     of its strings (templates: `"${helper()}"`), not its comments, its `package` and
     `import` lines (what an import names is used only if the rest of the file names it),
-    nor the name a declaration declares right after its keyword (`fun push(`)."""
+    nor the name a declaration declares right after its keyword (`fun push(`, but not the
+    receiver of `fun Foo.bar()`), nor a modifier (`expect` of `expect class B`, on the
+    keyword's line: a statement may end in a property named `data` before a `fun`)."""
     words: set[str] = set()
-    tokens = list(_tokens(source, nested_comments=True, strings=True, kotlin=True))
+    tokens = list(_tokens(source, nested_comments=True, strings=True, kotlin=True, lines=True))
     index = 0
     while index < len(tokens):
         token = tokens[index]
@@ -275,12 +284,8 @@ def kotlin_uses(source: str) -> frozenset[str]:
             continue
         if token.startswith('"'):
             words.update(_WORD.findall(token))
-        elif (
-            _is_word(token)
-            and not (index and tokens[index - 1] in _DECLARING)
-            and not _modifies(tokens, index)
-        ):
-            words.add(token)  # a name being declared (`fun push(`) is no use, nor a modifier
+        elif _is_word(token) and not _declared_here(tokens, index) and not _modifies(tokens, index):
+            words.add(token)
         index += 1
     return frozenset(words)
 
@@ -291,6 +296,13 @@ _MODIFIER_NAMES = (
     " companion inner final"
 )
 _MODIFIERS = frozenset(_MODIFIER_NAMES.split(" "))
+
+
+def _declared_here(tokens: list[str], index: int) -> bool:
+    """Whether the word at `index` is the name its declaring keyword declares (`fun push(`),
+    not a receiver or a generic type (`fun Foo.bar`, `val List<T>.x`)."""
+    after = tokens[index + 1] if index + 1 < len(tokens) else ""
+    return index > 0 and tokens[index - 1] in _DECLARING and after not in (".", "<", "?")
 
 
 def _modifies(tokens: list[str], index: int) -> bool:
