@@ -512,3 +512,26 @@ def test_a_kotlin_import_of_a_package_member_counts_the_files_that_declare_it() 
     generator = "src/commonMain/kotlin/org/intellij/markdown/html/HtmlGenerator.kt"
     assert result.read.count(generator) == 1  # read once, counted once against the budgets
     assert generator not in depths(result)
+
+
+@pytest.mark.parametrize(
+    ("java", "reached"),
+    [
+        ("package a;\nclass T { int x = MoneyKt.cents(); }\n", True),  # the file's class
+        ("package a;\nimport static a.MoneyKt.cents;\nclass T { int x = cents(); }\n", True),
+        ("package a;\nclass T { Purse p = new Purse(); }\n", True),  # a class of Money.kt
+        ("package a;\nclass T { int x = Cash.total(); }\n", True),  # `@file:JvmName("Cash")`
+        ("package a;\nclass T { int x = 1; }\n", False),
+    ],
+)
+def test_java_reaches_the_kotlin_files_of_its_package_by_what_they_declare(
+    java: str, reached: bool
+) -> None:
+    money = "src/main/kotlin/a/Money.kt"
+    files: dict[str, Source] = {
+        "src/test/java/a/T.java": java,
+        money: "package a\nfun cents() = 1\nclass Purse\n",
+        "src/main/kotlin/a/Totals.kt": '@file:JvmName("Cash")\npackage a\nfun total() = 2\n',
+    }
+    found = depths(walked("src/test/java/a/T.java", files))
+    assert (money in found or "src/main/kotlin/a/Totals.kt" in found) is reached

@@ -22,7 +22,10 @@ common root package out). What a Java, Scala or Groovy file imports, read by `jv
   file's package when they name no class from the root;
 - every identifier that is the name of a class file of the file's own package, in any
   source root (`OrderRepository` in `src/test/java/org/example/orders/` is
-  `src/main/java/org/example/orders/OrderRepository.java`): Java names them unimported.
+  `src/main/java/org/example/orders/OrderRepository.java`): Java names them unimported;
+- Kotlin's files by what Java sees of them: `FooKt` is Foo.kt's class (its top-level
+  functions), and a Kotlin file of the package counts once read if it declares a name
+  the file has (a class of a file named otherwise, `@file:JvmName("Cash")`'s `Cash`).
 
 A Kotlin file names declarations, not files: a file may declare any number of classes,
 objects, interfaces, type aliases, functions and properties at its top level, whatever its
@@ -154,8 +157,13 @@ class Classes:
         ]
 
     def named(self, package: str, name: str) -> list[str]:
-        """The files of the class `package.name` in every source root."""
-        return [path for path in self.package(package) if _stem(path) == name]
+        """The files of the class `package.name` in every source root: `FooKt` is also
+        Foo.kt's, the class Java sees a Kotlin file's top-level functions in."""
+        return [
+            path
+            for path in self.package(package)
+            if _stem(path) == name or (path.endswith(".kt") and f"{_stem(path)}Kt" == name)
+        ]
 
 
 class Jvm:
@@ -222,10 +230,16 @@ class JvmResolver:
         found.append(Unplaced(package, _own_stems(path, package)))
         # The default package's classes: those beside the file.
         neighbours = self.classes.package(package) or self.classes.folders.get(parent(path), [])
+        named = frozenset({f"{package}.{name}" for name in scanned.names} | {KOTLIN_ANY})
         for file in neighbours:
             name = _stem(file)
-            if file != path and name in scanned.names:
-                found.append(Target(file, f"{package}.{name}" if package else name))
+            module = f"{package}.{name}" if package else name
+            if file != path and (name in scanned.names or f"{name}Kt" in scanned.names):
+                found.append(Target(file, module))
+            elif file != path and file.endswith(".kt"):
+                # a Kotlin file's classes need not be named after it, and `@file:JvmName`
+                # renames its functions' class: counted once read, if it declares a name
+                found.append(Target(file, module, declares=named, declared=kotlin_declared))
         return list(dict.fromkeys(found))
 
     def _imported(self, imported: str) -> list[Target]:

@@ -109,6 +109,7 @@ def _tokens(
 
 
 UNCLOSED = "\0"
+_JVM_NAME = re.compile(r'@file\s*:\s*(?:kotlin\.jvm\.)?JvmName\s*\(\s*"(\w+)"')
 _CHAR = re.compile(r"'(?:[^'\\\n]|\\[^\n]{1,6})'")
 
 
@@ -330,10 +331,10 @@ def kotlin_declared(source: str) -> frozenset[str]:
     (`a.b.isPunctuation`; the default package's `.main`): classes, objects, interfaces,
     type aliases, functions and properties (an extension's name, not its receiver;
     `expect` and `actual` ones alike; not an opt-in marker annotation, which gates
-    compilation and never runs), and `a.b.()` when one is an `operator fun` (module
-    constants). A head it cannot read gives all of its words (more than it declares, never
-    less); braces or parentheses that do not balance, or a string that does not end, give
-    `KOTLIN_ANY`."""
+    compilation and never runs), the class `@file:JvmName("X")` names (for Java), and
+    `a.b.()` when one is an `operator fun` (module constants). A head it cannot read gives
+    all of its words (more than it declares, never less); braces or parentheses that do not
+    balance, or a string that does not end, give `KOTLIN_ANY`."""
     tokens = list(_tokens(source, nested_comments=True, kotlin=True))
     if UNCLOSED in tokens:
         return frozenset({KOTLIN_ANY})
@@ -368,6 +369,7 @@ def kotlin_declared(source: str) -> frozenset[str]:
         index += 1
     if depth:
         return frozenset({KOTLIN_ANY})
+    names.update(_JVM_NAME.findall(source))  # the class Java calls its functions through
     found = {f"{package}.{name}" for name in names}
     return frozenset(found | {f"{package}.{KOTLIN_IMPLICIT}"} if implicit else found)
 
