@@ -535,3 +535,25 @@ def test_java_reaches_the_kotlin_files_of_its_package_by_what_they_declare(
     }
     found = depths(walked("src/test/java/a/T.java", files))
     assert (money in found or "src/main/kotlin/a/Totals.kt" in found) is reached
+
+
+def test_classes_a_services_file_lists_run_without_being_named() -> None:
+    """JUnit loads the extensions `META-INF/services/org.junit.jupiter.api.extension.Extension`
+    lists for every test (auto-detection), and `ServiceLoader.load` any listed class: their
+    files run, though no import names them (a Kotlin class in a file of another name too)."""
+    files: dict[str, Source] = {
+        "src/test/kotlin/a/T.kt": "package a\nclass T\n",
+        "src/test/resources/META-INF/services/org.junit.jupiter.api.extension.Extension": (
+            "# auto-detected\nx.Timing\n"
+        ),
+        "src/test/kotlin/x/Extensions.kt": "package x\nclass Timing\n",
+        "src/main/resources/META-INF/services/p.Plugin": "p.impl.Csv\n",
+        "src/main/java/p/impl/Csv.java": "package p.impl;\npublic class Csv {}\n",
+        "src/main/kotlin/p/Plugins.kt": (
+            "package p\nfun plugins() = ServiceLoader.load(Plugin::class.java).toList()\n"
+        ),
+        "src/test/kotlin/a/U.kt": "package a\nimport p.plugins\nval all = plugins()\n",
+    }
+    assert "src/test/kotlin/x/Extensions.kt" in depths(walked("src/test/kotlin/a/T.kt", files))
+    assert "src/main/java/p/impl/Csv.java" not in depths(walked("src/test/kotlin/a/T.kt", files))
+    assert depths(walked("src/test/kotlin/a/U.kt", files))["src/main/java/p/impl/Csv.java"] == 2

@@ -67,11 +67,16 @@ package of any file read (its folder at any depth), and a class, or a package's 
 an import or a dotted name names and the tree no longer holds (an unused Kotlin import
 too).
 
+Classes that run without being named: the `META-INF/services` files of the tree are read
+with the test file (`config_files`); the classes JUnit loads from them for every test
+(Jupiter's auto-detected extensions, the launcher's listeners) run with it (`starts`), and
+a file that names `ServiceLoader` may load any class any of them lists. A class's files
+there are its class file and its package's Kotlin files.
+
 Not followed: Scala's top-level declarations of the file's own package named without an
 import, Java and Scala reflection, annotation processors and generated sources (not in the
-tree), classes a `META-INF/services` file lists for a loader outside the repository (JUnit's
-extension auto-detection), and a Kotlin package in a folder that is neither its own nor
-below a `kotlin` root.
+tree), a services file itself (a resource, as any file a test reads), and a Kotlin package
+in a folder that is neither its own nor below a `kotlin` root.
 
 A Maven, Gradle or JUnit failure names the class (`org.example.orders.OrderRepositoryTest`),
 not its file: `locate_class` finds it in the commit's tree.
@@ -82,7 +87,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from bot.shared import Tree
 from bot.triage.imports.jvm_scan import (
@@ -175,13 +180,19 @@ class Jvm:
         return test_file.endswith(SUFFIXES)
 
     def config_files(self, test_file: str, tree: Tree) -> Sequence[str]:
-        return []
+        """The `META-INF/services` files: classes loaded without being named."""
+        return sorted(path for path in tree.files if _SERVICES.search(path))
 
     def resolver(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> JvmResolver:
-        return JvmResolver(test_file, Classes.of(tree))
+        services = {
+            path.rsplit("/", 1)[1]: _service_classes(text)
+            for path, text in configs.items()
+            if _SERVICES.search(path)
+        }
+        return JvmResolver(test_file, Classes.of(tree), services)
 
     def steering(self, test_file: str, tree: Tree, configs: Mapping[str, str]) -> Sequence[str]:
-        return []  # classes are found by name in the tree: no configuration is read
+        return []  # classes are found by name in the tree
 
     def removed_stems(self, path: str) -> Sequence[str] | None:
         """`src/a/b/C` for `src/a/b/C.java`: a class's path."""
@@ -192,19 +203,52 @@ class Jvm:
 class JvmResolver:
     test_file: str
     classes: Classes
+    # The classes each `META-INF/services/INTERFACE` file lists, by interface.
+    services: Mapping[str, Sequence[str]] = field(default_factory=dict)
 
     def starts(self) -> Sequence[Start]:
         """The other files of the test class's name and package folder: in a multi-module
-        build the failure does not say which module's class ran, so each one counts."""
+        build the failure does not say which module's class ran, so each one counts. And
+        the files of the classes JUnit loads for every test from `META-INF/services`
+        (extensions, when auto-detection is on, and the launcher's listeners)."""
         name = self.test_file.rsplit("/", 1)[-1]
         folder = parent(self.test_file)
-        return [
+        same = [
             Start(path, SAME_CLASS)
             for other, paths in self.classes.folders.items()
             if other != folder and _same_package_folder(other, folder)
             for path in paths
             if path.rsplit("/", 1)[-1] == name
         ]
+        loaded = [
+            Start(path, f"a class META-INF/services/{interface} lists")
+            for interface in sorted(self.services.keys() & _JUNIT_SERVICES)
+            for qualified in self.services[interface]
+            for path in self._files_of_class(qualified)
+        ]
+        return list(dict.fromkeys([*same, *loaded]))
+
+    def _files_of_class(self, qualified: str) -> list[str]:
+        """The files that may hold the class `qualified`: its class file, or the Kotlin
+        files of its package (a Kotlin class need not be named after its file)."""
+        names = qualified.split(".")
+        files = self._class_of(names)
+        package = ".".join(names[:-1])
+        kotlin = [f for f in self.classes.package(package) if f.endswith(".kt")] if package else []
+        return list(dict.fromkeys([*files, *kotlin]))
+
+    def _loaded(self, path: str, names: AbstractSet[str]) -> list[Target | Unplaced]:
+        """What a file that names `ServiceLoader` may load: every class a services file
+        lists (which interface it asks for is a value, not a name)."""
+        if "ServiceLoader" not in names:
+            return []
+        found: list[Target | Unplaced] = []
+        for qualified in dict.fromkeys(c for classes in self.services.values() for c in classes):
+            files = self._files_of_class(qualified)
+            found += [Target(file, qualified) for file in files if file != path]
+            if not files:
+                found.append(Unplaced(qualified, _named_stems(qualified, package=False)))
+        return found
 
     def imports(self, path: str, source: str) -> Sequence[Target | Unplaced] | None:
         if path.endswith(".kt"):
@@ -230,6 +274,7 @@ class JvmResolver:
         found.append(Unplaced(package, _own_stems(path, package)))
         # The default package's classes: those beside the file.
         neighbours = self.classes.package(package) or self.classes.folders.get(parent(path), [])
+        found += self._loaded(path, scanned.names)
         named = frozenset({f"{package}.{name}" for name in scanned.names} | {KOTLIN_ANY})
         for file in neighbours:
             name = _stem(file)
@@ -278,6 +323,7 @@ class JvmResolver:
             if not targets:
                 found.append(Unplaced(name, _named_stems(name, package=False)))
         found.append(Unplaced(package, _own_stems(path, package)))
+        found += self._loaded(path, uses)
         # The default package's files: those beside the file.
         neighbours = self.classes.package(package) or self.classes.folders.get(parent(path), [])
         module = f"{package}.*" if package else "*"
@@ -358,6 +404,26 @@ class JvmResolver:
             if self.classes.named(".".join(names[: end - 1]), names[end - 1]):
                 return end
         return 0
+
+
+_SERVICES = re.compile(r"(^|/)META-INF/services/[\w$.]+$")
+# What JUnit loads from `META-INF/services` for every test: Jupiter's extensions (when
+# auto-detection is on, which the walk cannot tell) and the platform launcher's listeners.
+_JUNIT_SERVICES = frozenset(
+    {
+        "org.junit.jupiter.api.extension.Extension",
+        "org.junit.platform.launcher.TestExecutionListener",
+        "org.junit.platform.launcher.LauncherSessionListener",
+        "org.junit.platform.launcher.LauncherDiscoveryListener",
+        "org.junit.platform.launcher.PostDiscoveryFilter",
+    }
+)
+
+
+def _service_classes(text: str) -> list[str]:
+    """The classes a `META-INF/services` file lists: one a line, `#` starting a comment."""
+    lines = (line.split("#", 1)[0].strip() for line in text.splitlines())
+    return [line for line in lines if line]
 
 
 # Names that look a class up by a string: `Class.forName`, `ClassLoader.loadClass`,
