@@ -274,6 +274,7 @@ def kotlin_uses(source: str) -> frozenset[str]:
     keyword's line: a statement may end in a property named `data` before a `fun`)."""
     words: set[str] = set()
     tokens = list(_tokens(source, nested_comments=True, strings=True, kotlin=True, lines=True))
+    modifiers = _modifiers(tokens)
     index = 0
     while index < len(tokens):
         token = tokens[index]
@@ -285,7 +286,7 @@ def kotlin_uses(source: str) -> frozenset[str]:
             continue
         if token.startswith('"'):
             words.update(_WORD.findall(token))
-        elif _is_word(token) and not _declared_here(tokens, index) and not _modifies(tokens, index):
+        elif _is_word(token) and not _declared_here(tokens, index) and not modifiers[index]:
             words.add(token)
         index += 1
     return frozenset(words)
@@ -306,12 +307,17 @@ def _declared_here(tokens: list[str], index: int) -> bool:
     return index > 0 and tokens[index - 1] in _DECLARING and after not in (".", "<", "?")
 
 
-def _modifies(tokens: list[str], index: int) -> bool:
-    """Whether the word at `index` is a modifier (`expect` of `expect class B`): one of a
-    run of them followed by a declaring keyword (`expect` and `data` are names too)."""
-    while index < len(tokens) and tokens[index] in _MODIFIERS:
-        index += 1
-    return index < len(tokens) and tokens[index] in (*_DECLARING, "constructor")
+def _modifiers(tokens: list[str]) -> list[bool]:
+    """Whether each word is a modifier (`expect` of `expect class B`): one of a run of
+    them followed by a declaring keyword (`expect` and `data` are names too). One pass from
+    the end."""
+    found = [False] * (len(tokens) + 1)
+    declaring = False  # the token after this one declares, or is a modifier that does
+    for index in range(len(tokens) - 1, -1, -1):
+        token = tokens[index]
+        found[index] = token in _MODIFIERS and declaring
+        declaring = token in _DECLARING or token == "constructor" or found[index]
+    return found
 
 
 def kotlin_aliases(source: str) -> dict[str, str]:
@@ -408,13 +414,16 @@ def _declared_names(tokens: list[str], index: int) -> list[str]:
 
 
 def _head(tokens: list[str], index: int) -> list[str]:
-    """Every word from `index` to the end of a declaration's head."""
+    """Every word from `index` to the end of a declaration's head (or the next one's
+    keyword: each token is read by one head at most)."""
     words = []
-    for token in tokens[index:]:
-        if token in _HEAD_ENDS or token in _OPEN:
+    while index < len(tokens):  # by index: no copy of the rest of the file
+        token = tokens[index]
+        if token in _HEAD_ENDS or token in _OPEN or token in _DECLARING:
             break
         if _is_word(token):
             words.append(token)
+        index += 1
     return words
 
 
@@ -432,7 +441,7 @@ def _skip(tokens: list[str], index: int, opening: str, closing: str) -> int:
             depth -= 1
             if depth == 0:
                 return at + 1
-        elif token in "{};":
+        elif token in "{};" or token in _DECLARING:
             return at  # not a group after all: its head ends here
     return len(tokens)
 
