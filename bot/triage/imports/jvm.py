@@ -50,9 +50,9 @@ its top level, in that package, a name the importer uses (`Target.declares`,
   importer of its package uses (`x + y` calls `plus` without naming it);
 - what it cannot read (braces that do not balance, a string that never ends) declares
   anything, and a file that cannot be read, or that the budgets leave unread, counts;
-- reflection (`Class.forName`, `loadClass`, `ServiceLoader`): the file's own and wildcard
-  packages' Kotlin files count whatever they declare, and each string that reads as a
-  qualified name (`"a.b.Plugin"`) is looked up as one;
+- reflection (`Class.forName`, `loadClass`, `ServiceLoader`): the files of the file's own
+  package and of its wildcard imports count whatever they declare, and each string that
+  reads as a qualified name (`"a.b.Plugin"`) is looked up as one;
 - a file of a main source set (`main`, `commonMain`, `jvmMain`) never reaches one of a test
   source set (`test`, `jvmTest`, `testFixtures`): Gradle compiles main without them.
 
@@ -375,20 +375,18 @@ class JvmResolver:
     ) -> list[Target]:
         """Of a package's files, those that may declare one of `names` for a Kotlin
         importer: a Kotlin file once read, if it declares one at its top level (`implicit`:
-        or an operator, which code calls without its name; `reflective`: whatever it
-        declares); another language's file if its name is one."""
+        or an operator, which code calls without its name); another language's file if its
+        name is one; `reflective`: every file, whatever it declares."""
         declares = {f"{package}.{name}" for name in names} | {KOTLIN_ANY}
         if implicit:
             declares.add(f"{package}.{KOTLIN_IMPLICIT}")
         frozen = frozenset(declares)
         return [
-            Target(file, module)
-            if reflective and file.endswith(".kt")
-            else Target(file, module, declares=frozen, declared=kotlin_declared)
-            if file.endswith(".kt")
+            Target(file, module, declares=frozen, declared=kotlin_declared)
+            if file.endswith(".kt") and not reflective
             else Target(file, module)
             for file in files
-            if file.endswith(".kt") or _stem(file) in names
+            if reflective or file.endswith(".kt") or _stem(file) in names
         ]
 
     def _class_of(self, names: list[str]) -> list[str]:
