@@ -90,6 +90,7 @@ SCANNERS: dict[str, Callable[[str], object]] = {
     "java/kotlin": jvm_scan.scan_jvm,
     "scala (nested comments)": lambda text: jvm_scan.scan_jvm(text, nested_comments=True),
     "kotlin declarations": jvm_scan.kotlin_declared,
+    "kotlin uses": jvm_scan.kotlin_uses,
     "php": lambda text: php.names_of(text, ""),
     "composer.json": lambda text: php.autoload_of("composer.json", text),
     "ruby loads": ruby.loads_of,

@@ -8,10 +8,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.triage.imports import Source
-from bot.triage.imports.jvm import jvm_class, locate_class
-from bot.triage.imports.jvm_scan import kotlin_declared, scan_jvm
+from bot.triage.imports.jvm import JVM, jvm_class, locate_class
+from bot.triage.imports.jvm_scan import KOTLIN_ANY, kotlin_declared, kotlin_uses, scan_jvm
+from bot.triage.imports.language import Target
+from bot.triage.imports.walk import WalkLimits
 from bot.triage.models import Failure
-from tests.test_imports_walk import depths, layout, tree_of, walked
+from tests.test_imports_walk import LAYOUTS, depths, layout, tree_of, walked
+
+FIXTURES = LAYOUTS.parent / "kotlin"  # single Kotlin files of real projects: INDEX.md
 
 
 @pytest.mark.parametrize(
@@ -241,7 +245,7 @@ def test_a_kotlin_package_may_sit_below_a_kotlin_root_without_its_common_prefix(
     path: str, reached: bool
 ) -> None:
     files: dict[str, Source] = {
-        "src/test/kotlin/a/b/c/T.kt": "package a.b.c.test\nimport a.b.c.helper\n",
+        "src/test/kotlin/a/b/c/T.kt": "package a.b.c.test\nimport a.b.c.helper\nval x = helper()\n",
         path: "package a.b.c\nfun helper() = 1\n",
     }
     assert (path in depths(walked("src/test/kotlin/a/b/c/T.kt", files))) is reached
@@ -293,14 +297,194 @@ def test_a_kotlin_file_of_the_package_that_declares_no_name_the_test_has_is_left
     [
         (
             "package a\nfun <T> List<T>.second(x: Int) = 1\nprivate const val K = 2\n"
-            "enum class E { A }\nclass C { fun member() {} }\n// fun commented()\n",
-            {"T", "List", "second", "K", "E", "C"},
+            "enum class E { A }\nclass C(val notTop: Int) { fun member() {} }\n"
+            "// fun commented()\nfun interface I { fun run() }\nval Foo.bar: Int get() = 1\n"
+            "fun (() -> Unit).qux() = 1\nval anon = object : Runnable { override fun run() {} }\n"
+            "val f = fun(x: Int) = x\ntypealias TA<T> = List<T>\nval k = Foo::class\n"
+            "expect fun isPunctuation(c: Char): Boolean\nvar x by lazy { 1 }\n",
+            {
+                *("a.second", "a.K", "a.E", "a.C", "a.I", "a.bar", "a.qux", "a.anon", "a.f"),
+                *("a.TA", "a.k", "a.isPunctuation", "a.x"),
+            },
         ),
-        ('fun a() = "${b()}"\nobject O {', {"fun", "a", "b", "object", "O"}),  # unbalanced: all
+        # a top-level operator is called without its name: the package's `()`
+        ("package m\noperator fun Money.plus(o: Money) = o\n", {"m.plus", "m.()"}),
+        ('fun main() = "${b()}"\n', {".main"}),  # the default package
+        # what cannot be read declares anything: unbalanced braces, a string never closed
+        ('fun a() = "${b()}"\nobject O {', {KOTLIN_ANY}),
+        ('val a = "${"\nfun b() = 1\n', {KOTLIN_ANY}),
     ],
 )
 def test_kotlin_declared_names_the_top_level_declarations(source: str, declared: set[str]) -> None:
     assert kotlin_declared(source) == declared
+
+
+_MARKDOWN = "src/commonMain/kotlin/org/intellij/markdown/"
+_RESULT = "kotlin-result/src/commonMain/kotlin/com/github/michaelbull/result/"
+
+
+@pytest.mark.parametrize(
+    ("layout_name", "path", "declared"),
+    [
+        # extension functions by their name, not their receiver or type parameter
+        (
+            "markdown",
+            _MARKDOWN + "lexer/GeneratedLexer.kt",
+            {"GeneratedLexer", "push", "pop"},
+        ),
+        ("markdown", _MARKDOWN + "lexer/Compat.kt", {"Compat", "Stack"}),  # not its members
+        # opt-in markers gate compilation and never run
+        ("markdown", _MARKDOWN + "ExperimentalApi.kt", set()),
+        ("kotlin-result", _RESULT + "annotation/UnsafeResultErrorAccess.kt", set()),
+        (
+            "kotlin-result",
+            _RESULT + "Binding.kt",
+            {"binding", "BindingScope", "BindingScopeImpl", "BindingDsl", "BindingException"},
+        ),
+    ],
+)
+def test_kotlin_declared_on_real_files(layout_name: str, path: str, declared: set[str]) -> None:
+    _, files = layout(layout_name)
+    source = files[path]
+    assert isinstance(source, str)
+    package = scan_jvm(source).package
+    assert kotlin_declared(source) == {f"{package}.{name}" for name in declared}
+
+
+def test_a_kotlin_string_ends_past_its_templates_over_lines() -> None:
+    """JetBrains/markdown at 49b16457: GeneratingProviders.kt writes
+    `"class=\\"language-${` and closes the template two lines below; ending the string at
+    its line's end left a `}` unbalanced, and the file declared anything."""
+    source = (FIXTURES / "GeneratingProviders.kt").read_text()
+    declared = kotlin_declared(source)
+    assert "org.intellij.markdown.html.SimpleTagProvider" in declared
+    assert "org.intellij.markdown.html.CodeFenceGeneratingProvider" in declared
+    assert KOTLIN_ANY not in declared
+
+
+def test_kotlin_uses_leave_out_declared_names_modifiers_and_imports() -> None:
+    """A name right after its declaring keyword (Compat.kt's member `fun push(`), a
+    modifier (kotlin-result's `public expect class BindingException`) and an import line
+    (CommonDefsImplJvm.kt's `import org.intellij.markdown.lexer.Stack`, never used) name
+    nothing; a word of a string may (a template)."""
+    _, markdown = layout("markdown")
+    _, result = layout("kotlin-result")
+    compat = kotlin_uses(str(markdown[_MARKDOWN + "lexer/Compat.kt"]))
+    assert "push" not in compat
+    binding = kotlin_uses(str(result[_RESULT + "Binding.kt"]))
+    assert "expect" not in binding
+    assert "BindingException" in binding
+    assert "Stack" not in kotlin_uses(str(markdown["src/jvmMain/kotlin/CommonDefsImplJvm.kt"]))
+    assert "helper" in kotlin_uses('val s = "${helper()}"')
+    # a receiver is a use; a word that ends the line before a declaration is not a modifier
+    assert "Foo" in kotlin_uses("fun Foo.bar() = 1\n")
+    assert "data" in kotlin_uses("val cache = data\nfun load() = cache\n")
+
+
+def test_a_real_kotlin_walk_counts_what_the_code_names_markdown() -> None:
+    """JetBrains/markdown's files (a tree of the fixture's files alone): CommonDefsTest names
+    `isPunctuation`, declared by CommonDefs.kt (`expect`) and CommonDefsImplJvm.kt
+    (`actual`), which kotlinc puts in its classes. Left out: Compat.kt, which
+    CommonDefsImplJvm.kt imports (`Stack`) and never uses; SpecTestGenerator.kt, of the
+    default package in buildSrc's `kotlin` root, which a folder lookup of `kotlin.test.*`
+    finds; HtmlGenerator.kt, of the package, which declares nothing the test names."""
+    _, files = layout("markdown")
+    result = walked("src/commonTest/kotlin/org/intellij/markdown/CommonDefsTest.kt", files)
+    assert depths(result) == {
+        _MARKDOWN + "html/CommonDefs.kt": 1,
+        "src/jvmMain/kotlin/CommonDefsImplJvm.kt": 1,
+    }
+    assert not result.cut
+    assert "buildSrc/src/main/kotlin/SpecTestGenerator.kt" in result.read
+
+
+def test_a_file_read_and_not_counted_is_counted_once_a_counted_file_names_it() -> None:
+    """JetBrains/markdown: StreamingMarkdownConsistencyTest names nothing CancellationToken.kt
+    declares, so the file is read and left out at depth 1; MarkdownParser.kt, which the
+    test names, names `CancellationToken`: counted at depth 2, read once."""
+    _, files = layout("markdown")
+    test = "src/commonTest/kotlin/org/intellij/markdown/parser/StreamingMarkdownConsistencyTest.kt"
+    result = walked(test, files)
+    assert depths(result)[_MARKDOWN + "parser/CancellationToken.kt"] == 2
+    assert depths(result)[_MARKDOWN + "parser/MarkdownParser.kt"] == 1
+    assert result.read.count(_MARKDOWN + "parser/CancellationToken.kt") == 1
+
+
+def test_a_real_kotlin_walk_of_top_level_functions_kotlin_result() -> None:
+    """michaelbull/kotlin-result (a tree of the fixture's files alone): AndTest names `and`
+    and `andThen` (And.kt) and `Ok`/`Err` (Result.kt), all top-level declarations of its
+    package, named without an import; Result.kt's getters name `get` (Get.kt). Map.kt,
+    Unwrap.kt, Binding.kt and the JVM's BindingException.kt declare nothing it names, and
+    Result.kt's opt-in markers (annotation/*.kt) run nothing."""
+    _, files = layout("kotlin-result")
+    test = "kotlin-result/src/commonTest/kotlin/com/github/michaelbull/result/AndTest.kt"
+    result = walked(test, files)
+    assert depths(result) == {
+        _RESULT + "And.kt": 1,
+        _RESULT + "Result.kt": 1,
+        _RESULT + "Get.kt": 2,
+    }
+    assert not result.cut
+
+
+def test_a_kotlin_main_source_set_never_reaches_a_test_one() -> None:
+    """JetBrains/markdown: MarkdownParser.kt (commonMain) shares its package with tests of
+    commonTest; Gradle compiles main without them."""
+    tree, files = layout("markdown")
+    resolver = JVM.resolver(
+        "src/commonTest/kotlin/org/intellij/markdown/CommonDefsTest.kt", tree, {}
+    )
+    path = _MARKDOWN + "parser/MarkdownParser.kt"
+    found = resolver.imports(path, str(files[path]))
+    assert found is not None
+    targets = {t.path for t in found if isinstance(t, Target)}
+    assert _MARKDOWN + "parser/CancellationToken.kt" in targets
+    assert not [t for t in targets if "Test/" in t]
+
+
+@pytest.mark.parametrize(
+    ("importer", "reached"),
+    [
+        # `+` calls `plus`: a top-level operator counts for every file that sees its package
+        ("package m\nval total = Money(1) + Money(2)\n", True),
+        ("package x\nimport m.*\nval total = Money(1) + Money(2)\n", True),
+        ("package x\nimport m.plus\nval total = a + b\n", True),  # an operator's name
+        ("package x\nimport m.Money\nval total = 1\n", False),  # an import never used
+        ("package x\nval total = m.Money(1)\n", True),  # a qualified name, no import
+        # reflection names classes in strings: the package counts whatever it declares
+        ('package m\nval c = Class.forName("m.Anything")\n', True),
+    ],
+)
+def test_kotlin_names_without_writing_them(importer: str, reached: bool) -> None:
+    money = "src/main/kotlin/m/Money.kt"
+    files: dict[str, Source] = {
+        "src/test/kotlin/m/T.kt": importer,
+        money: "package m\nclass Money(val cents: Long)\noperator fun Money.plus(o: Money) = o\n",
+        "src/main/kotlin/m/Other.kt": "package m\nfun unrelated() = 1\n",
+    }
+    assert (money in depths(walked("src/test/kotlin/m/T.kt", files))) is reached
+
+
+def test_an_object_s_member_import_counts_the_file_of_the_object() -> None:
+    files: dict[str, Source] = {
+        "src/test/kotlin/t/T.kt": "package t\nimport a.b.Registry.register\nval r = register()\n",
+        "src/main/kotlin/a/b/Registries.kt": (
+            "package a.b\nobject Registry { fun register() = 1 }\n"
+        ),
+    }
+    assert "src/main/kotlin/a/b/Registries.kt" in depths(walked("src/test/kotlin/t/T.kt", files))
+
+
+def test_a_kotlin_candidate_over_the_byte_limit_counts_and_cuts_the_walk() -> None:
+    """Which names a file too large to read declares is not known: it counts, unread, and
+    the walk says why it is partial (JetBrains/markdown's 363 KB generated _SFMLexer.kt)."""
+    files: dict[str, Source] = {
+        "src/test/kotlin/a/T.kt": "package a\nval x = helper()\n",
+        "src/main/kotlin/a/Big.kt": "package a\nfun helper() = 1\n" + "// filler\n" * 40,
+    }
+    result = walked("src/test/kotlin/a/T.kt", files, limits=WalkLimits(file_bytes=100))
+    assert "src/main/kotlin/a/Big.kt" in depths(result)
+    assert result.cut == ("src/main/kotlin/a/Big.kt not read (larger than 100 bytes)",)
 
 
 def test_a_java_file_does_not_reach_its_package_s_kotlin_files_by_package_alone() -> None:
@@ -328,3 +512,48 @@ def test_a_kotlin_import_of_a_package_member_counts_the_files_that_declare_it() 
     generator = "src/commonMain/kotlin/org/intellij/markdown/html/HtmlGenerator.kt"
     assert result.read.count(generator) == 1  # read once, counted once against the budgets
     assert generator not in depths(result)
+
+
+@pytest.mark.parametrize(
+    ("java", "reached"),
+    [
+        ("package a;\nclass T { int x = MoneyKt.cents(); }\n", True),  # the file's class
+        ("package a;\nimport static a.MoneyKt.cents;\nclass T { int x = cents(); }\n", True),
+        ("package a;\nclass T { Purse p = new Purse(); }\n", True),  # a class of Money.kt
+        ("package a;\nclass T { int x = Cash.total(); }\n", True),  # `@file:JvmName("Cash")`
+        ("package a;\nclass T { int x = 1; }\n", False),
+    ],
+)
+def test_java_reaches_the_kotlin_files_of_its_package_by_what_they_declare(
+    java: str, reached: bool
+) -> None:
+    money = "src/main/kotlin/a/Money.kt"
+    files: dict[str, Source] = {
+        "src/test/java/a/T.java": java,
+        money: "package a\nfun cents() = 1\nclass Purse\n",
+        "src/main/kotlin/a/Totals.kt": '@file:JvmName("Cash")\npackage a\nfun total() = 2\n',
+    }
+    found = depths(walked("src/test/java/a/T.java", files))
+    assert (money in found or "src/main/kotlin/a/Totals.kt" in found) is reached
+
+
+def test_classes_a_services_file_lists_run_without_being_named() -> None:
+    """JUnit loads the extensions `META-INF/services/org.junit.jupiter.api.extension.Extension`
+    lists for every test (auto-detection), and `ServiceLoader.load` any listed class: their
+    files run, though no import names them (a Kotlin class in a file of another name too)."""
+    files: dict[str, Source] = {
+        "src/test/kotlin/a/T.kt": "package a\nclass T\n",
+        "src/test/resources/META-INF/services/org.junit.jupiter.api.extension.Extension": (
+            "# auto-detected\nx.Timing\n"
+        ),
+        "src/test/kotlin/x/Extensions.kt": "package x\nclass Timing\n",
+        "src/main/resources/META-INF/services/p.Plugin": "p.impl.Csv\n",
+        "src/main/java/p/impl/Csv.java": "package p.impl;\npublic class Csv {}\n",
+        "src/main/kotlin/p/Plugins.kt": (
+            "package p\nfun plugins() = ServiceLoader.load(Plugin::class.java).toList()\n"
+        ),
+        "src/test/kotlin/a/U.kt": "package a\nimport p.plugins\nval all = plugins()\n",
+    }
+    assert "src/test/kotlin/x/Extensions.kt" in depths(walked("src/test/kotlin/a/T.kt", files))
+    assert "src/main/java/p/impl/Csv.java" not in depths(walked("src/test/kotlin/a/T.kt", files))
+    assert depths(walked("src/test/kotlin/a/U.kt", files))["src/main/java/p/impl/Csv.java"] == 2

@@ -53,7 +53,10 @@ _PACKAGE = re.compile(r"^\s*package\s+([\w.`]+)", re.MULTILINE)
 _EDGE = re.compile(r"^\s+(\S+)\s+->\s+(\S+)\s", re.MULTILINE)
 _CLASS = re.compile(r"^Classfile (.+\.class)$", re.MULTILINE)
 _SOURCE = re.compile(r'^SourceFile: "([^"]+)"$', re.MULTILINE)
-_SMAP_CLASS = re.compile(r"\\n\+ \d+ [^\\]+\\n([\w/$]+)\\n")
+# Each `+ N File.kt` line of the SMAP's file section and the class on the line after it;
+# the lookahead leaves the newline before the next entry to it (consuming it skipped every
+# second entry: the first file inlined into a class, before 2026-12-07).
+_SMAP_CLASS = re.compile(r"\\n\+ \d+ [^\\]+\\n([\w/$]+)(?=\\n)")
 
 
 @contextmanager

@@ -50,6 +50,15 @@ label kotlin JetBrains+markdown --commit f2280ffb6623869d130c418606bddced66a118f
   --tests src/commonTest/kotlin/org/intellij/markdown/{CommonDefsTest,URITest,SpecTest,CommonMarkSpecTest}.kt \
   src/fileBasedTest/kotlin/org/intellij/markdown/{HtmlIndentTrimmerTest,MarkdownParsingTest}.kt \
   src/jvmTest/kotlin/org/intellij/markdown/HtmlGeneratorJvmTest.kt
+# kotlin-result's own compiler options (buildSrc's kotlin-conventions, kotlin-result/build.gradle.kts).
+r=kotlin-result/src/commonTest/kotlin/com/github/michaelbull/result
+label kotlin michaelbull+kotlin-result --commit aed7438b2bd92adc704b5022e64cddf263e38800 "${kotlinc[@]}" \
+  "${common[@]}" --options="-opt-in=kotlin.contracts.ExperimentalContracts \
+-opt-in=com.github.michaelbull.result.annotation.UnsafeResultValueAccess \
+-opt-in=com.github.michaelbull.result.annotation.UnsafeResultErrorAccess -Xexpect-actual-classes \
+-XXLanguage:+UnnamedLocalVariables -Xreturn-value-checker=full" \
+  --fragment common=kotlin-result/src/commonMain/kotlin,kotlin-result/src/commonTest/kotlin \
+  jvm=kotlin-result/src/jvmMain/kotlin --tests $r/{And,Binding,Get,Iterable,Try,Zip}Test.kt
 # C#: the test's project and the projects it references, compiled as one library by mcs. MoreLINQ
 # v2.3.0 has project.json projects (no .csproj); ini-parser is compiled against the .NET 4.7.1
 # reference assemblies (Mono's own mscorlib has a System.Range that clashes with its Range).

@@ -60,7 +60,7 @@ DEFAULT_FILES = 3_000
 DEFAULT_BYTES = 30_000_000
 # Bump when what a resolver finds changes: walks kept under an older version (bot/store)
 # are then read again rather than trusted. Adding a language changes the key by itself.
-WALK_VERSION = 12  # Go files some runners' builds leave out (`BuiltOn`)
+WALK_VERSION = 13  # C# and Kotlin by declarations, Go build constraints, the tools files run
 
 
 @dataclass(frozen=True)
@@ -362,8 +362,9 @@ def _enqueue(
 
 def _declares(state: _Walker, target: Target) -> frozenset[str]:
     """The names its importer uses that a file counted for its declarations declares (one
-    that cannot be read counts, with the names it was looked for by); empty when none, or
-    when it is not read yet: then it is wanted, and not counted this round. Each importer
+    that cannot be read counts, with the names it was looked for by, as does one the
+    budgets leave unread: the walk is cut, and a change to it is related); empty when none,
+    or when it is not read yet: then it is wanted, and not counted this round. Each importer
     asks on its own, so a file read earlier and not counted is counted once a file counted
     later names what it declares."""
     if target.path not in state.tree.files:
@@ -380,7 +381,7 @@ def _declares(state: _Walker, target: Target) -> frozenset[str]:
         state.checked[target.path] = allowed = _affordable(state, target.path)
         if allowed:
             (state.read if source is not None else state.wanted).append(target.path)
-    return frozenset()
+    return frozenset() if state.checked[target.path] else target.declares
 
 
 def _shown(names: frozenset[str]) -> str:
