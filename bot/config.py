@@ -29,7 +29,7 @@ from pydantic import (
 )
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from bot.triage.imports.walk import DEFAULT_BYTES, DEFAULT_FILES
+from bot.triage.imports.walk import DEFAULT_BYTES, DEFAULT_FILE_BYTES, DEFAULT_FILES
 from bot.triage.parsers.custom import MAX_PATTERN, CustomPattern
 from bot.triage.user_regex import UserRegexError, compile_user
 
@@ -141,7 +141,7 @@ class Settings(BaseSettings):
     # no depth limit; IMPORT_FILES=0 turns it off.
     import_files: int = Field(default=DEFAULT_FILES, ge=0, le=100_000)
     import_bytes: int = Field(default=DEFAULT_BYTES, ge=1, le=1_000_000_000)
-    import_file_bytes: int = Field(default=256_000, ge=1, le=10_000_000)
+    import_file_bytes: int = Field(default=DEFAULT_FILE_BYTES, ge=1, le=10_000_000)
     # Before budgets: hops followed. Still read so an old .env starts: 0 turns the walk off
     # (as IMPORT_FILES=0), any other value is ignored.
     import_depth: int | None = Field(default=None, ge=0)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from bot.shared import Tree
 from bot.triage.imports.language import Language
 from bot.triage.imports.languages import language_of
+from bot.triage.imports.walk import DEFAULT_FILE_BYTES
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,7 @@ def plan_reads(
     tree: Tree,
     read: AbstractSet[str],
     bounds: QueryBounds | None = None,
-    file_bytes: int = 256_000,
+    file_bytes: int = DEFAULT_FILE_BYTES,
 ) -> list[str]:
     """The paths to read this round: `wanted` (what the walks of `test_files` want, in
     their order), then the likeliest next files of their languages that fit in the queries

@@ -58,6 +58,10 @@ PARTIAL_NAMED = 3  # reasons named before "and N more"
 # nova, babel) read 509 files and 5.6 MB; the budgets leave about six times that.
 DEFAULT_FILES = 3_000
 DEFAULT_BYTES = 30_000_000
+# A larger file is not read: generated lexers and large modules (JetBrains/markdown's
+# _SFMLexer.kt, 363 KB) are read; a hostile file of this size holds the interpreter for
+# at most about a second while it is parsed (bench/parser_scaling.py).
+DEFAULT_FILE_BYTES = 512_000
 # Bump when what a resolver finds changes: walks kept under an older version (bot/store)
 # are then read again rather than trusted. Adding a language changes the key by itself.
 WALK_VERSION = 13  # C# and Kotlin by declarations, Go build constraints, the tools files run
@@ -70,7 +74,7 @@ class WalkLimits:
 
     files: int = DEFAULT_FILES  # files read per test
     bytes: int = DEFAULT_BYTES  # bytes read per test
-    file_bytes: int = 256_000  # a larger file is not read
+    file_bytes: int = DEFAULT_FILE_BYTES  # a larger file is not read
 
     def within(self, files: int | None, bytes_: int | None) -> WalkLimits:
         """These limits narrowed by a repository's budgets (None: not set), never above."""
