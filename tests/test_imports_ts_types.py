@@ -102,7 +102,12 @@ RUNNERS = [
     # vitest erases types; its type tests and a custom typecheck `include` check them.
     ("src/add.test.ts", VITEST_TEST, {"vitest.config.ts": REMEDA_VITEST}, "vitest"),
     ("src/add.test-d.ts", VITEST_TEST, {"vitest.config.ts": REMEDA_VITEST}, ""),
-    ("src/add.test.ts", VITEST_TEST + "expectTypeOf(add).toBeFunction()\n", {}, ""),
+    # An assertion about types does nothing when vitest runs it (date-fns' src/add/test.ts
+    # `assertType<Date>(result)`); tsd's and TSTyche's tests are theirs, and checked.
+    ("src/add.test.ts", VITEST_TEST + "assertType<number>(add(1, 2))\n", {}, "vitest"),
+    ("src/add.test.ts", VITEST_TEST + "expectTypeOf(add).toBeFunction()\n", {}, "vitest"),
+    ("src/add.test.ts", VITEST_TEST + 'import { expectType } from "tsd";\n', {}, ""),
+    ("src/add.test.ts", VITEST_TEST + 'import { expect as e } from "tstyche";\n', {}, ""),
     ("src/add.test.ts", GLOBALS_TEST, {"vitest.config.mts": REMEDA_VITEST}, "vitest"),
     (
         "src/add.test.ts",

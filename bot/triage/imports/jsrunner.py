@@ -18,8 +18,10 @@ checks types:
 - node's test runner: TypeScript runs through `--experimental-strip-types` (erases), `tsx`
   (erases) or `ts-node` (checks unless transpile-only), chosen on a command line: unknown;
 - a type test checks types whoever runs it: a `*.test-d.ts` file (vitest's, tsd's), a
-  `*.tst.ts` file (TSTyche), a test that asserts types (`expectTypeOf`, `assertType`, tsd's
-  `expectType`, ...).
+  `*.tst.ts` file (TSTyche), a test importing tsd or TSTyche. An assertion about types in
+  another test (`expectTypeOf`, `assertType`) does nothing when it runs: its failure came
+  from running it, not from checking its types (vitest checks those only in
+  `--typecheck` runs of the files `typecheck.include` names, read as above).
 
 The runner is the one the test imports (`vitest`, `bun:test`, `@jest/globals`), else the
 one whose configuration is read (vitest.config.*, a vite.config.* with a `test` key; a
@@ -50,12 +52,12 @@ _JAVASCRIPT_TESTS = (".js", ".jsx", ".mjs", ".cjs")
 # Named like a type test: vitest's typecheck default (`*.{test,spec}-d.?(c|m)[jt]s?(x)`),
 # tsd's `index.test-d.ts`, TSTyche's `*.tst.ts`.
 _TYPE_TEST_NAME = re.compile(r"(?:\.(?:test|spec)-d|\.tst)\.[cm]?[jt]sx?$")
-# Assertions about types (vitest, expect-type, tsd): checked only by a type checker.
-_TYPE_ASSERTION = re.compile(
-    r"\b(?:expectTypeOf|assertType|expectType|expectNotType|expectError|expectAssignable|"
-    r"expectNotAssignable|expectDeprecated)\b"
-)
-_TYPE_TEST_MODULES = frozenset({"tsd", "tsd-lite", "expect-type", "tstyche"})
+# The runners of type tests: a test importing one is theirs, and checked. An assertion about
+# types in a test another runner runs (vitest's `expectTypeOf` and `assertType`,
+# expect-type's) does nothing at run time: only a type checker reads it, and that is a
+# run of its own (`vitest --typecheck` on the files `typecheck.include` names, read below;
+# `tsc`, whose errors name no test).
+_TYPE_TEST_MODULES = frozenset({"tsd", "tsd-lite", "tstyche"})
 _IMPORTED_RUNNERS = {VITEST: VITEST, "bun:test": BUN, "@jest/globals": JEST}
 # Modules of runners whose type checking is not known: a test importing one is theirs.
 _OTHER_RUNNER_MODULES = frozenset(
@@ -131,11 +133,7 @@ def types_erased_by(test_file: str, source: str, configs: Mapping[str, str]) -> 
     (module doc). `source` is the test file's text."""
     found = specifiers(source, typescript=True) or []
     imported = [spec.module for spec in found if not spec.types]
-    if (
-        _TYPE_TEST_NAME.search(test_file)
-        or _TYPE_ASSERTION.search(source)
-        or _TYPE_TEST_MODULES.intersection(imported)
-    ):
+    if _TYPE_TEST_NAME.search(test_file) or _TYPE_TEST_MODULES.intersection(imported):
         return ""
     runner = _runner(imported, configs)
     if any(_configured_elsewhere(words) for words in _commands(configs)):
