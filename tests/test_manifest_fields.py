@@ -460,12 +460,23 @@ def told(tools: set[str] | None = None) -> Walked:
     return Walked(frozenset(), frozenset(), frozenset(tools or ()))
 
 
+def test_a_dependency_group_that_includes_another_is_a_requirement_list_like_any() -> None:
+    before, after = versions("attrs-b1dc8f67", "pyproject.toml")
+    said = "its dependency-groups.pyrefly, dependency-groups.ty and tool.ruff fields"
+    assert inert_change("pyproject.toml", before, after, told()) == said
+    # A direct reference among them still counts.
+    local = after.replace('ty = ["ty",', 'ty = ["ty @ file:///src/ty",', 1)
+    assert local != after
+    assert inert_change("pyproject.toml", before, local, told()) is None
+
+
 def test_a_type_checker_setting_counts_only_for_tests_that_may_run_the_checker() -> None:
     """pypa/packaging e808c8aa ("remove dead tasks/check.py") drops two modules from
     `[[tool.mypy.overrides]]` and a ruff per-file-ignore: inert for tests whose complete
     walks name neither tool, so its 7 drawn pairs are cleared; it counts when a walk could
-    not tell (pytest-mypy-plugins runs mypy on `.yml` cases under ids that do not name
-    it), when a walk names the tool, and when pyproject configures a pytest plugin of it."""
+    not tell and when a walk names the tool. A pytest plugin of the checker configured
+    here changes nothing for a walked test: its cases are `.yml` files, never cleared by
+    names (test_imports_locate.py), and pytest-mypy's items name mypy in their ids."""
     before, after = versions("packaging-e808c8aa", "pyproject.toml")
     said = "its tool.mypy and tool.ruff fields"
     assert inert_change("pyproject.toml", before, after, told()) == said
@@ -476,10 +487,9 @@ def test_a_type_checker_setting_counts_only_for_tests_that_may_run_the_checker()
         assert inert_change("pyproject.toml", before, after, walked) is None, tools
     plugin = after.replace('"pretend",', '"pretend",\n    "pytest-mypy-plugins",', 1)
     assert plugin != after
-    assert inert_change("pyproject.toml", before, plugin, told()) is None
-    addopts = after.replace('"--strict-config",', '"--strict-config", "--mypy",', 1)
-    assert addopts != after
-    assert inert_change("pyproject.toml", before, addopts, told()) is None
+    with_plugin = inert_change("pyproject.toml", before, plugin, told())
+    assert with_plugin == "its dependency-groups.test, tool.mypy and tool.ruff fields"
+    assert not holds_for("pyproject.toml", "src/packaging/version.py::mypy")
 
 
 def test_what_a_python_file_names_of_the_tools() -> None:

@@ -74,3 +74,26 @@ label csharp sprache+Sprache --commit a57e3f68d72c966af3e1c771c2afb992461eebfc "
   --sources src/Sprache src/Sprache.Tests \
   --tests src/Sprache.Tests/{Parse,Input,Result,Decimal,Regex}Tests.cs src/Sprache.Tests/Scenarios/CsvTests.cs \
   src/Sprache.Tests/Scenarios/StarDateTest.cs
+# Held out until measured (2026-12-07), then added: repositories the walks had not been tuned on.
+label python python-attrs+attrs --commit c1dc5dcba16ed827aa6dcad896b41a3afedb4e32 --roots src "${common[@]}" \
+  --removals 3 --tests tests/test_{converters,cmp,config,validators,filters,funcs}.py
+label python encode+httpx --commit ae1b9f66238f75ced3ced5e4485408435de10768 "${common[@]}" --removals 3 \
+  --tests tests/test_multipart.py tests/client/test_redirects.py tests/models/test_headers.py \
+  tests/test_api.py tests/test_main.py
+label go spf13+cobra --commit adbc8813901bba65827259daa8e22ff94ec1f30e "${common[@]}" --removals 3 \
+  --tests args_test.go command_test.go doc/md_docs_test.go doc/man_docs_test.go
+label go go-chi+chi --commit 735ae2b87f8c733d616e809ae86e0985c1bc3350 "${common[@]}" --removals 3 \
+  --tests pattern_test.go middleware/{strip,compress,logger,client_ip}_test.go
+label js expressjs+express --commit a3714473feb3d2908add734d340e7755fd85e0a3 "${esbuild[@]}" "${common[@]}" \
+  --removals 3 --tests test/Route.js test/Router.js test/acceptance/auth.js test/res.send.js test/req.query.js
+label js date-fns+date-fns --commit dd66398305c2b015fba3c1b3d31ccff42ee8d4cf "${esbuild[@]}" "${common[@]}" \
+  --removals 3 --tests src/{add,getWeekOfMonth,formatISO,formatDuration,_lib/addLeadingZeros}/test.ts
+label rust dtolnay+semver --commit 8591f2344b52b31d85b538de58b76a676fe9ff90 "${common[@]}" --removals 3 \
+  --tests tests/test_version.rs tests/test_version_req.rs tests/test_identifier.rs
+label java apache+commons-cli --commit 0a68ae0e826bb08eb59bda9bae7ec5d84008b62a "${common[@]}" --removals 3 \
+  --tests src/test/java/org/apache/commons/cli/{ValuesTest,OptionsTest,OptionCountTest,DisablePartialMatchingTest}.java \
+  src/test/java/org/apache/commons/cli/bug/BugCLI133Test.java
+label ruby ruby+csv --commit b36c16061ac14aa6ce2e6eb9c3cd60c07a688254 "${common[@]}" --removals 3 \
+  --load-path lib test --tests test/csv/interface/test_{read,write}.rb test/csv/parse/test_{convert,header}.rb
+label ruby ruby+optparse --commit a95819f9a07b613709f6dda28551750db32348a2 "${common[@]}" --removals 3 \
+  --load-path lib test/lib --tests test/optparse/test_{acceptable,getopts,kwargs,did_you_mean}.rb

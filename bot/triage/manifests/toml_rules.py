@@ -55,7 +55,7 @@ class Dependencies:
 @dataclass(frozen=True)
 class Requirements:
     """PEP 508 strings: inert when every entry that came or went is a named requirement
-    with no direct reference."""
+    with no direct reference, or another dependency group included (PEP 735)."""
 
 
 @dataclass(frozen=True)
@@ -173,7 +173,13 @@ def _requirements(before: Any, after: Any) -> bool:
     if not isinstance(old, list) or not isinstance(new, list):
         return False
     moved = [item for item in old if item not in new] + [item for item in new if item not in old]
-    return all(isinstance(item, str) and _registry(item) for item in moved)
+    return all(_included_group(i) or (isinstance(i, str) and _registry(i)) for i in moved)
+
+
+def _included_group(item: Any) -> bool:
+    """PEP 735's `{include-group = "tests"}`: another group's requirements, each compared
+    where that group is."""
+    return isinstance(item, dict) and list(item) == ["include-group"]
 
 
 def _untested(targets: Any) -> bool:
