@@ -22,6 +22,12 @@ def cobra() -> dict[str, Source]:
     return dict(FILES)
 
 
+def text(path: str) -> str:
+    source = FILES[path]
+    assert isinstance(source, str)
+    return source
+
+
 @pytest.mark.parametrize(
     ("path", "header", "systems"),
     [
@@ -52,16 +58,16 @@ def cobra() -> dict[str, Source]:
 def test_the_runners_that_may_build_a_file(
     path: str, header: str | None, systems: set[str]
 ) -> None:
-    source = FILES[path] if header is None else header + "package a\n"
+    source = text(path) if header is None else header + "package a\n"
     assert systems_building(path, source) == systems
 
 
 def test_what_the_evidence_quotes() -> None:
-    assert constraint("command_win.go", FILES["command_win.go"]) == "`//go:build windows`"
+    assert constraint("command_win.go", text("command_win.go")) == "`//go:build windows`"
     assert constraint("x_windows.go", "package x\n") == "its name (x_windows.go)"
-    assert constraint("args.go", FILES["args.go"]) == ""
+    assert constraint("args.go", text("args.go")) == ""
     assert name_os("x_linux_arm64_test.go") == "linux"
-    assert builds_on("command_win.go", FILES["command_win.go"], "a runner of its own")
+    assert builds_on("command_win.go", text("command_win.go"), "a runner of its own")
 
 
 def test_the_walk_keeps_constraints_and_a_job_leaves_out_what_its_runner_cannot_build() -> None:

@@ -21,19 +21,19 @@ from bot.triage.imports.jsconfig import (
 )
 from bot.triage.imports.jsrunner import goes_through_typescript
 from bot.triage.imports.jsscan import key_strings, loads_jsonc, specifiers
-from bot.triage.imports.language import RunsWithout, Target, Unplaced, Unresolved
+from bot.triage.imports.language import Found, Target, Unresolved
 from bot.triage.imports.languages import language_of
 from bot.triage.imports.tools import names_typescript
 from bot.triage.models import Verdict
 from tests.test_imports_walk import EXCERPT_ENDS, depths, layout, tree_of, walked
 
 
-def _paths(targets: Sequence[Target | Unresolved | Unplaced | RunsWithout]) -> list[str]:
+def _paths(targets: Sequence[Found]) -> list[str]:
     """The files found, and an import that names none as "unresolved: <module>"."""
     return [
         t.path if isinstance(t, Target) else f"unresolved: {t.module}"
         for t in targets
-        if not isinstance(t, RunsWithout | Unplaced)
+        if isinstance(t, Target | Unresolved)
     ]
 
 

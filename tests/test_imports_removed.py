@@ -373,9 +373,11 @@ def test_rust_a_removed_cargo_toml_counts_where_the_build_names_it(
 def test_rust_a_path_dependency_or_an_explicit_member_names_its_cargo_toml() -> None:
     """A crate the test's crate depends on by path, or a member written out, is named
     whether or not its folder is still there: cargo fails on either without its manifest."""
-    head = {
+    manifest = RUST["Cargo.toml"]
+    assert isinstance(manifest, str)
+    head: dict[str, Source] = {
         **RUST,
-        "Cargo.toml": RUST["Cargo.toml"]
+        "Cargo.toml": manifest
         + '[workspace]\nmembers = ["tools/gen"]\n[dependencies]\nmoney = { path = "money" }\n',
     }
     for removed in ("money/Cargo.toml", "tools/gen/Cargo.toml"):

@@ -235,8 +235,8 @@ TESTED = Walked(frozenset({"tests/test_version.rs", "src/lib.rs"}), None)
 def test_a_new_bench_target_is_inert_for_a_test_of_another_target() -> None:
     # The real commit: `cargo test` builds no bench unless it says `test = true`.
     said = "its bench and target.cfg(not(miri)).dev-dependencies fields"
-    assert inert_change("Cargo.toml", *SEMVER, TESTED) == said
     before, after = SEMVER
+    assert inert_change("Cargo.toml", before, after, TESTED) == said
     # ... but counts when a bench or example is tested, or is what failed, or when what the
     # walks reached is not known.
     tested = after.replace("harness = false", "test = true")
@@ -552,7 +552,7 @@ def test_a_tsconfig_option_only_typescript_reads_is_inert_where_typescript_does_
         assert edited != after
         assert inert_change("tsconfig.json", after, edited, told()) is None, option
     # With `baseUrl` set, the files a tsconfig includes are where vite-tsconfig-paths uses it.
-    based = [
+    based_before, based_after = (
         text.replace('"noEmit": true', '"noEmit": true, "baseUrl": "."') for text in (before, after)
-    ]
-    assert inert_change("tsconfig.json", *based, told()) is None
+    )
+    assert inert_change("tsconfig.json", based_before, based_after, told()) is None
