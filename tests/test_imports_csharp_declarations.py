@@ -15,7 +15,7 @@ import pytest
 from bot.triage.footprint import entry_contains, footprint, matches
 from bot.triage.imports import Source, csharp
 from bot.triage.imports.csharp import CSHARP
-from bot.triage.imports.csharp_scan import ALWAYS, PARTIAL, scan_csharp
+from bot.triage.imports.csharp_scan import ALWAYS, METADATA, PARTIAL, scan_csharp
 from bot.triage.imports.removed import could_be_named
 from bot.triage.imports.walk import ImportWalk, walk_from_json, walk_to_json
 from bot.triage.models import Failure, FootprintEntry
@@ -102,6 +102,28 @@ def test_a_static_class_declares_its_extension_methods() -> None:
 def test_assembly_attributes_count_for_every_test() -> None:
     keys, _ = scanned(MORELINQ, "MoreLinq/Properties/AssemblyInfo.cs")
     assert keys == {ALWAYS}
+
+
+def test_attributes_that_only_describe_the_assembly_count_for_code_that_reads_them() -> None:
+    """Sprache's src/Version.cs holds `[assembly: AssemblyVersion("2.0.0.0")]` alone: only
+    code reading the assembly's metadata runs with it (`GetName().Version`)."""
+    keys, _ = scanned("sprache", "src/Version.cs")
+    assert keys == {METADATA}
+    version = (FIXTURES / "sprache" / "src" / "Version.cs").read_text(encoding="utf-8")
+    project = '<Project Sdk="Microsoft.NET.Sdk"></Project>'
+    test = "class VersionTest {{ void Shows() {{ {} }} }}\n"
+    for body, counted in (
+        ("var v = typeof(VersionTest).Assembly.GetName().Version;", True),
+        ("var v = 1;", False),
+    ):
+        files: dict[str, Source] = {
+            "src/App/App.csproj": project,
+            "src/App/Version.cs": version,
+            "src/App/VersionTest.cs": test.format(body),
+        }
+        result = walked("src/App/VersionTest.cs", files)
+        assert not result.partial, result.cut
+        assert ("src/App/Version.cs" in result.files) is counted, body
 
 
 def test_nested_types_of_a_type_that_is_not_partial_are_reached_through_it() -> None:

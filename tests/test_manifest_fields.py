@@ -15,6 +15,7 @@ import pytest
 from bot.triage.imports import ImportWalk, Reached
 from bot.triage.imports.python import tools_named
 from bot.triage.imports.tools import TOOLS as TOOL_NAMES
+from bot.triage.imports.tools import reads_assembly_metadata
 from bot.triage.manifests import Walked, compared, holds_for, inert_change
 from bot.triage.models import Confidence, Failure, ImportStep, Verdict
 from bot.triage.risky import risky_changes
@@ -371,6 +372,56 @@ def test_a_package_version_as_an_element_and_comments_are_inert(
 ) -> None:
     assert before in SERILOG
     assert inert_change(SERILOG_PATH, SERILOG, SERILOG.replace(before, after, 1)) == said
+
+
+SPRACHE = versions("sprache-6912da76", "Sprache.csproj")
+SPRACHE_PATH = "src/Sprache/Sprache.csproj"
+# The failed tests' complete walks: no code that reads the assembly's metadata, or some.
+NO_METADATA = Walked(frozenset(), frozenset(), frozenset())
+METADATA = Walked(frozenset(), frozenset(), frozenset({"assembly metadata"}))
+
+
+def test_a_version_bump_is_inert_unless_the_tests_code_may_read_the_assembly_version() -> None:
+    """sprache 6912da76 "Dev version bump": `VersionPrefix` is compiled into the assembly,
+    which only reflection reads (`GetName().Version`, `GetCustomAttribute`)."""
+    before, after = SPRACHE
+    said = "its VersionPrefix property"
+    assert inert_change(SPRACHE_PATH, before, after, NO_METADATA) == said
+    assert inert_change(SPRACHE_PATH, before, after, METADATA) is None
+    assert inert_change(SPRACHE_PATH, before, after, None) is None  # a walk could not tell
+    # Properties only packing reads are inert whatever the code reads.
+    notes = after.replace(
+        "<Authors>", "<PackageReleaseNotes>Fixes #162</PackageReleaseNotes>\n    <Authors>", 1
+    )
+    assert notes != after
+    assert inert_change(SPRACHE_PATH, after, notes, METADATA) == "its PackageReleaseNotes property"
+    # NeutralLanguage steers resource lookup; AssemblyName is the assembly's identity.
+    for steering in ("<NeutralLanguage>en</NeutralLanguage>", "<AssemblyName>S</AssemblyName>"):
+        edited = after.replace("<Authors>", steering + "\n    <Authors>", 1)
+        assert inert_change(SPRACHE_PATH, after, edited, NO_METADATA) is None, steering
+
+
+def test_a_project_json_description_is_inert_unless_the_tests_code_may_read_it() -> None:
+    """MoreLINQ 0ade8d77 "Add Unfold": project.json's `description` (an assembly attribute)
+    and `packOptions.releaseNotes` (NuGet's) name the new operator."""
+    before, after = versions("morelinq-0ade8d77", "project.json")
+    path = "MoreLinq/project.json"
+    assert compared(path)
+    said = "its description and packOptions fields"
+    assert inert_change(path, before, after, NO_METADATA) == said
+    assert inert_change(path, before, after, METADATA) is None
+    assert inert_change(path, before, after, None) is None
+    framework = after.replace('"frameworks": {', '"frameworks": {\n    "net46": {},', 1)
+    assert framework != after
+    assert inert_change(path, after, framework, NO_METADATA) is None
+
+
+def test_what_csharp_code_reads_of_its_assembly() -> None:
+    assert reads_assembly_metadata("var v = typeof(Parse).Assembly.GetName().Version;")
+    assert reads_assembly_metadata("a.GetCustomAttribute<AssemblyInformationalVersionAttribute>()")
+    assert reads_assembly_metadata("FileVersionInfo.GetVersionInfo(path)")
+    # Writing the attributes is not reading them (MoreLINQ's Properties/AssemblyInfo.cs).
+    assert not reads_assembly_metadata('[assembly: AssemblyTitle("MoreLINQ")]')
 
 
 @pytest.mark.parametrize(

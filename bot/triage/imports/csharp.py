@@ -53,17 +53,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from bot.shared import Tree
-from bot.triage.imports.csharp_scan import ALWAYS, PARTIAL, declared, scan_csharp
+from bot.triage.imports.csharp_scan import ALWAYS, METADATA, PARTIAL, declared, scan_csharp
 from bot.triage.imports.jsscan import loads_jsonc
 from bot.triage.imports.language import (
     EVERYTHING,
     Found,
+    Runs,
     Start,
     Target,
     Unplaced,
     Unresolved,
 )
 from bot.triage.imports.paths import ancestors, join, parent, resolved
+from bot.triage.imports.tools import ASSEMBLY_METADATA, reads_assembly_metadata
 
 PROJECT_SUFFIXES = (".csproj", ".fsproj", ".vbproj", ".xproj")
 PROJECT_JSON = "project.json"  # .NET Core 1.0 tooling (module doc)
@@ -411,6 +413,9 @@ class CSharpResolver:
         if path == self.test_file:
             found += [Unresolved(name) for name in self.missing]
             found.append(Unplaced("the test's projects", self.stems))
+        if path.endswith(SOURCE):
+            metadata = reads_assembly_metadata(source)
+            found.append(Runs(frozenset({ASSEMBLY_METADATA}) if metadata else frozenset()))
         if path.endswith(SOURCE) and self.sources:
             found += self._declaring(path, source)
         if path == self.test_file or not is_project(path):
@@ -434,6 +439,8 @@ class CSharpResolver:
         if scanned.assembly_reflection:
             return [Target(other, "reflection over the assembly's types") for other in others]
         names = scanned.uses | {ALWAYS} | ({PARTIAL} if scanned.member_reflection else set())
+        if reads_assembly_metadata(source):
+            names |= {METADATA}
         return [Target(other, "", declares=names, declared=declared) for other in others]
 
 

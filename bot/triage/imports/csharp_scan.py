@@ -32,13 +32,17 @@ What a file declares (`keys`), by which a file that names one of them counts it:
   any part's member is used, by extension-method calls that never name the type: it counts
   for every test (`ALWAYS`).
 - `ALWAYS`: what affects every test of its assembly without being named: `[assembly: ...]`
-  and `[module: ...]` attributes, a `global using`, NUnit's `[SetUpFixture]`, MSTest's
+  and `[module: ...]` attributes (but those that only describe it: `METADATA`), a
+  `global using`, NUnit's `[SetUpFixture]`, MSTest's
   `[AssemblyInitialize]`/`[AssemblyCleanup]`/`[GlobalTestInitialize]`, xUnit's
   `[CollectionDefinition]`/`[AssemblyFixture]`, TUnit's `[Before]`/`[After]` hooks,
   `[ModuleInitializer]`; and a file the scanner cannot read through (braces unbalanced, as
   an `#if` with different headers in its branches leaves them).
 - `PARTIAL`: the file holds a part of a partial type, which reflection over a type's
   members (`GetMethods()`, `GetProperties()`, ...) sees whole.
+- `METADATA`: `[assembly: ...]` attributes that only describe the assembly
+  (`AssemblyVersion`, `AssemblyTitle`, `AssemblyCopyright`, ...), which only code reading
+  them runs with (`tools.reads_assembly_metadata`: the importer names `METADATA` then).
 - top-level statements: `Program` (`WebApplicationFactory<Program>` names it).
 
 Reflection a file uses: over an assembly's types or by a type's name built at run time
@@ -57,6 +61,16 @@ from functools import lru_cache
 # Keys no identifier can be, shown as the module of what they count (`walk._shown`).
 ALWAYS = "code that runs for every test of its assembly"  # every file names it
 PARTIAL = "a part of a partial type, which reflection reads whole"
+METADATA = "the assembly's metadata, which the code reads"
+# Attributes that only describe an assembly (not `AssemblyCulture`, which makes it a
+# satellite, nor `InternalsVisibleTo`, which lets another compile against it).
+_METADATA_ATTRIBUTES = frozenset(
+    {
+        "AssemblyVersion", "AssemblyFileVersion", "AssemblyInformationalVersion",
+        "AssemblyTitle", "AssemblyDescription", "AssemblyCompany", "AssemblyProduct",
+        "AssemblyCopyright", "AssemblyTrademark", "AssemblyConfiguration",
+    }
+)  # fmt: skip
 
 _QUERY = frozenset(
     {
@@ -414,6 +428,7 @@ class _Parser:
         self.at = 0
         self.found: set[str] = set()
         self.always = False
+        self.metadata = False  # `[assembly: ...]` attributes that only describe it
         self.partial = False
         self.types = 0  # type declarations parsed
         self.partial_types: set[str] = set()  # the names of the partial types it holds
@@ -432,6 +447,7 @@ class _Parser:
             self.found
             | ({ALWAYS} if self.always else set())
             | ({PARTIAL} if self.partial else set())
+            | ({METADATA} if self.metadata and not self.always else set())
         )
 
     def _text(self, offset: int = 0) -> str:
@@ -465,9 +481,13 @@ class _Parser:
             end = self._matching(self.at)
             inside = self.tokens[self.at + 1 : end]
             targets = [t.text for t in inside[:2]]
-            if targets in (["assembly", ":"], ["module", ":"]):
-                self.always = True
             names = {t.text.removesuffix("Attribute") for t in inside if t.kind == "id"}
+            if targets in (["assembly", ":"], ["module", ":"]):
+                described = names - {"assembly", "module"} <= _METADATA_ATTRIBUTES
+                if described and targets[0] == "assembly":
+                    self.metadata = True
+                else:
+                    self.always = True
             if names & _ALWAYS_ATTRIBUTES:
                 self.always = True
             self.at = end + 1

@@ -78,3 +78,20 @@ def names_typescript(text: str) -> bool:
     name, or a command's or tsconfig as a word. "please typescript" in a test's title does
     not."""
     return bool(_TYPESCRIPT_MODULES.fullmatch(text.strip()) or _TYPESCRIPT_WORDS.search(text))
+
+
+# A .NET project's metadata properties (`Version`, `Description`, `Authors`, ...) are compiled
+# into the assembly as attributes, which code reads only through reflection on the assembly
+# (`GetCustomAttribute<AssemblyDescriptionAttribute>()`, `GetName().Version`,
+# `FileVersionInfo`) or a generated `ThisAssembly` class: a C# file naming one of these may
+# read them (`manifests/msbuild.py`).
+ASSEMBLY_METADATA = "assembly metadata"
+# (Writing them, `[assembly: AssemblyTitle("...")]`, is not reading them.)
+_ASSEMBLY_METADATA = re.compile(
+    r"\b(?:GetCustomAttributes?|CustomAttributes|GetName|FileVersionInfo|ThisAssembly)\b"
+)
+
+
+def reads_assembly_metadata(text: str) -> bool:
+    """Whether C# code may read its assembly's metadata (above)."""
+    return _ASSEMBLY_METADATA.search(text) is not None

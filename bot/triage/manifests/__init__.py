@@ -96,7 +96,13 @@ def inert_change(
         return None
     name = path.rpartition("/")[2]
     if name in json_fields.NAMES:
-        return json_fields.inert(path, before, after, walked.files if walked else None)
+        return json_fields.inert(
+            path,
+            before,
+            after,
+            walked.files if walked else None,
+            walked.tools if walked else None,
+        )
     if name == "go.mod":
         return go_mod.inert(before, after, walked.imports if walked else None)
     if name == "Cargo.toml":
@@ -105,7 +111,7 @@ def inert_change(
         return pyproject.inert(before, after, walked.tools if walked else None)
     if tsconfig.compared(path):
         return tsconfig.inert(before, after, walked.tools if walked else None)
-    return msbuild.inert(before, after)
+    return msbuild.inert(before, after, walked.tools if walked else None)
 
 
 def holds_for(path: str, test_id: str) -> bool:

@@ -1,4 +1,5 @@
-"""package.json and composer.json: their top-level fields, base against head, as parsed.
+"""package.json, composer.json and .NET Core 1.0's project.json: their top-level fields, base
+against head, as parsed.
 
 A package.json or composer.json steers resolution (`main`, `exports`, `imports`,
 `workspaces`, `autoload`, ...). A change to its other fields, its `version` or `scripts` say,
@@ -20,6 +21,7 @@ import fnmatch
 import json
 from collections.abc import Collection, Mapping
 
+from bot.triage.imports.tools import ASSEMBLY_METADATA
 from bot.triage.manifests.wording import its
 
 # Fields a package manager reads for publishing, describing or running scripts only.
@@ -41,25 +43,43 @@ _INERT: Mapping[str, frozenset[str]] = {
             "require", "require-dev", "suggest", "conflict",
         }
     ),
+    # .NET Core 1.0's project.json (2016-2017): NuGet's packing options.
+    "project.json": frozenset({"packOptions"}),
 }  # fmt: skip
+# Fields compiled into the assembly as attributes only reflection reads: inert when the
+# failed tests' walks found no code that may read them (`tools.ASSEMBLY_METADATA`), as an
+# MSBuild project's `Version` and `Description` (msbuild.py).
+_METADATA: Mapping[str, frozenset[str]] = {
+    "project.json": frozenset({"version", "title", "description", "copyright", "authors"}),
+}
 # Dependency specifications that point into the repository rather than at a registry.
 _LOCAL = ("workspace:", "file:", "link:", "portal:", ".", "/")
 NAMES = frozenset(_INERT)
 WORKSPACES = "workspaces"
 
 
-def inert(path: str, before: str, after: str, reached: Collection[str] | None) -> str | None:
+def inert(
+    path: str,
+    before: str,
+    after: str,
+    reached: Collection[str] | None,
+    tools: Collection[str] | None = None,
+) -> str | None:
     """The fields that changed ("its scripts and version fields"), when none of them can
     steer resolution; None when one can, or when that cannot be told (module doc).
     `reached`: the failed tests' files and every repository file their walks reached, for a
     package.json whose `workspaces` only gained entries: packages added there steer nothing
-    a test reaches (`_added_packages`); unknown (None), such a change counts."""
+    a test reaches (`_added_packages`); unknown (None), such a change counts. `tools`: what
+    the walks' code may read (`imports/tools.py`), for a project.json's metadata."""
     name = path.rpartition("/")[2]
     old, new = _object(before), _object(after)
     if old is None or new is None:
         return None
+    listed = _INERT[name]
+    if tools is not None and ASSEMBLY_METADATA not in tools:
+        listed |= _METADATA.get(name, frozenset())
     changed = sorted(key for key in old.keys() | new.keys() if old.get(key) != new.get(key))
-    steering = [k for k in changed if k not in _INERT[name] or _local(old.get(k), new.get(k))]
+    steering = [k for k in changed if k not in listed or _local(old.get(k), new.get(k))]
     added = None
     if steering == [WORKSPACES] and name == "package.json" and reached is not None:
         added = _added_packages(path, old.get(WORKSPACES), new.get(WORKSPACES), reached)
