@@ -15,7 +15,7 @@ import pytest
 from bot.triage.footprint import entry_contains, footprint, matches
 from bot.triage.imports import Source, csharp
 from bot.triage.imports.csharp import CSHARP
-from bot.triage.imports.csharp_scan import ALWAYS, METADATA, PARTIAL, scan_csharp
+from bot.triage.imports.csharp_scan import ALWAYS, METADATA, PARTIAL, STATIC_INIT, scan_csharp
 from bot.triage.imports.removed import could_be_named
 from bot.triage.imports.walk import ImportWalk, walk_from_json, walk_to_json
 from bot.triage.models import Failure, FootprintEntry
@@ -54,19 +54,35 @@ def test_a_part_of_a_static_partial_class_declares_its_members() -> None:
     """MoreEnumerable is one `static partial class` over ~100 files, each a few extension
     methods, called as `xs.Batch(3)`: never by the class's name."""
     keys, _ = scanned(MORELINQ, "MoreLinq/Batch.cs")
-    # The private helper is named only by the class's own parts.
-    assert keys == {"Batch", "MoreEnumerable::BatchImpl", PARTIAL}
+    # The private helper is named only by the class's own parts; reflection over members
+    # reaches a static class's parts only from code that says `typeof(MoreEnumerable)`.
+    reflected = f"MoreEnumerable::{PARTIAL}"
+    assert keys == {"Batch", "MoreEnumerable::BatchImpl", reflected}
     # The part that only says `public static partial class MoreEnumerable { }` declares
     # nothing a test can use: the label says BatchTest.cs does not need it.
     keys, _ = scanned(MORELINQ, "MoreLinq/MoreEnumerable.cs")
-    assert keys == {PARTIAL}
+    assert keys == {reflected}
 
 
-def test_a_static_initialiser_in_a_part_runs_for_every_test() -> None:
+def test_a_static_initialiser_in_a_part_runs_with_any_part_of_its_type() -> None:
     """AssertCount.cs: `private static readonly Func<...> defaultErrorSelector = ...` runs
-    when any member of MoreEnumerable is first used, as an extension, unnamed."""
+    when any member of MoreEnumerable is first used, as an extension, unnamed: with every
+    part of the class that counts, which each names its static initialiser."""
     keys, _ = scanned(MORELINQ, "MoreLinq/AssertCount.cs")
-    assert {ALWAYS, "AssertCount"} <= keys
+    assert {f"MoreEnumerable::{STATIC_INIT}", "AssertCount"} <= keys
+    assert ALWAYS not in keys
+    _, uses = scanned(MORELINQ, "MoreLinq/Batch.cs")
+    assert f"MoreEnumerable::{STATIC_INIT}" in uses
+    # A test that uses no part of MoreEnumerable does not run it; one that calls an
+    # operator does.
+    for body, runs in (("var n = 1;", False), ("new[] { 1 }.Batch(1);", True)):
+        files = {
+            **files_of(MORELINQ),
+            "MoreLinq.Test/OtherTest.cs": f"class OtherTest {{ void T() {{ {body} }} }}\n",
+        }
+        result = walked("MoreLinq.Test/OtherTest.cs", files)
+        assert not result.partial, result.cut
+        assert ("MoreLinq/AssertCount.cs" in result.files) is runs, body
 
 
 def test_a_part_without_static_keeps_its_static_members_by_name() -> None:
@@ -184,9 +200,10 @@ def test_batch_test_reaches_what_it_names_and_not_the_other_operators() -> None:
     assert found["MoreLinq/Batch.cs"] == "Batch"
     assert {"MoreLinq.Test/TestExtensions.cs", "MoreLinq.Test/Assert.cs"} <= set(found)
     assert found["MoreLinq.Test/SequenceReader.cs"] == "Read"
-    # Counted for every test of their projects: an assembly attribute, a static initialiser.
+    # Counted for every test of their projects: an assembly attribute; and with any part of
+    # MoreEnumerable, its static initialiser.
     assert found["MoreLinq/Properties/AssemblyInfo.cs"] == ALWAYS
-    assert found["MoreLinq/AssertCount.cs"] == ALWAYS
+    assert found["MoreLinq/AssertCount.cs"] == f"MoreEnumerable::{STATIC_INIT}"
     left = {"MoreLinq/MinBy.cs", "MoreLinq/MoreEnumerable.cs", "MoreLinq/Pairwise.cs"}
     assert not left & set(found)
     assert "MoreLinq.Test/NullArgumentTest.cs" not in found
@@ -222,13 +239,18 @@ def test_a_library_does_not_name_its_tests() -> None:
     ]
 
 
-def test_reflection_over_members_counts_every_part_of_partial_types() -> None:
-    """ToDataTable.cs reads a type's members by reflection: every part of a partial type
-    counts, since it reads them whole; not the test project's other classes."""
+def test_reflection_over_members_counts_every_part_of_partial_types_it_can_reach() -> None:
+    """ToDataTable.cs reads a type's members by reflection (`typeof(T)`): every part of a
+    partial type it can reach counts, since it reads them whole; a static class's parts only
+    from a `typeof` naming it (a static class has no instance and is no type argument), so
+    MinBy.cs and MoreEnumerable.cs do not (mcs's label: unrelated). TagFirstLast.cs's part
+    omits `static`, which only the other parts say: it counts."""
     _, found = reached(MORELINQ, "MoreLinq.Test/ToDataTableTest.cs")
-    assert {"MoreLinq/MinBy.cs", "MoreLinq/MoreEnumerable.cs", "MoreLinq/Pairwise.cs"} <= set(found)
-    assert found["MoreLinq/MinBy.cs"] == PARTIAL
+    assert found["MoreLinq/TagFirstLast.cs"] == PARTIAL
+    assert not {"MoreLinq/MinBy.cs", "MoreLinq/MoreEnumerable.cs"} & set(found)
     assert "MoreLinq.Test/NullArgumentTest.cs" not in found
+    named = scan_csharp("class T { void F() { typeof(MoreLinq.MoreEnumerable).GetMethods(); } }")
+    assert named.member_reflection and named.typeof == {"MoreEnumerable"}
 
 
 def test_reflection_over_the_assembly_counts_every_file() -> None:

@@ -438,7 +438,9 @@ class CSharpResolver:
         others = [other for other in self.sources.get(path, ()) if other != path]
         if scanned.assembly_reflection:
             return [Target(other, "reflection over the assembly's types") for other in others]
-        names = scanned.uses | {ALWAYS} | ({PARTIAL} if scanned.member_reflection else set())
+        names = scanned.uses | {ALWAYS}
+        if scanned.member_reflection:
+            names |= {PARTIAL} | {f"{name}::{PARTIAL}" for name in scanned.typeof}
         if reads_assembly_metadata(source):
             names |= {METADATA}
         return [Target(other, "", declares=names, declared=declared) for other in others]

@@ -27,10 +27,12 @@ What a file declares (`keys`), by which a file that names one of them counts it:
   conversion, an indexer, an `override`, a field or property initialiser, a public member or
   an explicit interface implementation (an interface's member, called through the interface
   by framework code: `CompareTo`, `Dispose`, `GetEnumerator`), an attribute on the type or a
-  member, a base list, a primary constructor, `record`. A `static partial` class's part
-  with a static constructor, a field initialiser or an attribute on the type runs whenever
-  any part's member is used, by extension-method calls that never name the type: it counts
-  for every test (`ALWAYS`).
+  member, a base list, a primary constructor, `record`. A partial type's part with a
+  static constructor or a static field initialiser runs whenever any member of the type is
+  first used, by an extension-method call that never names the type too: it counts with
+  any part of its type that counts (`T::static initialiser`, which every part names); a
+  `static partial` class's part with an attribute on the type counts for every test
+  (`ALWAYS`).
 - `ALWAYS`: what affects every test of its assembly without being named: `[assembly: ...]`
   and `[module: ...]` attributes (but those that only describe it: `METADATA`), a
   `global using`, NUnit's `[SetUpFixture]`, MSTest's
@@ -39,7 +41,10 @@ What a file declares (`keys`), by which a file that names one of them counts it:
   `[ModuleInitializer]`; and a file the scanner cannot read through (braces unbalanced, as
   an `#if` with different headers in its branches leaves them).
 - `PARTIAL`: the file holds a part of a partial type, which reflection over a type's
-  members (`GetMethods()`, `GetProperties()`, ...) sees whole.
+  members (`GetMethods()`, `GetProperties()`, ...) sees whole; a `static` one's part
+  declares `T::PARTIAL` instead: reflection reaches a static class only from code that
+  names it in `typeof(T)` (it has no instance, and is no type argument; a name in a string
+  is reflection over the assembly).
 - `METADATA`: `[assembly: ...]` attributes that only describe the assembly
   (`AssemblyVersion`, `AssemblyTitle`, `AssemblyCopyright`, ...), which only code reading
   them runs with (`tools.reads_assembly_metadata`: the importer names `METADATA` then).
@@ -62,6 +67,7 @@ from functools import lru_cache
 ALWAYS = "code that runs for every test of its assembly"  # every file names it
 PARTIAL = "a part of a partial type, which reflection reads whole"
 METADATA = "the assembly's metadata, which the code reads"
+STATIC_INIT = "static initialiser"  # `T::static initialiser`: with every part of T
 # Attributes that only describe an assembly (not `AssemblyCulture`, which makes it a
 # satellite, nor `InternalsVisibleTo`, which lets another compile against it).
 _METADATA_ATTRIBUTES = frozenset(
@@ -144,6 +150,7 @@ class CSharpFile:
     keys: frozenset[str]
     assembly_reflection: bool = False
     member_reflection: bool = False
+    typeof: frozenset[str] = frozenset()  # the types named by `typeof(...)`
 
 
 @lru_cache(maxsize=4096)
@@ -157,14 +164,34 @@ def scan_csharp(source: str) -> CSharpFile:
     names = {t.text for t in tokens if t.kind == "id"}
     parser = _Parser(tokens)
     keys = parser.keys()
-    # A partial type's private members are named only by its own parts (`T::member` keys).
+    # A partial type's private members are named only by its own parts (`T::member` keys),
+    # and every part of it runs its static initialiser.
     uses |= {f"{owner}::{name}" for owner in parser.partial_types for name in names}
+    uses |= {f"{owner}::{STATIC_INIT}" for owner in parser.partial_types}
     return CSharpFile(
         uses=frozenset(uses),
         keys=frozenset(keys),
         assembly_reflection=bool(names & _ASSEMBLY_REFLECTION) or _loads_types(tokens),
         member_reflection=bool(names & _MEMBER_REFLECTION),
+        typeof=frozenset(_typeof_names(tokens)),
     )
+
+
+def _typeof_names(tokens: list[Token]) -> set[str]:
+    """`typeof(Ns.Outer.Name<T>)`: `Name` (a static class is reflected over only so)."""
+    found: set[str] = set()
+    for index, token in enumerate(tokens):
+        if token.text != "typeof" or tokens[index + 1 : index + 2] == []:
+            continue
+        last = ""
+        for inner in tokens[index + 2 :]:
+            if inner.kind == "id":
+                last = inner.text
+            elif inner.text != ".":
+                break
+        if last:
+            found.add(last)
+    return found
 
 
 def declared(source: str) -> frozenset[str]:
@@ -374,6 +401,7 @@ class _Type:
     # extension method too, whether or not this part says `static`.
     static_init: bool = False
     extension: bool = False  # has extension methods
+    attributed: bool = False  # an attribute on the type
     members: set[str] = field(default_factory=set)
     hidden: set[str] = field(default_factory=set)  # private members: only the type's code
     private: bool = False  # a nested type with no access modifier
@@ -554,7 +582,7 @@ class _Parser:
             enclosed=owner is not None and (not owner.partial or owner.enclosed),
             private=not modifiers & _ACCESS,
         )
-        info.runs_unnamed = attributed
+        info.runs_unnamed = info.attributed = attributed
         self.at += 1
         depth, constrained = 0, False
         while self._text() not in ("{", ";") or depth:
@@ -590,7 +618,13 @@ class _Parser:
         if owner is not None and owner.partial:
             (owner.hidden if info.private else owner.members).add(name)
         if info.partial:
-            self.partial = True
+            # Reflection over members reaches an instance's type (`GetType()`, `typeof(T)`);
+            # a static class has no instance nor can it be a type argument: only code that
+            # names it reflects over it.
+            if info.static:
+                self.found.add(f"{name}::{PARTIAL}")
+            else:
+                self.partial = True
             self.partial_types.add(name)
         if info.enclosed:
             return  # the enclosing type's name counts the file
@@ -601,8 +635,13 @@ class _Parser:
             return
         self.found |= info.members
         self.found |= {f"{name}::{member}" for member in info.hidden}
-        if ((info.static or info.extension) and info.runs_unnamed) or info.static_init:
-            self.always = True  # runs when a member is called as an extension, unnamed
+        unexplained = info.runs_unnamed and not info.static_init
+        if (info.static or info.extension) and (info.attributed or unexplained):
+            self.always = True  # an attribute on the type: runs however its members are used
+        if info.static_init:
+            # The type's static initialiser runs when any member of it is first used, by an
+            # extension-method call that never names the type too: with any part counted.
+            self.found.add(f"{name}::{STATIC_INIT}")
         if info.implicit and not info.static:
             self.found |= names
 
