@@ -552,8 +552,7 @@ def _open_paths(
 def _configures(language: Language, path: str) -> bool:
     """A configuration file of the language (pyproject.toml, go.mod, a .csproj): without a
     complete walk, which of its settings the test depends on is not known."""
-    name = path.rpartition("/")[2]
-    return bool(language.configs) and (name in language.configs or name.endswith(language.configs))
+    return bool(language.configs) and path.rpartition("/")[2].endswith(language.configs)
 
 
 def _gone(facts: _Facts) -> list[str]:

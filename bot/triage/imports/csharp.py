@@ -416,8 +416,8 @@ class CSharpResolver:
         if path.endswith(SOURCE):
             metadata = reads_assembly_metadata(source)
             found.append(Runs(frozenset({ASSEMBLY_METADATA}) if metadata else frozenset()))
-        if path.endswith(SOURCE) and self.sources:
-            found += self._declaring(path, source)
+            if self.sources:
+                found += self._declaring(path, source, metadata)
         if path == self.test_file or not is_project(path):
             return found
         references, absent = _references(path, source, self.search, self.tree)
@@ -431,7 +431,7 @@ class CSharpResolver:
                 found.append(Target(reference.path, reference.include))
         return list(dict.fromkeys(found))
 
-    def _declaring(self, path: str, source: str) -> list[Found]:
+    def _declaring(self, path: str, source: str, metadata: bool) -> list[Found]:
         """Every other `.cs` file of the test's projects, counted once read if it declares
         a name `path` uses; all of them, when `path` looks types up at run time."""
         scanned = scan_csharp(source)
@@ -441,7 +441,7 @@ class CSharpResolver:
         names = scanned.uses | {ALWAYS}
         if scanned.member_reflection:
             names |= {PARTIAL} | {f"{name}::{PARTIAL}" for name in scanned.typeof}
-        if reads_assembly_metadata(source):
+        if metadata:  # it may read the assembly's metadata
             names |= {METADATA}
         return [Target(other, "", declares=names, declared=declared) for other in others]
 

@@ -17,7 +17,7 @@ but Windows, JavaScript and WASI.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 # GitHub's `runner.os` names, and the GOOS values a job on such a runner may build for.
 TARGETS: Mapping[str, frozenset[str]] = {
@@ -60,15 +60,22 @@ def constraint(path: str, source: str) -> str:
 def builds_on(path: str, source: str, runner: str) -> bool:
     """Whether a job on `runner` ("Linux") may build the file; True when the runner is not
     one `TARGETS` knows or the constraint cannot be read."""
-    targets = TARGETS.get(runner)
-    if targets is None:
-        return True
-    return any(_builds_for(path, source, goos) for goos in targets)
+    return runner not in TARGETS or runner in systems_building(path, source)
 
 
 def systems_building(path: str, source: str) -> frozenset[str]:
-    """The runners (`TARGETS`' names) on which a job may build the file."""
-    return frozenset(runner for runner in TARGETS if builds_on(path, source, runner))
+    """The runners (`TARGETS`' names) on which a job may build the file; the name and the
+    header are read once, then tried for each system a runner may build for."""
+    named, expression = name_os(path), _header_expression(source)
+    if named is None and expression is None:
+        return frozenset(TARGETS)
+
+    def builds_for(goos: str) -> bool:
+        if named is not None and not _os_tag(named, goos):
+            return False
+        return expression is None or _evaluate(expression, goos) is not False
+
+    return frozenset(runner for runner, targets in TARGETS.items() if any(map(builds_for, targets)))
 
 
 def name_os(path: str) -> str | None:
@@ -80,14 +87,6 @@ def name_os(path: str) -> str | None:
     if parts and parts[-1] in KNOWN_OS:
         return parts[-1]
     return None
-
-
-def _builds_for(path: str, source: str, goos: str) -> bool:
-    named = name_os(path)
-    if named is not None and not _os_tag(named, goos):
-        return False
-    expression = _header_expression(source)
-    return expression is None or _evaluate(expression, goos) is not False
 
 
 def _header(source: str) -> tuple[str | None, list[str]]:
@@ -163,19 +162,31 @@ def _evaluate(expression: str, goos: str) -> Maybe:
 
 
 def _or(tokens: list[str], goos: str) -> tuple[Maybe, list[str]]:
-    value, tokens = _and(tokens, goos)
-    while tokens and tokens[0] == "||":
-        right, tokens = _and(tokens[1:], goos)
-        value = True if True in (value, right) else (None if None in (value, right) else False)
-    return value, tokens
+    return _joined(tokens, goos, "||", _and, True)
 
 
 def _and(tokens: list[str], goos: str) -> tuple[Maybe, list[str]]:
-    value, tokens = _not(tokens, goos)
-    while tokens and tokens[0] == "&&":
-        right, tokens = _not(tokens[1:], goos)
-        value = False if False in (value, right) else (None if None in (value, right) else True)
-    return value, tokens
+    return _joined(tokens, goos, "&&", _not, False)
+
+
+def _joined(
+    tokens: list[str],
+    goos: str,
+    operator: str,
+    operand: Callable[[list[str], str], tuple[Maybe, list[str]]],
+    deciding: bool,
+) -> tuple[Maybe, list[str]]:
+    """Operands joined by `operator`, in three-valued logic: `deciding` (True for `||`,
+    False for `&&`) if any operand is, else unknown if any is, else the other value."""
+    values = []
+    value, tokens = operand(tokens, goos)
+    values.append(value)
+    while tokens and tokens[0] == operator:
+        value, tokens = operand(tokens[1:], goos)
+        values.append(value)
+    if deciding in values:
+        return deciding, tokens
+    return (None if None in values else not deciding), tokens
 
 
 def _not(tokens: list[str], goos: str) -> tuple[Maybe, list[str]]:

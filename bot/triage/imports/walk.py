@@ -135,8 +135,10 @@ class ImportWalk:
     def on(self, runner: str | None) -> ImportWalk:
         """The walk as a job on `runner` ("Linux"; None: not known) ran it: the files it
         reached that no build on that runner includes are moved to `not_run`, with why."""
+        if runner is None:
+            return self
         left_out = {path: built for path, built in self.built_on if runner not in built.systems}
-        if runner is None or not left_out:
+        if not left_out:
             return self
         why = {path: _built_only(built, runner) for path, built in left_out.items()}
         return replace(

@@ -72,14 +72,8 @@ def inert(before: str, after: str, tools: frozenset[str] | None = None) -> str |
         return None
     said = ["the Version of its PackageReference items"] if versions else []
     if properties:
-        said.append(_properties(properties))
+        said.append(its(properties, "property", "properties"))
     return "its formatting" if not said else " and ".join(said)
-
-
-def _properties(names: list[str]) -> str:
-    """ "its Description property", "its Authors and Description properties"."""
-    listed = its(names, "field").removeprefix("its ").rsplit(" ", 1)[0]
-    return f"its {listed} {'property' if len(names) == 1 else 'properties'}"
 
 
 def _changed_properties(old: Element, new: Element, names: frozenset[str]) -> list[str]:

@@ -8,9 +8,10 @@ from collections.abc import Sequence
 FORMATTING = "its formatting"
 
 
-def its(names: Sequence[str], noun: str) -> str:
-    """ "its scripts and version fields"; `noun` singular ("field")."""
+def its(names: Sequence[str], noun: str, plural: str = "") -> str:
+    """ "its scripts and version fields"; `noun` singular ("field"), `plural` when it is
+    not `noun` + "s" ("properties")."""
     if not names:
         return FORMATTING
     listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
-    return f"its {listed} {noun if len(names) == 1 else noun + 's'}"
+    return f"its {listed} {noun if len(names) == 1 else plural or noun + 's'}"
